@@ -1,0 +1,56 @@
+import type { ReadableSpan } from "./readable-span.js";
+
+/**
+ * Instrumentation scopes whose spans are exported by default: the SDK's own tracer first,
+ * then known LLM instrumentation libraries. A scope matches a prefix when it equals it or
+ * starts with `<prefix>.`; the prefix `ai` matches only exactly.
+ */
+export const KNOWN_LLM_INSTRUMENTATION_SCOPE_PREFIXES: readonly string[] = [
+  "svc-sdk",
+  "agent_framework",
+  "ai",
+  "haystack",
+  "langsmith",
+  "litellm",
+  "openinference",
+  "opentelemetry.instrumentation.anthropic",
+  "opentelemetry.instrumentation.aws_bedrock",
+  "opentelemetry.instrumentation.bedrock",
+  "opentelemetry.instrumentation.gemini",
+  "opentelemetry.instrumentation.google_genai",
+  "opentelemetry.instrumentation.google_generativeai",
+  "opentelemetry.instrumentation.openai",
+  "opentelemetry.instrumentation.openai_v2",
+  "opentelemetry.instrumentation.vertex_ai",
+  "opentelemetry.instrumentation.vertexai",
+  "strands-agents",
+  "vllm",
+];
+
+function scopeName(span: ReadableSpan): string {
+  return span.instrumentationScope?.name ?? span.instrumentationLibrary?.name ?? "";
+}
+
+/** True for spans created by the svc SDK's tracer. */
+export function isSvcSpan(span: ReadableSpan): boolean {
+  return scopeName(span) === "svc-sdk";
+}
+
+/** True for spans that carry any `gen_ai.*` attribute. */
+export function isGenAISpan(span: ReadableSpan): boolean {
+  for (const key in span.attributes) if (key.startsWith("gen_ai.")) return true;
+  return false;
+}
+
+/** True for spans from a scope in {@link KNOWN_LLM_INSTRUMENTATION_SCOPE_PREFIXES}. */
+export function isKnownLLMInstrumentor(span: ReadableSpan): boolean {
+  const scope = scopeName(span);
+  return KNOWN_LLM_INSTRUMENTATION_SCOPE_PREFIXES.some(
+    (prefix) => scope === prefix || (prefix !== "ai" && scope.startsWith(`${prefix}.`)),
+  );
+}
+
+/** The default export filter: svc spans, GenAI spans and spans of known LLM instrumentation. */
+export function isDefaultExportSpan(span: ReadableSpan): boolean {
+  return isSvcSpan(span) || isGenAISpan(span) || isKnownLLMInstrumentor(span);
+}

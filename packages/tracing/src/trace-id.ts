@@ -1,0 +1,19 @@
+/**
+ * Creates a W3C trace id (32 lower-case hex characters).
+ * With a seed, the id is the first 32 hex characters of the seed's SHA-256, so the same seed
+ * always gives the same id (useful to link a trace to an id of your own); without one it is random.
+ */
+export async function createTraceId(seed?: string): Promise<string> {
+  if (seed === undefined) {
+    const bytes = crypto.getRandomValues(new Uint8Array(16));
+    return toHex(bytes);
+  }
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(seed));
+  return toHex(new Uint8Array(digest)).slice(0, 32);
+}
+
+function toHex(bytes: Uint8Array): string {
+  let hex = "";
+  for (const byte of bytes) hex += byte.toString(16).padStart(2, "0");
+  return hex;
+}

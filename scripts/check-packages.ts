@@ -1,0 +1,29 @@
+// Publishing checks for every package: publint and @arethetypeswrong/cli on the packed tarball,
+// and one shared version across the four packages (they are released in lockstep).
+import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+
+const root = join(import.meta.dirname, "..");
+export const PACKAGES = ["tracing", "otel", "client", "langchain"] as const;
+
+function run(command: string, args: string[], cwd: string): boolean {
+  const result = spawnSync(command, args, { cwd, stdio: "inherit" });
+  return result.status === 0;
+}
+
+let ok = true;
+const versions = new Set<string>();
+for (const name of PACKAGES) {
+  const dir = join(root, "packages", name);
+  const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { version: string };
+  versions.add(manifest.version);
+  console.log(`\n== @svc/${name}@${manifest.version}`);
+  ok = run("publint", ["--strict", "--pack", "pnpm"], dir) && ok;
+  ok = run("attw", ["--pack", ".", "--format", "table-flipped"], dir) && ok;
+}
+if (versions.size !== 1) {
+  console.error(`Package versions differ: ${[...versions].join(", ")}. The four packages are released in lockstep.`);
+  ok = false;
+}
+process.exit(ok ? 0 : 1);

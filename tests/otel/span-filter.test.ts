@@ -1,0 +1,37 @@
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
+import { isDefaultExportSpan, isGenAISpan, isKnownLLMInstrumentor, isSvcSpan } from "@svc/otel";
+import { describe, expect, it } from "vitest";
+
+function endedSpan(scope: string, attributes: Record<string, string> = {}) {
+  const exporter = new InMemorySpanExporter();
+  const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+  provider.getTracer(scope).startSpan("work", { attributes }).end();
+  const [span] = exporter.getFinishedSpans();
+  if (!span) throw new Error("no span");
+  return span;
+}
+
+describe("default span filter", () => {
+  it("keeps spans of the svc tracer", () => {
+    const span = endedSpan("svc-sdk");
+    expect(isSvcSpan(span)).toBe(true);
+    expect(isDefaultExportSpan(span)).toBe(true);
+  });
+
+  it("keeps spans with gen_ai attributes from any scope", () => {
+    const span = endedSpan("my-http", { "gen_ai.request.model": "m" });
+    expect(isGenAISpan(span)).toBe(true);
+    expect(isDefaultExportSpan(span)).toBe(true);
+  });
+
+  it("matches known scopes exactly or by dotted prefix, and 'ai' only exactly", () => {
+    expect(isKnownLLMInstrumentor(endedSpan("openinference.instrumentation.openai"))).toBe(true);
+    expect(isKnownLLMInstrumentor(endedSpan("ai"))).toBe(true);
+    expect(isKnownLLMInstrumentor(endedSpan("ai.custom"))).toBe(false);
+    expect(isKnownLLMInstrumentor(endedSpan("openinferencex"))).toBe(false);
+  });
+
+  it("drops plain infrastructure spans", () => {
+    expect(isDefaultExportSpan(endedSpan("@opentelemetry/instrumentation-http"))).toBe(false);
+  });
+});

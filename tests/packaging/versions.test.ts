@@ -1,0 +1,49 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { PACKAGE_DIRS, ROOT } from "../support/packages.ts";
+
+type Manifest = {
+  name: string;
+  version: string;
+  engines?: { node?: string };
+  sideEffects?: boolean;
+  files?: string[];
+  dependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+};
+const manifests: Manifest[] = PACKAGE_DIRS.map(
+  (dir) => JSON.parse(readFileSync(join(ROOT, "packages", dir, "package.json"), "utf8")) as Manifest,
+);
+
+describe("package manifests", () => {
+  it("share one 6.x version", () => {
+    const versions = new Set(manifests.map((m) => m.version));
+    expect(versions.size).toBe(1);
+    expect([...versions][0]).toMatch(/^6\.0\.0(-[\w.]+)?$/);
+  });
+
+  it("are kept in lockstep by a changesets fixed group naming all four", () => {
+    const config = JSON.parse(readFileSync(join(ROOT, ".changeset", "config.json"), "utf8")) as { fixed: string[][] };
+    expect(config.fixed).toContainEqual(expect.arrayContaining(manifests.map((m) => m.name)));
+  });
+
+  it("require Node 22, ship only dist and have no side effects", () => {
+    for (const m of manifests) {
+      expect(m.engines?.node, m.name).toBe(">=22");
+      expect(m.files, m.name).toEqual(["dist"]);
+      expect(m.sideEffects, m.name).toBe(false);
+    }
+  });
+
+  it("build on @svc/tracing, which itself needs only the OpenTelemetry API", () => {
+    const tracing = manifests.find((m) => m.name === "@svc/tracing");
+    expect(tracing?.dependencies ?? {}).toEqual({});
+    expect(Object.keys(tracing?.peerDependencies ?? {})).toEqual(["@opentelemetry/api"]);
+    for (const m of manifests.filter((x) => x.name !== "@svc/tracing")) {
+      expect(m.dependencies?.["@svc/tracing"], m.name).toBeDefined();
+    }
+    const langchain = manifests.find((m) => m.name === "@svc/langchain");
+    expect(langchain?.peerDependencies?.["@langchain/core"]).toBe("^1.0.0");
+  });
+});

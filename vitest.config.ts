@@ -1,0 +1,50 @@
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { defineConfig } from "vitest/config";
+
+const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+const { version } = JSON.parse(readFileSync(here("./packages/tracing/package.json"), "utf8")) as { version: string };
+
+// Tests import the packages' sources through these aliases; the packaging tests use the built tarballs.
+const alias = {
+  "@svc/tracing": here("./packages/tracing/src/index.ts"),
+  "@svc/otel": here("./packages/otel/src/index.ts"),
+  "@svc/client/browser": here("./packages/client/src/browser.ts"),
+  "@svc/client": here("./packages/client/src/index.ts"),
+  "@svc/langchain": here("./packages/langchain/src/index.ts"),
+};
+
+export default defineConfig({
+  resolve: { alias },
+  define: { __SVC_SDK_VERSION__: JSON.stringify(version) },
+  test: {
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: "unit",
+          include: ["tests/**/*.test.ts"],
+          exclude: ["tests/e2e/**", "tests/packaging/**", "**/node_modules/**"],
+          testTimeout: 20_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "e2e",
+          include: ["tests/e2e/**/*.test.ts"],
+          testTimeout: 60_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "packaging",
+          include: ["tests/packaging/**/*.test.ts"],
+          testTimeout: 300_000,
+          hookTimeout: 300_000,
+        },
+      },
+    ],
+  },
+});
