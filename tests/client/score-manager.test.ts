@@ -39,7 +39,9 @@ describe("ScoreManager batching", () => {
 
   it("sends a JSON array with the score's fields, a UUID v4 id and the environment from SVC_TRACING_ENVIRONMENT", async () => {
     vi.stubEnv("SVC_TRACING_ENVIRONMENT", "staging");
-    onTestFinished(() => vi.unstubAllEnvs());
+    onTestFinished(() => {
+      vi.unstubAllEnvs();
+    });
     const { server, svc } = await setup();
     svc.score.create({ name: "accuracy", value: 0.9, traceId: "t-1", comment: "ok", metadata: { a: 1 } });
     svc.score.create({ id: "my-id", name: "label", value: "good", environment: "prod" });
@@ -55,7 +57,9 @@ describe("ScoreManager batching", () => {
 
   it("stamps each score with the time it was queued, not the time it was sent", async () => {
     vi.useFakeTimers({ toFake: ["Date"] });
-    onTestFinished(() => vi.useRealTimers());
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
     const { server, svc } = await setup(undefined, { flushAt: 1000 });
     vi.setSystemTime(new Date("2026-01-01T10:00:00.000Z"));
     svc.score.create({ name: "a", value: 1 });
@@ -64,7 +68,10 @@ describe("ScoreManager batching", () => {
     vi.setSystemTime(new Date("2026-01-01T11:00:00.000Z"));
     await svc.flush();
 
-    expect(sentScores(server).map((s) => s.timestamp)).toEqual(["2026-01-01T10:00:00.000Z", "2026-01-01T10:00:05.000Z"]);
+    expect(sentScores(server).map((s) => s.timestamp)).toEqual([
+      "2026-01-01T10:00:00.000Z",
+      "2026-01-01T10:00:05.000Z",
+    ]);
   });
 
   it("sends once flushAt scores are queued, without an explicit flush", async () => {
@@ -76,7 +83,9 @@ describe("ScoreManager batching", () => {
 
   it("sends after the flush interval when fewer than flushAt scores are queued", async () => {
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
-    onTestFinished(() => vi.useRealTimers());
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
     const { server, svc } = await setup(undefined, { flushAt: 50, flushInterval: 2 });
     svc.score.create({ name: "n", value: 1 });
     await vi.advanceTimersByTimeAsync(1900);
@@ -89,7 +98,9 @@ describe("ScoreManager batching", () => {
   it("reads flushAt from SVC_FLUSH_AT when the option is absent", async () => {
     vi.stubEnv("SVC_FLUSH_AT", "2");
     vi.stubEnv("SVC_FLUSH_INTERVAL", "3600");
-    onTestFinished(() => vi.unstubAllEnvs());
+    onTestFinished(() => {
+      vi.unstubAllEnvs();
+    });
     const { server, svc } = await setup();
     svc.score.create({ name: "n", value: 1 });
     svc.score.create({ name: "n", value: 2 });
@@ -172,7 +183,10 @@ describe("ScoreManager validation", () => {
     await svc.flush();
 
     expect(scoreRequests(server)).toHaveLength(0);
-    expect(logs).toContainEqual({ level: "error", message: expect.stringContaining("value must be a finite number or a string") });
+    expect(logs).toContainEqual({
+      level: "error",
+      message: expect.stringContaining("value must be a finite number or a string"),
+    });
   });
 
   it("never throws whatever it is given, and still sends the valid scores", async () => {
@@ -195,10 +209,24 @@ describe("ScoreManager validation", () => {
       cyclic,
       throwing,
       { name: "big", value: 1, metadata: { n: 10n } },
-      new Proxy({}, { get: () => { throw new Error("proxy"); }, ownKeys: () => { throw new Error("keys"); } }),
+      new Proxy(
+        {},
+        {
+          get: () => {
+            throw new Error("proxy");
+          },
+          ownKeys: () => {
+            throw new Error("keys");
+          },
+        },
+      ),
       { name: Symbol("s"), value: 1 },
     ];
-    const span = { spanContext: () => { throw new Error("span"); } };
+    const span = {
+      spanContext: () => {
+        throw new Error("span");
+      },
+    };
     for (const input of hostile) {
       expect(() => svc.score.create(input as never)).not.toThrow();
       expect(() => svc.score.observation({ otelSpan: span } as never, input as never)).not.toThrow();
@@ -239,7 +267,11 @@ describe("ScoreManager server answers", () => {
   it("retries the whole batch after a 503 and a 429, then succeeds", async () => {
     const logs = captureLogs();
     const statuses = [503, 429, 200];
-    const { server, svc } = await setup(() => ({ status: statuses.shift() ?? 200, json: {}, headers: { "retry-after": "0" } }));
+    const { server, svc } = await setup(() => ({
+      status: statuses.shift() ?? 200,
+      json: {},
+      headers: { "retry-after": "0" },
+    }));
     svc.score.create({ name: "a", value: 1 });
     svc.score.create({ name: "b", value: 2 });
     await svc.flush();

@@ -1,5 +1,5 @@
-import { SvcApi } from "./api/generated/client.js";
 import { SvcAPIError } from "./api/errors.js";
+import { SvcApi } from "./api/generated/client.js";
 import { RequestRuntime } from "./api/runtime.js";
 import { resolveClientConfig, type SvcClientConfig, type SvcClientParams } from "./config.js";
 import { DatasetManager } from "./dataset/dataset-manager.js";

@@ -1,3 +1,4 @@
+export { NotFoundError, SvcAPIError, SvcAPITimeoutError } from "./api/errors.js";
 export { SvcClient } from "./client.js";
 export type { SvcClientConfig, SvcClientParams } from "./config.js";
 export { DEFAULT_BASE_URL, DEFAULT_TIMEOUT_SECONDS, resolveClientConfig } from "./config.js";
@@ -21,6 +22,6 @@ export type {
   PromptVariables,
 } from "./prompt/types.js";
 export { ChatMessageType } from "./prompt/types.js";
-export type { ScoreConfig, ScoreParams } from "./score/config.js";
+export type { ScoreManagerConfig, ScoreParams } from "./score/config.js";
 export type { ScoreForSpan } from "./score/score-manager.js";
 export { ScoreManager } from "./score/score-manager.js";

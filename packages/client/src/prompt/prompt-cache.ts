@@ -42,7 +42,11 @@ export class PromptCache {
 
   set(key: string, value: PromptClient, ttlSeconds: number): void {
     this.#entries.delete(key);
-    this.#entries.set(key, { name: (JSON.parse(key) as [string])[0], value, expiresAt: this.now() + ttlSeconds * 1000 });
+    this.#entries.set(key, {
+      name: (JSON.parse(key) as [string])[0],
+      value,
+      expiresAt: this.now() + ttlSeconds * 1000,
+    });
     while (this.#entries.size > this.maxEntries) {
       const oldest = this.#entries.keys().next().value;
       if (oldest === undefined) break;

@@ -67,7 +67,9 @@ export class PromptManager {
       if (cached.state === "fresh") return cached.value;
       if (cached.state === "stale") {
         this.#cache.once(key, fetchAndStore).catch((error: unknown) => {
-          getGlobalLogger().warn(`PromptManager: refresh of prompt "${name}" failed, serving the cached version: ${describe(error)}`);
+          getGlobalLogger().warn(
+            `PromptManager: refresh of prompt "${name}" failed, serving the cached version: ${describe(error)}`,
+          );
         });
         return cached.value;
       }
@@ -76,7 +78,9 @@ export class PromptManager {
       return await (ttl > 0 ? this.#cache.once(key, fetchAndStore) : this.#fetch(name, options));
     } catch (error) {
       if (options.fallback === undefined) throw error;
-      getGlobalLogger().warn(`PromptManager: prompt "${name}" could not be fetched, using the fallback: ${describe(error)}`);
+      getGlobalLogger().warn(
+        `PromptManager: prompt "${name}" could not be fetched, using the fallback: ${describe(error)}`,
+      );
       return fallbackClient(name, options);
     }
   }
@@ -111,8 +115,16 @@ export class PromptManager {
    * Sets the labels of a prompt version and drops the prompt from the cache.
    * @throws {@link SvcAPIError} when the request fails.
    */
-  async update(params: { name: string; version: number; newLabels: string[] }, options?: RequestOptions): Promise<Prompt> {
-    const updated = await this.api.promptVersion.update(params.name, params.version, { newLabels: params.newLabels }, options);
+  async update(
+    params: { name: string; version: number; newLabels: string[] },
+    options?: RequestOptions,
+  ): Promise<Prompt> {
+    const updated = await this.api.promptVersion.update(
+      params.name,
+      params.version,
+      { newLabels: params.newLabels },
+      options,
+    );
     this.#cache.invalidate(params.name);
     return updated;
   }
@@ -121,7 +133,11 @@ export class PromptManager {
    * Deletes a prompt: every version, or those with the given version or label; drops it from the cache.
    * @throws {@link SvcAPIError} when the request fails.
    */
-  async delete(name: string, params: { version?: number; label?: string } = {}, options?: RequestOptions): Promise<void> {
+  async delete(
+    name: string,
+    params: { version?: number; label?: string } = {},
+    options?: RequestOptions,
+  ): Promise<void> {
     await this.api.prompts.delete(name, { version: params.version, label: params.label }, options);
     this.#cache.invalidate(name);
   }

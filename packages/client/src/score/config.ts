@@ -26,7 +26,7 @@ export interface ScoreParams {
 }
 
 /** Score settings after options, environment and defaults. */
-export interface ScoreConfig {
+export interface ScoreManagerConfig {
   flushAt: number;
   flushIntervalMs: number;
   maxBatchSize: number;
@@ -38,9 +38,10 @@ export interface ScoreConfig {
 type Env = Record<string, string | undefined>;
 
 /** Resolves score settings: option, then `SVC_*` environment variable, then default. */
-export function resolveScoreConfig(params: ScoreParams = {}, env: Env = {}): ScoreConfig {
+export function resolveScoreConfig(params: ScoreParams = {}, env: Env = {}): ScoreManagerConfig {
   const flushAt = positive("flushAt", params.flushAt, true) ?? envPositive(env, "SVC_FLUSH_AT", true);
-  const interval = positive("flushInterval", params.flushInterval, false) ?? envPositive(env, "SVC_FLUSH_INTERVAL", false);
+  const interval =
+    positive("flushInterval", params.flushInterval, false) ?? envPositive(env, "SVC_FLUSH_INTERVAL", false);
   const maxRetries = params.scoreMaxRetries ?? DEFAULT_SCORE_MAX_RETRIES;
   if (!Number.isInteger(maxRetries) || maxRetries < 0) {
     throw new TypeError(`SvcClient: option scoreMaxRetries must be a whole number >= 0, got ${String(maxRetries)}`);
@@ -68,7 +69,9 @@ function envPositive(env: Env, name: string, integer: boolean): number | undefin
   if (raw === undefined || raw === "") return undefined;
   const value = Number(raw);
   if (isPositive(value, integer)) return value;
-  getGlobalLogger().warn(`SvcClient: ignoring ${name}=${JSON.stringify(raw)}: not a positive ${integer ? "whole " : ""}number`);
+  getGlobalLogger().warn(
+    `SvcClient: ignoring ${name}=${JSON.stringify(raw)}: not a positive ${integer ? "whole " : ""}number`,
+  );
   return undefined;
 }
 
