@@ -2,6 +2,7 @@ import { context, trace as otelTrace } from "@opentelemetry/api";
 import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
 import { NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
 import { SvcClient, type SvcClientParams } from "@svc/client";
+import { setSvcTracerProvider, startObservation } from "@svc/tracing";
 import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { type Reply, type SeenRequest, startServer, type TestServer } from "../support/http-server.ts";
 import { captureLogs } from "../support/logs.ts";
@@ -121,6 +122,22 @@ describe("ScoreManager targets", () => {
     expect(obs).toMatchObject({ name: "obs", traceId, observationId: spanId });
     expect(tr).toMatchObject({ name: "tr", traceId });
     expect(tr).not.toHaveProperty("observationId");
+  });
+
+  it("accepts an observation from @svc/tracing as the target", async () => {
+    const { server, svc } = await setup();
+    setSvcTracerProvider(new BasicTracerProvider());
+    onTestFinished(() => setSvcTracerProvider(null));
+    const observation = startObservation("answer");
+    svc.score.observation(observation, { name: "relevance", value: 1 });
+    svc.score.trace(observation, { name: "overall", value: 0.5 });
+    observation.end();
+    await svc.flush();
+
+    expect(sentScores(server)).toEqual([
+      expect.objectContaining({ traceId: observation.traceId, observationId: observation.id }),
+      expect.objectContaining({ traceId: observation.traceId, name: "overall" }),
+    ]);
   });
 
   it("scores the active span with activeObservation() and activeTrace()", async () => {
