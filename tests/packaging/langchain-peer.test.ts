@@ -47,7 +47,7 @@ describe("@svc/langchain peer dependency on @langchain/core", () => {
         'import { FakeListChatModel } from "@langchain/core/utils/testing";',
         "const handler = new CallbackHandler({ userId: 'u-1' });",
         "const reply = await new FakeListChatModel({ responses: ['pong'] }).invoke('ping', { callbacks: [handler] });",
-        "console.log(`reply=${reply.content}`);",
+        "console.log('reply=' + reply.content);",
       ].join("\n"),
     );
     expect(execFileSync("node", ["run.mjs"], { cwd: app.dir, encoding: "utf8" })).toContain("reply=pong");
