@@ -312,6 +312,24 @@ describe("CallbackHandler with @langchain/core runnables", () => {
     expect(tracing.span("request").attributes[A.OBSERVATION_INPUT]).toBeUndefined();
   });
 
+  it("keeps concurrent invocations through one handler in separate traces", async () => {
+    const handler = new CallbackHandler();
+    const chain = prompt.pipe(new FakeListChatModel({ responses: ["one", "two"] }));
+
+    await Promise.all([
+      chain.invoke({ question: "first" }, { callbacks: [handler] }),
+      chain.invoke({ question: "second" }, { callbacks: [handler] }),
+    ]);
+
+    const roots = tracing.spans().filter((s) => s.name === "RunnableSequence");
+    expect(roots).toHaveLength(2);
+    for (const root of roots) {
+      const trace = tracing.spans().filter((s) => s.spanContext().traceId === root.spanContext().traceId);
+      expect(trace.map((s) => s.name).sort()).toEqual(["ChatPromptTemplate", "FakeListChatModel", "RunnableSequence"]);
+      expect(trace.filter((s) => s !== root).every((s) => parentId(s) === root.spanContext().spanId)).toBe(true);
+    }
+  });
+
   it("exposes the trace id of the last top-level run", async () => {
     const handler = new CallbackHandler();
 
