@@ -5,24 +5,13 @@ import type { Serialized } from "@langchain/core/load/serializable";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { LLMResult } from "@langchain/core/outputs";
 import type { ChainValues } from "@langchain/core/utils/types";
-import { type Context, context, SpanStatusCode, trace } from "@opentelemetry/api";
-import {
-  getGlobalLogger,
-  type PropagateAttributesParams,
-  propagateAttributes,
-  type SvcGenerationAttributes,
-  type SvcObservationType,
-  type SvcSpanAttributes,
-  type SvcUpdatableObservation,
-  startObservation,
-  updateActiveObservation,
-} from "@svc/tracing";
-import { BoundedMap } from "./internal/bounded-map.js";
+import { getGlobalLogger, type PropagateAttributesParams, type SvcGenerationAttributes } from "@svc/tracing";
 import { chainInput, chainOutput } from "./internal/chain-io.js";
 import { generationOutput } from "./internal/generation-output.js";
 import { chatModelInput, modelNameAtEnd, modelNameAtStart, modelParameters } from "./internal/model.js";
 import { PROMPT_METADATA_KEY, PromptLinks, parsePromptLink } from "./internal/prompt-links.js";
-import { errorMessage, metadataString, observationMetadata, runLevel, runName } from "./internal/run-info.js";
+import { errorMessage, metadataString, runName } from "./internal/run-info.js";
+import { type RunState, RunTracker } from "./internal/run-tracker.js";
 import { extractUsageDetails } from "./internal/usage.js";
 
 /** Options of {@link CallbackHandler}. */
@@ -46,21 +35,6 @@ export interface CallbackHandlerParams {
   updateRoot?: boolean;
 }
 
-type RunObservation = SvcUpdatableObservation<SvcGenerationAttributes>;
-
-interface RunState {
-  observation: RunObservation;
-  /** Context the run's children start in: it carries the trace attributes of the top-level run. */
-  context: Context;
-  isTopLevel: boolean;
-  /** Set on a top-level run whose input and output also go to the observation that was active at its start. */
-  updatesOuter: boolean;
-  completionStartTime?: Date;
-}
-
-// Runs that never receive an end callback are dropped after this many newer ones, so memory stays bounded.
-const MAX_OPEN_RUNS = 10_000;
-
 const log = () => getGlobalLogger();
 
 /**
@@ -76,14 +50,18 @@ export class CallbackHandler extends BaseCallbackHandler {
   /** Trace id of the last top-level run that ended, or null before the first. */
   last_trace_id: string | null = null;
   readonly #params: CallbackHandlerParams;
-  readonly #runs = new BoundedMap<string, RunState>(MAX_OPEN_RUNS, (runId, run) => this.#evict(runId, run));
-  readonly #agents = new BoundedMap<string, RunObservation>(MAX_OPEN_RUNS, (_, agent) => agent.end());
+  readonly #runs: RunTracker;
   readonly #prompts = new PromptLinks();
 
   constructor(params: CallbackHandlerParams = {}) {
     // Awaited handlers run in the caller's async context, which is what nests runs under an active observation.
     super({ _awaitHandler: true });
     this.#params = { ...params, tags: [...(params.tags ?? [])] };
+    this.#runs = new RunTracker({
+      version: this.#params.version,
+      updateRoot: this.#params.updateRoot === true,
+      traceAttributes: (tags, metadata) => this.#traceAttributes(tags, metadata),
+    });
   }
 
   /** The options this handler was created with. */
@@ -110,7 +88,7 @@ export class CallbackHandler extends BaseCallbackHandler {
   ): void {
     this.#safely("handleChainStart", () => {
       this.#registerPrompt(metadata, parentRunId);
-      this.#startRun("chain", runId, parentRunId, runName(name, chain, "Langchain Run"), tags, metadata, {
+      this.#runs.start("chain", runId, parentRunId, runName(name, chain, "Langchain Run"), tags, metadata, {
         input: chainInput(inputs),
       });
     });
@@ -119,16 +97,14 @@ export class CallbackHandler extends BaseCallbackHandler {
   override handleChainEnd(outputs: ChainValues, runId: string): void {
     this.#safely("handleChainEnd", () => {
       this.#prompts.release(runId);
-      this.#endAgent(runId);
-      this.#endRun("handleChainEnd", runId, { output: chainOutput(outputs) });
+      this.#ended(this.#runs.end("handleChainEnd", runId, { output: chainOutput(outputs) }));
     });
   }
 
   override handleChainError(err: Error, runId: string): void {
     this.#safely("handleChainError", () => {
       this.#prompts.release(runId);
-      this.#endAgent(runId);
-      this.#failRun("handleChainError", runId, err);
+      this.#ended(this.#runs.fail("handleChainError", runId, err));
     });
   }
 
@@ -164,12 +140,7 @@ export class CallbackHandler extends BaseCallbackHandler {
   }
 
   override handleLLMNewToken(_token: string, _idx: unknown, runId: string): void {
-    this.#safely("handleLLMNewToken", () => {
-      const run = this.#runs.get(runId);
-      if (!run || run.completionStartTime) return;
-      run.completionStartTime = new Date();
-      run.observation.update({ completionStartTime: run.completionStartTime });
-    });
+    this.#safely("handleLLMNewToken", () => this.#runs.markFirstToken(runId));
   }
 
   override handleLLMEnd(output: LLMResult, runId: string): void {
@@ -179,12 +150,12 @@ export class CallbackHandler extends BaseCallbackHandler {
       if (model) attributes.model = model;
       const usage = extractUsageDetails(output);
       if (usage) attributes.usageDetails = usage;
-      this.#endRun("handleLLMEnd", runId, attributes);
+      this.#ended(this.#runs.end("handleLLMEnd", runId, attributes));
     });
   }
 
   override handleLLMError(err: Error, runId: string): void {
-    this.#safely("handleLLMError", () => this.#failRun("handleLLMError", runId, err));
+    this.#safely("handleLLMError", () => this.#ended(this.#runs.fail("handleLLMError", runId, err)));
   }
 
   override handleToolStart(
@@ -197,16 +168,16 @@ export class CallbackHandler extends BaseCallbackHandler {
     name?: string,
   ): void {
     this.#safely("handleToolStart", () => {
-      this.#startRun("tool", runId, parentRunId, runName(name, tool, "Tool execution"), tags, metadata, { input });
+      this.#runs.start("tool", runId, parentRunId, runName(name, tool, "Tool execution"), tags, metadata, { input });
     });
   }
 
   override handleToolEnd(output: unknown, runId: string): void {
-    this.#safely("handleToolEnd", () => this.#endRun("handleToolEnd", runId, { output }));
+    this.#safely("handleToolEnd", () => this.#ended(this.#runs.end("handleToolEnd", runId, { output })));
   }
 
   override handleToolError(err: Error, runId: string): void {
-    this.#safely("handleToolError", () => this.#failRun("handleToolError", runId, err));
+    this.#safely("handleToolError", () => this.#ended(this.#runs.fail("handleToolError", runId, err)));
   }
 
   override handleRetrieverStart(
@@ -220,41 +191,26 @@ export class CallbackHandler extends BaseCallbackHandler {
   ): void {
     this.#safely("handleRetrieverStart", () => {
       const observationName = runName(name, retriever, "Retriever");
-      this.#startRun("retriever", runId, parentRunId, observationName, tags, metadata, { input: query });
+      this.#runs.start("retriever", runId, parentRunId, observationName, tags, metadata, { input: query });
     });
   }
 
   override handleRetrieverEnd(documents: DocumentInterface[], runId: string): void {
-    this.#safely("handleRetrieverEnd", () => this.#endRun("handleRetrieverEnd", runId, { output: documents }));
+    this.#safely("handleRetrieverEnd", () =>
+      this.#ended(this.#runs.end("handleRetrieverEnd", runId, { output: documents })),
+    );
   }
 
   override handleRetrieverError(err: Error, runId: string): void {
-    this.#safely("handleRetrieverError", () => this.#failRun("handleRetrieverError", runId, err));
+    this.#safely("handleRetrieverError", () => this.#ended(this.#runs.fail("handleRetrieverError", runId, err)));
   }
 
   override handleAgentAction(action: AgentAction, runId: string, parentRunId?: string): void {
-    this.#safely("handleAgentAction", () => {
-      this.#endAgent(runId);
-      const owner = this.#runs.get(runId) ?? (parentRunId ? this.#runs.get(parentRunId) : undefined);
-      const start = () =>
-        startObservation(
-          action.tool,
-          { input: action, version: this.#params.version },
-          { asType: "agent", parentSpanContext: owner?.observation.otelSpan.spanContext() },
-        );
-      this.#agents.set(runId, owner ? context.with(owner.context, start) : start());
-    });
+    this.#safely("handleAgentAction", () => this.#runs.startAgentAction(action, runId, parentRunId));
   }
 
   override handleAgentEnd(finish: AgentFinish, runId: string): void {
-    this.#safely("handleAgentEnd", () => {
-      const agent = this.#agents.take(runId);
-      if (!agent) {
-        log().debug(`CallbackHandler: agent finish for run ${runId} without an open agent action; not recorded`);
-        return;
-      }
-      agent.update({ output: finish }).end();
-    });
+    this.#safely("handleAgentEnd", () => this.#runs.finishAgent(finish, runId));
   }
 
   #startGeneration(
@@ -275,46 +231,13 @@ export class CallbackHandler extends BaseCallbackHandler {
     const prompt = this.#prompts.take(parentRunId);
     if (prompt && !prompt.isFallback) attributes.prompt = prompt;
     const observationName = runName(name, llm, "Langchain Generation");
-    this.#startRun("generation", runId, parentRunId, observationName, tags, metadata, attributes);
+    this.#runs.start("generation", runId, parentRunId, observationName, tags, metadata, attributes);
   }
 
-  #startRun(
-    type: SvcObservationType,
-    runId: string,
-    parentRunId: string | undefined,
-    name: string,
+  #traceAttributes(
     tags: string[] | undefined,
     metadata: Record<string, unknown> | undefined,
-    attributes: SvcGenerationAttributes,
-  ): void {
-    const full: SvcGenerationAttributes = { ...attributes, version: this.#params.version };
-    const observationMetadataValue = observationMetadata(tags, metadata);
-    if (observationMetadataValue) full.metadata = observationMetadataValue;
-    const level = runLevel(tags);
-    if (level) full.level = level;
-
-    const parent = parentRunId ? this.#runs.get(parentRunId) : undefined;
-    if (parent) {
-      const parentSpanContext = parent.observation.otelSpan.spanContext();
-      const observation = context.with(parent.context, () =>
-        startObservation(name, full, { asType: type, parentSpanContext }),
-      ) as RunObservation;
-      this.#runs.set(runId, { observation, context: parent.context, isTopLevel: false, updatesOuter: false });
-      return;
-    }
-
-    // A run without a known parent is the top of this handler's tree: it carries the trace attributes.
-    const traceContext = propagateAttributes(this.#traceAttributes(tags, metadata), () => context.active());
-    const outer = trace.getSpan(traceContext);
-    const updatesOuter = this.#params.updateRoot === true && outer?.isRecording() === true;
-    if (updatesOuter) context.with(traceContext, () => updateActiveObservation({ input: full.input }));
-    const observation = context.with(traceContext, () =>
-      startObservation(name, full, { asType: type }),
-    ) as RunObservation;
-    this.#runs.set(runId, { observation, context: traceContext, isTopLevel: true, updatesOuter });
-  }
-
-  #traceAttributes(tags: string[] | undefined, metadata: Record<string, unknown> | undefined) {
+  ): PropagateAttributesParams {
     const params: PropagateAttributesParams = {};
     const userId = metadataString(metadata, "svcUserId") ?? this.#params.userId;
     const sessionId = metadataString(metadata, "svcSessionId") ?? this.#params.sessionId;
@@ -327,36 +250,8 @@ export class CallbackHandler extends BaseCallbackHandler {
     return params;
   }
 
-  #endRun(callback: string, runId: string, attributes: SvcGenerationAttributes): void {
-    const run = this.#runs.take(runId);
-    if (!run) {
-      log().warn(`CallbackHandler: ${callback} for unknown run ${runId}; nothing recorded`);
-      return;
-    }
-    if (run.completionStartTime) attributes.completionStartTime = run.completionStartTime;
-    run.observation.update(attributes).end();
-    this.#finishTopLevel(run, { output: attributes.output });
-  }
-
-  #failRun(callback: string, runId: string, err: unknown): void {
-    const run = this.#runs.take(runId);
-    if (!run) {
-      log().warn(`CallbackHandler: ${callback} for unknown run ${runId}; error not recorded`);
-      return;
-    }
-    const message = errorMessage(err);
-    const attributes: SvcGenerationAttributes = { level: "ERROR", statusMessage: message };
-    if (run.completionStartTime) attributes.completionStartTime = run.completionStartTime;
-    run.observation.update(attributes);
-    run.observation.otelSpan.setStatus({ code: SpanStatusCode.ERROR, message });
-    run.observation.end();
-    this.#finishTopLevel(run, undefined);
-  }
-
-  #finishTopLevel(run: RunState, outerUpdate: SvcSpanAttributes | undefined): void {
-    if (!run.isTopLevel) return;
-    this.last_trace_id = run.observation.traceId;
-    if (run.updatesOuter && outerUpdate) context.with(run.context, () => updateActiveObservation(outerUpdate));
+  #ended(run: RunState | undefined): void {
+    if (run?.isTopLevel) this.last_trace_id = run.observation.traceId;
   }
 
   #registerPrompt(metadata: Record<string, unknown> | undefined, parentRunId: string | undefined): void {
@@ -368,15 +263,6 @@ export class CallbackHandler extends BaseCallbackHandler {
       return;
     }
     this.#prompts.register(parentRunId, link);
-  }
-
-  #endAgent(runId: string): void {
-    this.#agents.take(runId)?.end();
-  }
-
-  #evict(runId: string, run: RunState): void {
-    log().warn(`CallbackHandler: run ${runId} still open after ${MAX_OPEN_RUNS} newer runs; ended without output`);
-    run.observation.end();
   }
 
   #safely(what: string, fn: () => void): void {
