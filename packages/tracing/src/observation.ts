@@ -63,7 +63,11 @@ export abstract class SvcObservationBase {
 
   /** Ends the observation, now or at `endTime`. Ending twice has no further effect. */
   end(endTime?: TimeInput): void {
-    safely("observation.end", () => this.otelSpan.end(endTime));
+    try {
+      this.otelSpan.end(endTime);
+    } catch (err) {
+      getGlobalLogger().warn(`observation.end failed and was skipped: ${describeError(err)}`);
+    }
   }
 
   /** Starts a child observation with this one as parent; the child is not made active. */
@@ -93,11 +97,13 @@ export abstract class SvcObservationBase {
 export abstract class SvcUpdatableObservation<TAttributes extends SvcSpanAttributes> extends SvcObservationBase {
   /** Sets attributes; values are serialized now. Returns the observation. */
   update(attributes: TAttributes): this {
-    safely("observation.update", () => {
+    try {
       const out: Attributes = {};
       writeObservationAttributes(out, attributes as SvcObservationAttributes);
       this.otelSpan.setAttributes(out);
-    });
+    } catch (err) {
+      getGlobalLogger().warn(`observation.update failed and was skipped: ${describeError(err)}`);
+    }
     return this;
   }
 }
@@ -155,8 +161,11 @@ const CLASSES: { [T in SvcObservationType]: new (span: Span, type: T) => SvcObse
 
 /** Wraps an existing span as an observation of `type` (unknown types become `span`). */
 export function wrapSpan<T extends SvcObservationType>(span: Span, type: T): SvcObservationByType[T] {
-  const Class = CLASSES[type] ?? CLASSES.span;
-  return new Class(span, type) as SvcObservationByType[T];
+  const Class = (Object.hasOwn(CLASSES, type) ? CLASSES[type] : CLASSES.span) as new (
+    span: Span,
+    type: T,
+  ) => SvcObservationByType[T];
+  return new Class(span, type);
 }
 
 /**
@@ -167,10 +176,11 @@ export function wrapSpan<T extends SvcObservationType>(span: Span, type: T): Svc
 export function createObservation<T extends SvcObservationType>(
   name: string,
   attributes: SvcAttributesByType[T] | undefined,
-  type: T,
+  requestedType: T,
   startTime: TimeInput | undefined,
   parent: Context,
 ): SvcObservationByType[T] {
+  const type: T = Object.hasOwn(CLASSES, requestedType) ? requestedType : unknownType<T>(requestedType, name);
   try {
     const propagated = getPropagatedAttributes(parent);
     const out: Attributes = {};
@@ -179,11 +189,16 @@ export function createObservation<T extends SvcObservationType>(
     if (attributes) writeAttributesSafely(out, attributes as SvcObservationAttributes, name);
     const span = getSvcTracer().startSpan(name, { attributes: out, startTime }, parent);
     if (type === "event") span.end(startTime);
-    return wrapSpan(span, CLASSES[type] ? type : ("span" as T));
+    return wrapSpan(span, type);
   } catch (err) {
     getGlobalLogger().warn(`startObservation: span not recorded: ${describeError(err)} (name="${name}")`);
     return wrapSpan(trace.wrapSpanContext(INVALID_SPAN_CONTEXT), type);
   }
+}
+
+function unknownType<T extends SvcObservationType>(type: unknown, name: string): T {
+  getGlobalLogger().warn(`startObservation: unknown observation type ${String(type)}; using span (name="${name}")`);
+  return "span" as T;
 }
 
 function writeAttributesSafely(out: Attributes, attributes: SvcObservationAttributes, name: string): void {
