@@ -1,3 +1,34 @@
 export { SvcClient } from "./client.js";
 export type { SvcClientConfig, SvcClientParams } from "./config.js";
 export { DEFAULT_BASE_URL, DEFAULT_TIMEOUT_SECONDS, resolveClientConfig } from "./config.js";
+export { createEvaluatorFromAutoevals } from "./experiment/autoevals.js";
+export type { ExperimentDataApi } from "./experiment/delete-experiment-data.js";
+export type { ExperimentManagerDeps } from "./experiment/experiment-manager.js";
+export { DEFAULT_EXPERIMENT_MAX_CONCURRENCY, ExperimentManager } from "./experiment/experiment-manager.js";
+export type { ExperimentScoreBody } from "./experiment/internal/run-item.js";
+export type {
+  RegressionErrorMessageOptions,
+  RegressionErrorMetricOptions,
+  RegressionErrorOptions,
+} from "./experiment/regression-error.js";
+export { RegressionError } from "./experiment/regression-error.js";
+export type {
+  DeleteExperimentDataParams,
+  DeleteExperimentDataResult,
+  Evaluation,
+  EvaluationFailure,
+  Evaluator,
+  EvaluatorParams,
+  ExperimentItem,
+  ExperimentItemResult,
+  ExperimentMetadata,
+  ExperimentParams,
+  ExperimentResult,
+  ExperimentTask,
+  ExperimentTaskParams,
+  FormatOptions,
+  RunEvaluator,
+  RunEvaluatorParams,
+  RunExperimentOnDataset,
+  RunExperimentOnDatasetParams,
+} from "./experiment/types.js";
