@@ -59,9 +59,9 @@ export class ExperimentManager {
   async run<Input = unknown, ExpectedOutput = unknown, Metadata = ExperimentMetadata, Output = unknown>(
     params: ExperimentParams<Input, ExpectedOutput, Metadata, Output>,
   ): Promise<ExperimentResult<Input, ExpectedOutput, Metadata, Output>> {
-    checkParams(params);
-    const log = getGlobalLogger();
     const anyParams = params as unknown as RunContext["params"];
+    checkParams(anyParams);
+    const log = getGlobalLogger();
     const experimentId = randomHex(8);
     const runName = params.runName ?? `${params.name} - ${new Date().toISOString()}`;
     let warnedNotRecording = false;
@@ -113,8 +113,8 @@ export class ExperimentManager {
       runEvaluationFailures: runOutcome.failures,
       experimentUrl,
     };
-    const result: ExperimentResult = { ...summary, format: (options) => formatExperimentResult(summary, options) };
-    return result as ExperimentResult<Input, ExpectedOutput, Metadata, Output>;
+    const result: ExperimentResult<unknown, unknown, unknown, unknown> = { ...summary, format: (options) => formatExperimentResult(summary, options) };
+    return result as unknown as ExperimentResult<Input, ExpectedOutput, Metadata, Output>;
   }
 
   /**
@@ -128,7 +128,7 @@ export class ExperimentManager {
   }
 }
 
-function checkParams(params: ExperimentParams<never, never, never, never>): void {
+function checkParams(params: RunContext["params"]): void {
   if (typeof params?.name !== "string" || params.name.length === 0) {
     throw new TypeError("ExperimentManager.run: option name must be a non-empty string");
   }
