@@ -1,6 +1,8 @@
+import { context, propagation, trace } from "@opentelemetry/api";
+import { NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
 import { SvcClient } from "@svc/client";
 import { SvcOtelSpanAttributes as A, setSvcTracerProvider, startActiveObservation } from "@svc/tracing";
-import { afterEach, describe, expect, it, onTestFinished } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { type SeenRequest, startServer, type TestServer } from "../support/http-server.ts";
 import { captureLogs } from "../support/logs.ts";
 import { attributesOf, exportedSpans, svcProvider } from "../support/otel.ts";
@@ -15,7 +17,14 @@ const DATASET = {
   updatedAt: "2026-01-02T03:04:05.000Z",
 };
 const DATASET_ITEMS = [
-  { id: "item-1", datasetId: "ds-1", datasetName: "capitals", input: "France", expectedOutput: "Paris", metadata: { region: "eu" } },
+  {
+    id: "item-1",
+    datasetId: "ds-1",
+    datasetName: "capitals",
+    input: "France",
+    expectedOutput: "Paris",
+    metadata: { region: "eu" },
+  },
   { id: "item-2", datasetId: "ds-1", datasetName: "capitals", input: "Japan", expectedOutput: "Tokyo", metadata: null },
 ].map((item) => ({ ...item, status: "ACTIVE", createdAt: DATASET.createdAt, updatedAt: DATASET.createdAt }));
 
@@ -38,7 +47,14 @@ async function setup(): Promise<{ server: TestServer; svc: SvcClient }> {
   return { server, svc };
 }
 
+// The registered Node provider only installs the AsyncLocalStorage context manager; spans go to the svc provider.
+beforeAll(() => new NodeTracerProvider().register());
 afterEach(() => setSvcTracerProvider(null));
+afterAll(() => {
+  trace.disable();
+  context.disable();
+  propagation.disable();
+});
 
 const rootSpans = (server: TestServer) => exportedSpans(server).filter((s) => s.name === "experiment-item-run");
 
@@ -53,7 +69,8 @@ const capitals = [
   { input: "France", expectedOutput: "Paris", metadata: { region: "eu" } },
   { input: "Japan", expectedOutput: "Tokyo" },
 ];
-const answer = async ({ input }: { input?: string }) => ({ France: "Paris", Japan: "Kyoto" })[input ?? ""] ?? "?";
+const CAPITALS: Record<string, string> = { France: "Paris", Japan: "Kyoto" };
+const answer = async ({ input }: { input?: unknown }) => CAPITALS[String(input)] ?? "?";
 
 describe("svc.experiment.run", () => {
   it("runs each item in a trace of its own, with the experiment recorded on its root span", async () => {

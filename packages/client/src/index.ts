@@ -16,6 +16,13 @@ export type { ApiPromise, EmptyRequest, RequestOptions, WithRawResponse } from "
 export { SvcClient } from "./client.js";
 export type { SvcClientConfig, SvcClientParams } from "./config.js";
 export { DEFAULT_BASE_URL, DEFAULT_TIMEOUT_SECONDS, resolveClientConfig } from "./config.js";
+export type {
+  DatasetDecorator,
+  DatasetGetOptions,
+  DatasetWithItems,
+  FetchedDataset,
+} from "./dataset/dataset-manager.js";
+export { DatasetManager } from "./dataset/dataset-manager.js";
 export { createEvaluatorFromAutoevals } from "./experiment/autoevals.js";
 export type { ExperimentDataApi } from "./experiment/delete-experiment-data.js";
 export type { ExperimentManagerDeps } from "./experiment/experiment-manager.js";
@@ -47,3 +54,24 @@ export type {
   RunExperimentOnDataset,
   RunExperimentOnDatasetParams,
 } from "./experiment/types.js";
+export type { SvcMediaResolveMediaReferencesParams } from "./media/media-manager.js";
+export { MediaManager } from "./media/media-manager.js";
+export type { SvcMediaReferenceParams } from "./media/media-reference.js";
+export { SvcMediaReference } from "./media/media-reference.js";
+export type { PromptClient } from "./prompt/prompt-clients.js";
+export { ChatPromptClient, TextPromptClient } from "./prompt/prompt-clients.js";
+export type { ChatPromptGetOptions, PromptGetOptions, TextPromptGetOptions } from "./prompt/prompt-manager.js";
+export { PromptManager } from "./prompt/prompt-manager.js";
+export type {
+  ChatMessageOrPlaceholder,
+  ChatMessageWithType,
+  CreateChatPromptBodyWithPlaceholders,
+  CreateTextPromptBody,
+  LangchainMessagesPlaceholder,
+  PromptPlaceholders,
+  PromptVariables,
+} from "./prompt/types.js";
+export { ChatMessageType } from "./prompt/types.js";
+export type { ScoreConfig, ScoreParams } from "./score/config.js";
+export type { ScoreForSpan } from "./score/score-manager.js";
+export { ScoreManager } from "./score/score-manager.js";

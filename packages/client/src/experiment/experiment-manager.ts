@@ -113,7 +113,10 @@ export class ExperimentManager {
       runEvaluationFailures: runOutcome.failures,
       experimentUrl,
     };
-    const result: ExperimentResult<unknown, unknown, unknown, unknown> = { ...summary, format: (options) => formatExperimentResult(summary, options) };
+    const result: ExperimentResult<unknown, unknown, unknown, unknown> = {
+      ...summary,
+      format: (options) => formatExperimentResult(summary, options),
+    };
     return result as unknown as ExperimentResult<Input, ExpectedOutput, Metadata, Output>;
   }
 

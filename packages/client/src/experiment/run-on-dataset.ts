@@ -3,7 +3,7 @@ import type { ExperimentItem, RunExperimentOnDataset } from "./types.js";
 
 /** The parts of a fetched dataset a run needs. */
 export interface DatasetForExperiment {
-  items: ExperimentItem[];
+  items: ExperimentItem<unknown, unknown, unknown>[];
   /** Version the dataset was fetched at. */
   version?: string | Date;
 }

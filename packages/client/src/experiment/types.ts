@@ -181,8 +181,8 @@ export type RunExperimentOnDatasetParams<
 
 /** `runExperiment` of a dataset returned by `svc.dataset.get()`. */
 export type RunExperimentOnDataset = <Output = unknown>(
-  params: RunExperimentOnDatasetParams<unknown, unknown, ExperimentMetadata, Output>,
-) => Promise<ExperimentResult<unknown, unknown, ExperimentMetadata, Output>>;
+  params: RunExperimentOnDatasetParams<unknown, unknown, unknown, Output>,
+) => Promise<ExperimentResult<unknown, unknown, unknown, Output>>;
 
 /** Options of {@link ExperimentManager.deleteData}. */
 export interface DeleteExperimentDataParams {

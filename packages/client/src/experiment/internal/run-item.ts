@@ -16,7 +16,7 @@ export interface ExperimentScoreBody {
   observationId?: string;
   datasetRunId?: string;
   comment?: string;
-  metadata?: unknown;
+  metadata?: Record<string, unknown>;
   dataType?: "NUMERIC" | "CATEGORICAL" | "BOOLEAN";
   configId?: string;
 }
@@ -61,8 +61,9 @@ export async function runItem(item: Item, run: RunContext): Promise<ItemResult> 
         result.traceId = root.traceId;
         rootSpanId = root.id;
         run.onRootSpan(root.otelSpan.isRecording());
-        root.otelSpan.setAttributes(rootOnlyAttributes(item, run));
         const propagated = propagatedAttributes(item, itemId, root.id, run);
+        // Set on the root directly too: propagation reaches it only through the active context.
+        root.otelSpan.setAttributes({ ...propagated, ...rootOnlyAttributes(item, run) });
         await propagateSpanAttributes(propagated, async () => {
           const metadata = rootMetadata(item, run);
           try {
