@@ -1,76 +1,20 @@
-import { context, propagation, trace } from "@opentelemetry/api";
-import { NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
 import { SvcClient } from "@svc/client";
-import { SvcOtelSpanAttributes as A, setSvcTracerProvider, startActiveObservation } from "@svc/tracing";
-import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from "vitest";
-import { type SeenRequest, startServer, type TestServer } from "../support/http-server.ts";
+import { SvcOtelSpanAttributes as A, startActiveObservation } from "@svc/tracing";
+import { describe, expect, it, onTestFinished } from "vitest";
+import {
+  answer,
+  capitals,
+  DATASET,
+  rootSpans,
+  sentScores,
+  setup,
+  useExperimentTracing,
+} from "../support/experiment.ts";
+import { startServer } from "../support/http-server.ts";
 import { captureLogs } from "../support/logs.ts";
-import { attributesOf, exportedSpans, svcProvider } from "../support/otel.ts";
+import { attributesOf, exportedSpans } from "../support/otel.ts";
 
-const DATASET = {
-  id: "ds-1",
-  name: "capitals",
-  description: null,
-  metadata: null,
-  projectId: "proj-1",
-  createdAt: "2026-01-02T03:04:05.000Z",
-  updatedAt: "2026-01-02T03:04:05.000Z",
-};
-const DATASET_ITEMS = [
-  {
-    id: "item-1",
-    datasetId: "ds-1",
-    datasetName: "capitals",
-    input: "France",
-    expectedOutput: "Paris",
-    metadata: { region: "eu" },
-  },
-  { id: "item-2", datasetId: "ds-1", datasetName: "capitals", input: "Japan", expectedOutput: "Tokyo", metadata: null },
-].map((item) => ({ ...item, status: "ACTIVE", createdAt: DATASET.createdAt, updatedAt: DATASET.createdAt }));
-
-/** Answers the routes an experiment touches, like the real server does. */
-function reply(req: SeenRequest) {
-  if (req.path === "/api/public/projects") return { json: { data: [{ id: "proj-1", name: "p" }] } };
-  if (req.path === "/api/public/v2/datasets/capitals") return { json: DATASET };
-  if (req.path === "/api/public/dataset-items") {
-    return { json: { data: DATASET_ITEMS, meta: { page: 1, limit: 50, totalItems: 2, totalPages: 1 } } };
-  }
-  return { status: 200, json: {} };
-}
-
-async function setup(): Promise<{ server: TestServer; svc: SvcClient }> {
-  const server = await startServer(reply);
-  onTestFinished(() => server.close());
-  const { provider } = svcProvider(server);
-  setSvcTracerProvider(provider);
-  const svc = new SvcClient({ baseUrl: server.url, publicKey: "pk-test", secretKey: "sk-test" });
-  return { server, svc };
-}
-
-// The registered Node provider only installs the AsyncLocalStorage context manager; spans go to the svc provider.
-beforeAll(() => new NodeTracerProvider().register());
-afterEach(() => setSvcTracerProvider(null));
-afterAll(() => {
-  trace.disable();
-  context.disable();
-  propagation.disable();
-});
-
-const rootSpans = (server: TestServer) => exportedSpans(server).filter((s) => s.name === "experiment-item-run");
-
-/** Every score the server received, across batches. */
-function sentScores(server: TestServer): Record<string, unknown>[] {
-  return server.seen
-    .filter((r) => r.method === "POST" && r.path === "/api/public/scores")
-    .flatMap((r) => r.json as Record<string, unknown>[]);
-}
-
-const capitals = [
-  { input: "France", expectedOutput: "Paris", metadata: { region: "eu" } },
-  { input: "Japan", expectedOutput: "Tokyo" },
-];
-const CAPITALS: Record<string, string> = { France: "Paris", Japan: "Kyoto" };
-const answer = async ({ input }: { input?: unknown }) => CAPITALS[String(input)] ?? "?";
+useExperimentTracing();
 
 describe("svc.experiment.run", () => {
   it("runs each item in a trace of its own, with the experiment recorded on its root span", async () => {
