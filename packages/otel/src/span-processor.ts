@@ -1,5 +1,5 @@
 import type { Attributes, AttributeValue, Context, SpanContext } from "@opentelemetry/api";
-import { getGlobalLogger, SvcOtelSpanAttributes } from "@svc/tracing";
+import { getGlobalLogger, getPropagatedAttributes, hasTraceIdClaim, SvcOtelSpanAttributes } from "@svc/tracing";
 import {
   resolveProcessorConfig,
   type SpanExporterLike,
@@ -9,7 +9,6 @@ import {
 import { DropCounter } from "./internal/drop-counter.js";
 import { encodeTraceRequest, type ExportItem } from "./internal/otlp-json.js";
 import { describe, RETRY_WINDOW_MS, type SendResult, sendOtlpJson } from "./internal/otlp-http.js";
-import { getPropagatedAttributes, hasTraceIdClaim } from "./internal/propagation.js";
 import { safely } from "./internal/safely.js";
 import { prepareSpanData } from "./internal/span-data.js";
 import type { MediaUpload } from "./media/media-upload.js";
