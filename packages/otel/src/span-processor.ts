@@ -177,12 +177,12 @@ export class SvcSpanProcessor {
   }
 
   #upload(media: MediaUpload): void {
-    if (this.#uploads.has(media.mediaId)) return;
+    // The server links media to each observation and field, so only exact repeats are skipped.
+    const key = JSON.stringify([media.mediaId, media.traceId, media.observationId, media.field]);
+    if (this.#uploads.has(key)) return;
     const { baseUrl, headers, timeoutMs } = this.#config;
-    const uploading = uploadMedia({ baseUrl, headers, timeoutMs }, media).finally(() =>
-      this.#uploads.delete(media.mediaId),
-    );
-    this.#uploads.set(media.mediaId, uploading);
+    const uploading = uploadMedia({ baseUrl, headers, timeoutMs }, media).finally(() => this.#uploads.delete(key));
+    this.#uploads.set(key, uploading);
   }
 
   #enqueue(item: ExportItem): void {
