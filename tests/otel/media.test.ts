@@ -19,7 +19,8 @@ async function mediaServer(options: { alreadyUploaded?: boolean; put?: ReplyFn }
       const mediaId = sha256Hash.replaceAll("+", "-").replaceAll("/", "_").slice(0, 22);
       return { json: { mediaId, uploadUrl: options.alreadyUploaded ? null : `${server?.url}/bucket/${mediaId}` } };
     }
-    if (req.method === "PUT" && req.path.startsWith("/bucket/")) return options.put ? options.put(req) : { status: 200 };
+    if (req.method === "PUT" && req.path.startsWith("/bucket/"))
+      return options.put ? options.put(req) : { status: 200 };
     return { status: 200, json: {} };
   });
   onTestFinished(server.close);
