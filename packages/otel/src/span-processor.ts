@@ -1,5 +1,5 @@
 import type { Attributes, AttributeValue, Context, SpanContext } from "@opentelemetry/api";
-import { getGlobalLogger, SvcOtelSpanAttributes } from "@svc/tracing";
+import { getGlobalLogger, getPropagatedAttributes, hasTraceIdClaim, SvcOtelSpanAttributes } from "@svc/tracing";
 import {
   resolveProcessorConfig,
   type SpanExporterLike,
@@ -7,9 +7,8 @@ import {
   type SvcSpanProcessorParams,
 } from "./config.js";
 import { DropCounter } from "./internal/drop-counter.js";
-import { encodeTraceRequest, type ExportItem } from "./internal/otlp-json.js";
 import { describe, RETRY_WINDOW_MS, type SendResult, sendOtlpJson } from "./internal/otlp-http.js";
-import { getPropagatedAttributes, hasTraceIdClaim } from "./internal/propagation.js";
+import { type ExportItem, encodeTraceRequest } from "./internal/otlp-json.js";
 import { safely } from "./internal/safely.js";
 import { prepareSpanData } from "./internal/span-data.js";
 import type { MediaUpload } from "./media/media-upload.js";
@@ -178,12 +177,12 @@ export class SvcSpanProcessor {
   }
 
   #upload(media: MediaUpload): void {
-    if (this.#uploads.has(media.mediaId)) return;
+    // The server links media to each observation and field, so only exact repeats are skipped.
+    const key = JSON.stringify([media.mediaId, media.traceId, media.observationId, media.field]);
+    if (this.#uploads.has(key)) return;
     const { baseUrl, headers, timeoutMs } = this.#config;
-    const uploading = uploadMedia({ baseUrl, headers, timeoutMs }, media).finally(() =>
-      this.#uploads.delete(media.mediaId),
-    );
-    this.#uploads.set(media.mediaId, uploading);
+    const uploading = uploadMedia({ baseUrl, headers, timeoutMs }, media).finally(() => this.#uploads.delete(key));
+    this.#uploads.set(key, uploading);
   }
 
   #enqueue(item: ExportItem): void {
@@ -287,10 +286,15 @@ async function waitForResources(batch: readonly ExportItem[]): Promise<void> {
 /** Hands a batch to a user-supplied exporter, with the exported attributes, bounded in time. */
 function exportThrough(exporter: SpanExporterLike, batch: readonly ExportItem[], limitMs: number): Promise<SendResult> {
   const spans = batch.map(({ span, attributes }) =>
-    attributes === span.attributes ? span : (Object.create(span, { attributes: { value: attributes } }) as ReadableSpan),
+    attributes === span.attributes
+      ? span
+      : (Object.create(span, { attributes: { value: attributes } }) as ReadableSpan),
   );
   return new Promise<SendResult>((resolve) => {
-    const timer = setTimeout(() => resolve({ ok: false, reason: `exporter gave no result within ${limitMs} ms` }), limitMs);
+    const timer = setTimeout(
+      () => resolve({ ok: false, reason: `exporter gave no result within ${limitMs} ms` }),
+      limitMs,
+    );
     try {
       exporter.export(spans, (result) => {
         clearTimeout(timer);
