@@ -1,5 +1,5 @@
 import { AlwaysOffSampler, BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
-import { createEvaluatorFromAutoevals, type ExperimentResult, RegressionError } from "@svc/client";
+import { createEvaluatorFromAutoevals, type ExperimentResult, RegressionError, RunnerContext } from "@svc/client";
 import { SvcOtelSpanAttributes as A, setSvcTracerProvider } from "@svc/tracing";
 import { describe, expect, it } from "vitest";
 import { answer, capitals, rootSpans, sentScores, setup, useExperimentTracing } from "../support/experiment.ts";
@@ -151,5 +151,35 @@ describe("RegressionError", () => {
   it("uses a default message without a metric and a given one as is", () => {
     expect(new RegressionError({ result }).message).toBe("Experiment regression detected");
     expect(new RegressionError({ result, message: "too slow" }).message).toBe("too slow");
+  });
+});
+
+describe("RunnerContext", () => {
+  it("fills in its data, dataset version and metadata under the run's own", async () => {
+    const { server, svc } = await setup();
+    const ctx = new RunnerContext({
+      client: svc,
+      data: [capitals[0]!],
+      datasetVersion: "2026-03-01T00:00:00.000Z",
+      metadata: { commit: "abc", model: "default" },
+    });
+
+    const result = await ctx.runExperiment({ name: "capitals", task: answer, metadata: { model: "m-2" } });
+
+    expect(result.itemResults.map((r) => r.output)).toEqual(["Paris"]);
+    expect(attributesOf(rootSpans(server)[0]!)).toMatchObject({
+      [A.EXPERIMENT_ITEM_VERSION]: "2026-03-01T00:00:00.000Z",
+      [A.EXPERIMENT_METADATA]: '{"commit":"abc","model":"m-2"}',
+    });
+  });
+
+  it("rejects with a TypeError when neither the run nor the context gives data", async () => {
+    const { svc } = await setup();
+
+    const error = await new RunnerContext({ client: svc })
+      .runExperiment({ name: "capitals", task: answer })
+      .catch((e: unknown) => e);
+
+    expect(error).toBeInstanceOf(TypeError);
   });
 });

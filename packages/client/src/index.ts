@@ -34,6 +34,8 @@ export type {
   RegressionErrorOptions,
 } from "./experiment/regression-error.js";
 export { RegressionError } from "./experiment/regression-error.js";
+export type { RunnerContextExperimentParams, RunnerContextOptions } from "./experiment/runner-context.js";
+export { RunnerContext } from "./experiment/runner-context.js";
 export type {
   DeleteExperimentDataParams,
   DeleteExperimentDataResult,
