@@ -8,6 +8,36 @@ import { attributesOf } from "../support/otel.ts";
 
 useExperimentTracing();
 
+describe("flushing", () => {
+  it("has exported every span and sent every score when run resolves, however long the batch interval", async () => {
+    const { server, svc } = await setup({ flushAt: 1000, flushInterval: 3600 });
+    svc.score.create({ name: "queued-before", value: 1, traceId: "t-0" });
+
+    await svc.experiment.run({
+      name: "capitals",
+      data: capitals,
+      task: answer,
+      evaluators: [() => ({ name: "seen", value: 1 })],
+    });
+
+    expect(rootSpans(server)).toHaveLength(2);
+    expect(
+      sentScores(server)
+        .map((s) => s.name)
+        .sort(),
+    ).toEqual(["queued-before", "seen", "seen"]);
+  });
+
+  it("resolves when the span provider has no forceFlush", async () => {
+    const { svc, provider } = await setup();
+    setSvcTracerProvider({ getTracer: (name, version) => provider.getTracer(name, version) });
+
+    const result = await svc.experiment.run({ name: "capitals", data: capitals, task: answer });
+
+    expect(result.itemResults.map((r) => r.error)).toEqual([undefined, undefined]);
+  });
+});
+
 describe("experiment options", () => {
   it("records a Date datasetVersion as an ISO timestamp on every item", async () => {
     const { server, svc } = await setup();

@@ -1,6 +1,8 @@
 import { context, propagation, trace } from "@opentelemetry/api";
+import type { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
 import { NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
 import { SvcClient } from "@svc/client";
+import type { SvcSpanProcessorParams } from "@svc/otel";
 import { setSvcTracerProvider } from "@svc/tracing";
 import { afterAll, afterEach, beforeAll, onTestFinished } from "vitest";
 import { type SeenRequest, startServer, type TestServer } from "./http-server.ts";
@@ -38,13 +40,15 @@ function reply(req: SeenRequest) {
 }
 
 /** A recording server answering the experiment routes, a SvcSpanProcessor exporting to it, and a client. */
-export async function setup(): Promise<{ server: TestServer; svc: SvcClient }> {
+export async function setup(
+  processorParams: SvcSpanProcessorParams = {},
+): Promise<{ server: TestServer; svc: SvcClient; provider: BasicTracerProvider }> {
   const server = await startServer(reply);
   onTestFinished(() => server.close());
-  const { provider } = svcProvider(server);
+  const { provider } = svcProvider(server, processorParams);
   setSvcTracerProvider(provider);
   const svc = new SvcClient({ baseUrl: server.url, publicKey: "pk-test", secretKey: "sk-test" });
-  return { server, svc };
+  return { server, svc, provider };
 }
 
 /**

@@ -96,14 +96,16 @@ export class ExperimentManager {
     }
     for (const f of runOutcome.failures) log.warn(`ExperimentManager: run ${f.evaluator} failed: ${f.message}`);
 
-    await flushSpans();
-    await this.#deps.score.flush().catch((error: unknown) => {
-      log.warn(`ExperimentManager: flushing scores failed: ${errorMessage(error)}`);
-    });
-    const experimentUrl = await this.#deps.getExperimentUrl(experimentId).catch((error: unknown) => {
-      log.warn(`ExperimentManager: no experiment link, the project id could not be read: ${errorMessage(error)}`);
-      return undefined;
-    });
+    const [experimentUrl] = await Promise.all([
+      this.#deps.getExperimentUrl(experimentId).catch((error: unknown) => {
+        log.warn(`ExperimentManager: no experiment link, the project id could not be read: ${errorMessage(error)}`);
+        return undefined;
+      }),
+      flushSpans(),
+      this.#deps.score.flush().catch((error: unknown) => {
+        log.warn(`ExperimentManager: flushing scores failed: ${errorMessage(error)}`);
+      }),
+    ]);
 
     const summary = {
       experimentId,
