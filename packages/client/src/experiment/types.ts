@@ -56,9 +56,13 @@ export interface EvaluatorParams<
   Metadata = ExperimentMetadata,
   Output = unknown,
 > {
+  /** The item's input. */
   input: Input | undefined;
+  /** What the task returned for the item. */
   output: Output;
+  /** The item's expected output. */
   expectedOutput: ExpectedOutput | undefined;
+  /** The item's metadata. */
   metadata: Metadata | undefined;
 }
 
@@ -84,7 +88,9 @@ export interface ExperimentItemResult<
 > {
   /** The item as given. */
   item: ExperimentItem<Input, ExpectedOutput, Metadata>;
+  /** The item's input. */
   input: Input | undefined;
+  /** The item's expected output. */
   expectedOutput: ExpectedOutput | undefined;
   /** What the task returned; `undefined` when it failed. */
   output: Output | undefined;
@@ -105,6 +111,7 @@ export interface RunEvaluatorParams<
   Metadata = ExperimentMetadata,
   Output = unknown,
 > {
+  /** Results of every item, failed ones included, in input order. */
   itemResults: ExperimentItemResult<Input, ExpectedOutput, Metadata, Output>[];
 }
 

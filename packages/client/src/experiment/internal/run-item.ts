@@ -8,7 +8,7 @@ export const ITEM_ROOT_SPAN_NAME = "experiment-item-run";
 /** Environment recorded on every span of an experiment item. */
 export const EXPERIMENT_ENVIRONMENT = "sdk-experiment";
 
-/** A score as the experiment runner hands it to the score manager. */
+/** A score as the experiment runner hands it to the score manager (fields of `POST /api/public/scores`). */
 export interface ExperimentScoreBody {
   name: string;
   value: number | string;
