@@ -1,17 +1,17 @@
 import { describe, expect, it } from "vitest";
 import { excerpt, formatExperimentResult } from "../../packages/client/src/experiment/format.js";
 import { runEvaluators } from "../../packages/client/src/experiment/internal/evaluate.js";
-import { mapWithConcurrency } from "../../packages/client/src/experiment/internal/pool.js";
 import { hashInput, toScoreFields } from "../../packages/client/src/experiment/internal/run-item.js";
 import type { Evaluation } from "../../packages/client/src/experiment/types.js";
+import { mapLimit } from "../../packages/client/src/internal/map-limit.js";
 
-describe("mapWithConcurrency", () => {
+describe("mapLimit", () => {
   it("never has more than the limit in flight and returns results in input order", async () => {
     let inFlight = 0;
     let maxInFlight = 0;
     const items = Array.from({ length: 20 }, (_, i) => i);
 
-    const results = await mapWithConcurrency(items, 3, async (n) => {
+    const results = await mapLimit(items, 3, async (n) => {
       inFlight++;
       maxInFlight = Math.max(maxInFlight, inFlight);
       await new Promise((resolve) => setTimeout(resolve, (n * 7) % 4));
@@ -25,7 +25,7 @@ describe("mapWithConcurrency", () => {
 
   it("resolves an empty list without calling the worker", async () => {
     let calls = 0;
-    const results = await mapWithConcurrency([], 5, async () => ++calls);
+    const results = await mapLimit([], 5, async () => ++calls);
     expect(results).toEqual([]);
     expect(calls).toBe(0);
   });

@@ -1,9 +1,9 @@
 import { getGlobalLogger } from "@svc/tracing";
+import { mapLimit } from "../internal/map-limit.js";
 import { deleteExperimentData, type ExperimentDataApi } from "./delete-experiment-data.js";
 import { formatExperimentResult } from "./format.js";
 import { errorMessage, runEvaluators } from "./internal/evaluate.js";
 import { flushSpans } from "./internal/flush-spans.js";
-import { mapWithConcurrency } from "./internal/pool.js";
 import { type ExperimentScoreBody, type RunContext, runItem, toScoreFields } from "./internal/run-item.js";
 import type {
   DeleteExperimentDataParams,
@@ -81,7 +81,7 @@ export class ExperimentManager {
     };
 
     const maxConcurrency = resolveMaxConcurrency(params.maxConcurrency);
-    const itemResults = await mapWithConcurrency(params.data, maxConcurrency, (item) => runItem(item, run));
+    const itemResults = await mapLimit(params.data, maxConcurrency, (item) => runItem(item, run));
     for (const [index, r] of itemResults.entries()) {
       if (r.error !== undefined)
         log.warn(`ExperimentManager: item ${index + 1} of run "${runName}" failed: ${r.error}`);
