@@ -39,7 +39,9 @@ describe("ScoreManager batching", () => {
 
   it("sends a JSON array with the score's fields, a UUID v4 id and the environment from SVC_TRACING_ENVIRONMENT", async () => {
     vi.stubEnv("SVC_TRACING_ENVIRONMENT", "staging");
-    onTestFinished(() => vi.unstubAllEnvs());
+    onTestFinished(() => {
+      vi.unstubAllEnvs();
+    });
     const { server, svc } = await setup();
     svc.score.create({ name: "accuracy", value: 0.9, traceId: "t-1", comment: "ok", metadata: { a: 1 } });
     svc.score.create({ id: "my-id", name: "label", value: "good", environment: "prod" });
@@ -55,7 +57,9 @@ describe("ScoreManager batching", () => {
 
   it("stamps each score with the time it was queued, not the time it was sent", async () => {
     vi.useFakeTimers({ toFake: ["Date"] });
-    onTestFinished(() => vi.useRealTimers());
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
     const { server, svc } = await setup(undefined, { flushAt: 1000 });
     vi.setSystemTime(new Date("2026-01-01T10:00:00.000Z"));
     svc.score.create({ name: "a", value: 1 });
@@ -79,7 +83,9 @@ describe("ScoreManager batching", () => {
 
   it("sends after the flush interval when fewer than flushAt scores are queued", async () => {
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
-    onTestFinished(() => vi.useRealTimers());
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
     const { server, svc } = await setup(undefined, { flushAt: 50, flushInterval: 2 });
     svc.score.create({ name: "n", value: 1 });
     await vi.advanceTimersByTimeAsync(1900);
@@ -92,7 +98,9 @@ describe("ScoreManager batching", () => {
   it("reads flushAt from SVC_FLUSH_AT when the option is absent", async () => {
     vi.stubEnv("SVC_FLUSH_AT", "2");
     vi.stubEnv("SVC_FLUSH_INTERVAL", "3600");
-    onTestFinished(() => vi.unstubAllEnvs());
+    onTestFinished(() => {
+      vi.unstubAllEnvs();
+    });
     const { server, svc } = await setup();
     svc.score.create({ name: "n", value: 1 });
     svc.score.create({ name: "n", value: 2 });

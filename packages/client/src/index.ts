@@ -74,6 +74,6 @@ export type {
   PromptVariables,
 } from "./prompt/types.js";
 export { ChatMessageType } from "./prompt/types.js";
-export type { ScoreConfig, ScoreParams } from "./score/config.js";
+export type { ScoreManagerConfig, ScoreParams } from "./score/config.js";
 export type { ScoreForSpan } from "./score/score-manager.js";
 export { ScoreManager } from "./score/score-manager.js";

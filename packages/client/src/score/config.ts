@@ -26,7 +26,7 @@ export interface ScoreParams {
 }
 
 /** Score settings after options, environment and defaults. */
-export interface ScoreConfig {
+export interface ScoreManagerConfig {
   flushAt: number;
   flushIntervalMs: number;
   maxBatchSize: number;
@@ -38,7 +38,7 @@ export interface ScoreConfig {
 type Env = Record<string, string | undefined>;
 
 /** Resolves score settings: option, then `SVC_*` environment variable, then default. */
-export function resolveScoreConfig(params: ScoreParams = {}, env: Env = {}): ScoreConfig {
+export function resolveScoreConfig(params: ScoreParams = {}, env: Env = {}): ScoreManagerConfig {
   const flushAt = positive("flushAt", params.flushAt, true) ?? envPositive(env, "SVC_FLUSH_AT", true);
   const interval =
     positive("flushInterval", params.flushInterval, false) ?? envPositive(env, "SVC_FLUSH_INTERVAL", false);

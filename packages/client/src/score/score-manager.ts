@@ -3,7 +3,7 @@ import { getGlobalLogger } from "@svc/tracing";
 import type { SvcApi } from "../api/generated/client.js";
 import type { CreateScoreRequest } from "../api/generated/types.js";
 import { BatchQueue } from "./batch-queue.js";
-import type { ScoreConfig } from "./config.js";
+import type { ScoreManagerConfig } from "./config.js";
 import { describe, invalidScoreReason, snapshotScore } from "./validate-score.js";
 
 /** A score for a span: the trace (and observation) ids come from the span. */
@@ -24,7 +24,7 @@ export class ScoreManager {
   /** @internal Created by {@link SvcClient}. */
   constructor(
     private readonly api: SvcApi,
-    private readonly config: ScoreConfig,
+    private readonly config: ScoreManagerConfig,
   ) {
     this.#queue = new BatchQueue(
       {
@@ -102,9 +102,11 @@ export class ScoreManager {
 
   #enqueue(score: unknown, ids: { traceId?: string; observationId?: string }): void {
     const copy = snapshotScore(score);
-    if (!copy.ok) return getGlobalLogger().error(`${OWNER}: score dropped: ${copy.reason}`);
-    const problem = invalidScoreReason(copy.value);
-    if (problem) return getGlobalLogger().error(`${OWNER}: score dropped: ${problem}`);
+    const problem = copy.ok ? invalidScoreReason(copy.value) : copy.reason;
+    if (problem !== undefined || !copy.ok) {
+      getGlobalLogger().error(`${OWNER}: score dropped: ${problem}`);
+      return;
+    }
     const body = copy.value as CreateScoreRequest;
     const request: CreateScoreRequest = {
       ...body,
