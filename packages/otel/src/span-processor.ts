@@ -9,7 +9,6 @@ import {
 import { DropCounter } from "./internal/drop-counter.js";
 import { describe, RETRY_WINDOW_MS, type SendResult, sendOtlpJson } from "./internal/otlp-http.js";
 import { type ExportItem, encodeTraceRequest } from "./internal/otlp-json.js";
-import { safely } from "./internal/safely.js";
 import { prepareSpanData } from "./internal/span-data.js";
 import type { MediaUpload } from "./media/media-upload.js";
 import { uploadMedia } from "./media/media-upload.js";
@@ -80,12 +79,20 @@ export class SvcSpanProcessor {
 
   /** Stamps environment, release and propagated attributes on a starting span, and marks app roots. */
   onStart(span: StartedSpan, parentContext: Context): void {
-    safely(`${NAME}.onStart`, () => this.#start(span, parentContext));
+    try {
+      this.#start(span, parentContext);
+    } catch (error) {
+      this.#warn("onStart", error);
+    }
   }
 
   /** Filters, masks and queues an ended span. */
   onEnd(span: ReadableSpan): void {
-    safely(`${NAME}.onEnd`, () => this.#end(span));
+    try {
+      this.#end(span);
+    } catch (error) {
+      this.#warn("onEnd", error);
+    }
   }
 
   /** Resolves when every span that ended before this call has been exported or has definitively failed. */
