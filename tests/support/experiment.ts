@@ -66,7 +66,9 @@ export function useExperimentTracing(): void {
 }
 
 /** Exported root spans of experiment items. */
-export const rootSpans = (server: TestServer) => exportedSpans(server).filter((s) => s.name === "experiment-item-run");
+export function rootSpans(server: TestServer): ReturnType<typeof exportedSpans> {
+  return exportedSpans(server).filter((s) => s.name === "experiment-item-run");
+}
 
 /** Every score the server received, across batches. */
 export function sentScores(server: TestServer): Record<string, unknown>[] {
