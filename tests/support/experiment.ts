@@ -30,7 +30,7 @@ const DATASET_ITEMS = [
 ].map((item) => ({ ...item, status: "ACTIVE", createdAt: DATASET.createdAt, updatedAt: DATASET.createdAt }));
 
 /** Answers the routes an experiment touches, like the real server does. */
-function reply(req: SeenRequest) {
+export function reply(req: SeenRequest) {
   if (req.path === "/api/public/projects") return { json: { data: [{ id: "proj-1", name: "p" }] } };
   if (req.path === "/api/public/v2/datasets/capitals") return { json: DATASET };
   if (req.path === "/api/public/dataset-items") {
