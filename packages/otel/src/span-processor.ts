@@ -82,7 +82,7 @@ export class SvcSpanProcessor {
     try {
       this.#start(span, parentContext);
     } catch (error) {
-      this.#warn("onStart", error);
+      this.#warn("onStart", error, "; the span is left as it was");
     }
   }
 
@@ -91,7 +91,7 @@ export class SvcSpanProcessor {
     try {
       this.#end(span);
     } catch (error) {
-      this.#warn("onEnd", error);
+      this.#log.error(`${NAME}: onEnd failed; span "${String(span?.name)}" is not exported: ${describe(error)}`);
     }
   }
 
@@ -99,7 +99,10 @@ export class SvcSpanProcessor {
   async forceFlush(): Promise<void> {
     await this.#flushAll();
     const exporter = this.#config.exporter;
-    if (exporter?.forceFlush) await exporter.forceFlush().catch((e: unknown) => this.#warn("exporter.forceFlush", e));
+    if (exporter?.forceFlush)
+      await Promise.resolve()
+        .then(() => exporter.forceFlush?.())
+        .catch((e: unknown) => this.#warn("exporter.forceFlush", e));
   }
 
   /** Flushes, then stops; spans that end afterwards are counted as dropped. Safe to call more than once. */
@@ -113,7 +116,10 @@ export class SvcSpanProcessor {
     clearTimeout(this.#timer);
     this.#timer = undefined;
     const exporter = this.#config.exporter;
-    if (exporter) await exporter.shutdown().catch((e: unknown) => this.#warn("exporter.shutdown", e));
+    if (exporter)
+      await Promise.resolve()
+        .then(() => exporter.shutdown())
+        .catch((e: unknown) => this.#warn("exporter.shutdown", e));
   }
 
   #start(span: StartedSpan, parentContext: Context): void {
@@ -271,8 +277,8 @@ export class SvcSpanProcessor {
     set.add(tracked);
   }
 
-  #warn(what: string, error: unknown): void {
-    this.#log.warn(`${NAME}: ${what} failed: ${describe(error)}`);
+  #warn(what: string, error: unknown, outcome = ""): void {
+    this.#log.warn(`${NAME}: ${what} failed${outcome}: ${describe(error)}`);
   }
 }
 
