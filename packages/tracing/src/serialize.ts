@@ -40,7 +40,9 @@ export function serializeValue(value: unknown): string | undefined {
 
 function careful(value: unknown): string | undefined {
   try {
-    const text = JSON.stringify(toJsonSafe(value, new Set(), 0));
+    const safe = toJsonSafe(value, new Set(), 0);
+    if (safe === FAILED_TO_SERIALIZE) return FAILED_TO_SERIALIZE;
+    const text = JSON.stringify(safe);
     return text === undefined ? undefined : capLength(text);
   } catch {
     return FAILED_TO_SERIALIZE;
