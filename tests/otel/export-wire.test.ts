@@ -1,7 +1,7 @@
 import { SpanStatusCode } from "@opentelemetry/api";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { BasicTracerProvider, BatchSpanProcessor } from "@opentelemetry/sdk-trace-base";
-import { describe, expect, it, onTestFinished } from "vitest";
+import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { startServer } from "../support/http-server.ts";
 import { captureLogs } from "../support/logs.ts";
 import { exportedSpans, otlpRequests, svcProvider } from "../support/otel.ts";
@@ -146,6 +146,55 @@ describe("OTLP export on the wire", () => {
     expect(exportedSpans(server).map((s) => s.name)).toEqual(["work", "work"]);
   });
 
+  it("retries after a dropped connection with backoff and exports the batch", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
+    const server = await startServer();
+    onTestFinished(server.close);
+    let calls = 0;
+    server.reply(() => (++calls === 1 ? { destroy: true } : { status: 200, json: {} }));
+    const { svc, processor } = svcProvider(server);
+
+    svc.startSpan("work").end();
+    const flush = processor.forceFlush();
+    await vi.waitFor(() => expect(calls).toBe(1), { timeout: 5000, interval: 5 });
+    await vi.advanceTimersByTimeAsync(100);
+    expect(calls).toBe(1);
+    await vi.advanceTimersByTimeAsync(1200);
+    await flush;
+
+    expect(otlpRequests(server)).toHaveLength(2);
+  });
+
+  it("aborts an attempt that exceeds the timeout and retries it", async () => {
+    const server = await startServer();
+    onTestFinished(server.close);
+    let calls = 0;
+    const never = new Promise<never>(() => undefined);
+    server.reply(async () => (++calls === 1 ? never : { status: 200, json: {} }));
+    const { svc, processor } = svcProvider(server, { timeout: 0.05 });
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
+
+    svc.startSpan("work").end();
+    const flush = processor.forceFlush();
+    // The abort runs on real time; the backoff after it on the fake clock.
+    await vi.waitFor(
+      async () => {
+        await vi.advanceTimersByTimeAsync(200);
+        expect(calls).toBe(2);
+      },
+      { timeout: 5000, interval: 20 },
+    );
+    await flush;
+
+    expect(exportedSpans(server).map((s) => s.name)).toEqual(["work", "work"]);
+  });
+
   it("does not retry a 400 and logs the lost spans at error level", async () => {
     const logs = captureLogs();
     const server = await startServer(() => ({ status: 400, json: { error: "bad span" } }));
@@ -160,6 +209,24 @@ describe("OTLP export on the wire", () => {
     const errors = logs.filter((l) => l.level === "error");
     expect(errors).toHaveLength(1);
     expect(errors[0]?.message).toMatch(/export failed: 2 span\(s\) dropped: HTTP 400/);
+  });
+
+  it("counts spans a user-supplied exporter reports as failed and logs them at error level", async () => {
+    const logs = captureLogs();
+    const server = await sink();
+    const exporter = {
+      export: (_spans: unknown[], done: (result: { code: number; error?: Error }) => void) =>
+        done({ code: 1, error: new Error("collector refused") }),
+      shutdown: async () => undefined,
+    };
+    const { svc, processor } = svcProvider(server, { exporter });
+
+    svc.startSpan("a").end();
+    await processor.forceFlush();
+
+    expect(logs.filter((l) => l.level === "error").map((l) => l.message)).toEqual([
+      expect.stringMatching(/export failed: 1 span\(s\) dropped: collector refused/),
+    ]);
   });
 
   it("passes spans to a user-supplied exporter with masked attributes", async () => {
