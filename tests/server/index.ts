@@ -1,8 +1,9 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createApp, type RequestValidator } from "./app.ts";
+import { createApp } from "./app.ts";
 import type { DevKeys } from "./auth.ts";
 import { DevStore } from "./store.ts";
+import { CLIENT_API_DEFINITION, loadApiValidator } from "./validation.ts";
 
 /** Options of {@link startDevServer}. */
 export interface DevServerOptions {
@@ -14,8 +15,11 @@ export interface DevServerOptions {
   publicKey?: string;
   /** Secret key the server accepts. @defaultValue "sk-dev" */
   secretKey?: string;
-  /** Checks requests against an API definition; `undefined` skips the checks. */
-  validator?: RequestValidator;
+  /**
+   * OpenAPI file that request parameters and bodies are checked against (400 when they do not fit);
+   * `false` turns the checks off. @defaultValue the API definition of `@svc/client`
+   */
+  apiDefinition?: string | false;
   /** Called with one line per answered request (method, path, status, time). */
   onRequest?: (line: string) => void;
 }
@@ -49,10 +53,10 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     organization: { id: "dev-org", name: "Dev organization" },
     metadata: {},
   });
+  const definition = options.apiDefinition ?? CLIENT_API_DEFINITION;
+  const validator = definition === false ? undefined : loadApiValidator(definition);
   let url = "";
-  const server = createServer(
-    createApp({ store, keys, validator: options.validator, baseUrl: () => url, onRequest: options.onRequest }),
-  );
+  const server = createServer(createApp({ store, keys, validator, baseUrl: () => url, onRequest: options.onRequest }));
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port ?? 0, host, () => {

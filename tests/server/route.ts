@@ -31,6 +31,8 @@ export interface Route {
   auth: AuthMode;
   /** `json` parses the body as JSON and checks it against the API definition; `raw` leaves the bytes alone. */
   body: "json" | "raw" | "none";
+  /** The body is an array whose items are checked one by one: bad items are rejected, good ones kept. */
+  batch?: boolean;
   handle(ctx: RouteContext): RouteResult | Promise<RouteResult>;
 }
 

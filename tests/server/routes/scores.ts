@@ -95,7 +95,7 @@ export function acceptScores(store: DevStore, batch: unknown[], preRejected: Map
   const errors: ScoreError[] = [];
   let accepted = 0;
   batch.forEach((score, index) => {
-    const reason = preRejected.get(index) ?? invalidScoreReason(score);
+    const reason = invalidScoreReason(score) ?? preRejected.get(index);
     if (reason) {
       const id = optionalString((score as ScoreInput | null)?.id);
       errors.push({ index, ...(id ? { id } : {}), message: reason });
@@ -180,6 +180,7 @@ export const scoreRoutes: Route[] = [
     path: "/api/public/scores",
     auth: "basic-or-public-key",
     body: "json",
+    batch: true,
     handle(ctx) {
       const batch = ctx.body;
       if (!Array.isArray(batch)) {
