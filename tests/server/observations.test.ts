@@ -77,7 +77,7 @@ describe("dev server: observations v2", () => {
     });
   });
 
-  it("keeps number and boolean metadata types and parses nested objects", async () => {
+  it("keeps number and boolean metadata types and reads nested objects once, not again leaf by leaf", async () => {
     const server = await useDevServer();
     const traceId = hexId(16);
     await ingest(server, [
@@ -89,6 +89,8 @@ describe("dev server: observations v2", () => {
           "svc.observation.metadata.count": 3,
           "svc.observation.metadata.ok": true,
           "svc.observation.metadata.nested": '{"a":{"b":1}}',
+          "svc.observation.metadata.nested.a.b": 1,
+          "svc.observation.metadata.dotted.key": "kept",
           "svc.trace.metadata.team": "search",
         },
       },
@@ -96,7 +98,13 @@ describe("dev server: observations v2", () => {
 
     const { data } = await read(server, `traceId=${traceId}&fields=metadata`);
 
-    expect(data[0].metadata).toEqual({ count: 3, ok: true, nested: { a: { b: 1 } }, team: "search" });
+    expect(data[0].metadata).toEqual({
+      count: 3,
+      ok: true,
+      nested: { a: { b: 1 } },
+      "dotted.key": "kept",
+      team: "search",
+    });
   });
 
   it("filters by session id, carried by any span of the trace", async () => {

@@ -142,14 +142,23 @@ export function collectMetadata(attributes: Record<string, AttributeValue>, pref
   for (const prefix of prefixes) {
     const whole = parseMaybeJson(attributes[prefix]);
     if (whole && typeof whole === "object" && !Array.isArray(whole)) Object.assign(out, whole);
-    for (const [key, value] of Object.entries(attributes)) {
-      if (!key.startsWith(`${prefix}.`)) continue;
+    const perKey = Object.entries(attributes)
+      .filter(([key]) => key.startsWith(`${prefix}.`))
+      .map(([key, value]) => [key.slice(prefix.length + 1), value] as const)
+      .sort(([a], [b]) => a.split(".").length - b.split(".").length);
+    for (const [key, value] of perKey) {
+      // Nested objects arrive whole as JSON text and again leaf by leaf (`key.a.b`); the leaves repeat the object.
+      const root = key.split(".")[0]!;
+      if (root !== key && isObjectValue(out[root])) continue;
       // Objects and arrays arrive as JSON text; parse them so nested keys can be filtered by dotted path.
-      const parsed = typeof value === "string" && /^\s*[[{]/.test(value) ? parseMaybeJson(value) : value;
-      out[key.slice(prefix.length + 1)] = parsed;
+      out[key] = typeof value === "string" && /^\s*[[{]/.test(value) ? parseMaybeJson(value) : value;
     }
   }
   return out;
+}
+
+function isObjectValue(value: unknown): boolean {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function observationType(a: Record<string, AttributeValue>): string {
