@@ -270,7 +270,7 @@ function requestType(m: MethodInfo): string {
 function typesFile(def: Definition, methods: MethodInfo[]): string {
   const out = [HEADER];
   for (const [name, schema] of Object.entries(def.components.schemas).sort(([a], [b]) => a.localeCompare(b))) {
-    out.push(`\n${docLine(schema.description, "")}`);
+    out.push(`\n${docLine(schema.description ?? `Schema \`${name}\` of the REST API definition.`, "")}`);
     const type = tsType(schema, "");
     const isPlainObject =
       Object.keys(schema.properties ?? {}).length > 0 &&
@@ -302,7 +302,9 @@ function clientFile(namespaces: string[]): string {
   );
   const all = [...top, ...groups].sort();
   for (const ns of all) out.push(`  readonly ${ns}: ${className(ns)};\n`);
-  out.push("\n  constructor(rt: RequestRuntime) {\n");
+  out.push(
+    "\n  /** @internal Created by `SvcClient` from its resolved settings. */\n  constructor(rt: RequestRuntime) {\n",
+  );
   for (const ns of all) out.push(`    this.${ns} = new ${className(ns)}(rt);\n`);
   out.push("  }\n}\n");
   return out.join("");

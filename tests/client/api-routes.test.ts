@@ -1,6 +1,14 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { SvcClient } from "@svc/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { listMethods, loadDefinition, type MethodInfo, takesEmptyRequest } from "../../scripts/generate-api.ts";
+import {
+  listMethods,
+  loadDefinition,
+  type MethodInfo,
+  OUTPUT_DIR,
+  takesEmptyRequest,
+} from "../../scripts/generate-api.ts";
 import { startServer, type TestServer } from "../support/http-server.ts";
 
 type AnyMethod = (...args: unknown[]) => Promise<unknown>;
@@ -93,6 +101,26 @@ describe("svc.api routes", () => {
     const generated = methods.filter(takesEmptyRequest).map((m) => `${m.namespace}.${m.name}`);
     expect(generated.sort()).toEqual([...EMPTY_REQUEST_METHODS].sort());
     expect(generated).toHaveLength(41);
+  });
+
+  it("declares the empty request parameter in the generated source of exactly those 41 methods", () => {
+    const declared: string[] = [];
+    for (const file of readdirSync(OUTPUT_DIR)) {
+      const source = readFileSync(join(OUTPUT_DIR, file), "utf8");
+      const className = /export class (\w+)Api \{/.exec(source)?.[1];
+      for (const match of source.matchAll(
+        /^ {2}(\w+)\(.*request: EmptyRequest = \{\}, options\?: RequestOptions\)/gm,
+      )) {
+        declared.push(`${className}.${match[1]}`);
+      }
+    }
+    const expected = EMPTY_REQUEST_METHODS.map((id) => {
+      const parts = id.split(".");
+      const method = parts.pop();
+      return `${parts.map((p) => p.charAt(0).toUpperCase() + p.slice(1)).join("")}.${method}`;
+    });
+
+    expect(declared.sort()).toEqual(expected.sort());
   });
 
   it("offers none of the operations v6 removes", () => {

@@ -70,6 +70,7 @@ export class SvcApi {
   readonly trace: TraceApi;
   readonly unstable: UnstableApi;
 
+  /** @internal Created by `SvcClient` from its resolved settings. */
   constructor(rt: RequestRuntime) {
     this.annotationQueues = new AnnotationQueuesApi(rt);
     this.blobStorageIntegrations = new BlobStorageIntegrationsApi(rt);
