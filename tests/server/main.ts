@@ -15,25 +15,25 @@ function fail(message: string): never {
   process.exit(2);
 }
 
-let args: ReturnType<typeof parse>;
-function parse() {
-  return parseArgs({
-    options: {
-      port: { type: "string" },
-      host: { type: "string" },
-      "public-key": { type: "string" },
-      "secret-key": { type: "string" },
-      quiet: { type: "boolean", default: false },
-      "no-validation": { type: "boolean", default: false },
-      help: { type: "boolean", short: "h", default: false },
-    },
-  });
+function parseCli() {
+  try {
+    return parseArgs({
+      options: {
+        port: { type: "string" },
+        host: { type: "string" },
+        "public-key": { type: "string" },
+        "secret-key": { type: "string" },
+        quiet: { type: "boolean", default: false },
+        "no-validation": { type: "boolean", default: false },
+        help: { type: "boolean", short: "h", default: false },
+      },
+    });
+  } catch (error) {
+    fail((error as Error).message);
+  }
 }
-try {
-  args = parse();
-} catch (error) {
-  fail((error as Error).message);
-}
+
+const args = parseCli();
 if (args.values.help) {
   console.log(USAGE);
   process.exit(0);
