@@ -1,5 +1,6 @@
+import { parseMaybeJson, str } from "../attribute-values.ts";
 import { HttpError } from "../http.ts";
-import { allObservations, type Observation, parseMaybeJson, str } from "../observations.ts";
+import { allObservations, type Observation } from "../observations.ts";
 import { cursorPage, fieldGroups, intParam, listParam, timeParam } from "../paging.ts";
 import type { Route, RouteContext } from "../route.ts";
 import type { DevStore, StoredScore } from "../store.ts";
