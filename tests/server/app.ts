@@ -43,6 +43,19 @@ export interface AppOptions {
   onRequest?: (line: string) => void;
 }
 
+/** Browsers on other origins (the browser score client) may call the server; preflights are answered here. */
+const CORS_HEADERS = {
+  "access-control-allow-origin": "*",
+  "access-control-allow-headers":
+    "authorization, content-type, content-encoding, x-svc-sdk-name, x-svc-sdk-version, x-svc-sdk-variant, x-svc-sdk-integration, x-svc-public-key, x-svc-ingestion-version",
+  "access-control-allow-methods": "GET, POST, PUT, PATCH, DELETE, OPTIONS",
+  "access-control-max-age": "600",
+};
+
+function isKnownPath(path: string): boolean {
+  return ROUTES.some((route) => matchPath(route.path, path) !== undefined);
+}
+
 function findRoute(method: string, path: string): { route: Route; params: Record<string, string> } {
   const allowed: string[] = [];
   for (const route of ROUTES) {
@@ -84,7 +97,14 @@ export function createApp(options: AppOptions) {
     const started = Date.now();
     const method = req.method ?? "GET";
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
+    res.setHeader("access-control-allow-origin", CORS_HEADERS["access-control-allow-origin"]);
     try {
+      if (method === "OPTIONS" && isKnownPath(url.pathname)) {
+        req.resume();
+        res.writeHead(204, CORS_HEADERS);
+        res.end();
+        return;
+      }
       const { route, params } = findRoute(method, url.pathname);
       checkAuth(req.headers, options.keys, route.auth);
       const rawBody = await readBody(req);

@@ -80,6 +80,21 @@ describe("dev server: routing", () => {
   });
 });
 
+describe("dev server: browsers", () => {
+  it("answers a CORS preflight for the score route so a web page may send scores", async () => {
+    const server = await useDevServer();
+
+    const res = await fetch(`${server.url}/api/public/scores`, {
+      method: "OPTIONS",
+      headers: { origin: "http://localhost:5173", "access-control-request-method": "POST" },
+    });
+
+    expect(res.status).toBe(204);
+    expect(res.headers.get("access-control-allow-origin")).toBe("*");
+    expect(res.headers.get("access-control-allow-headers")).toMatch(/authorization, content-type/);
+  });
+});
+
 describe("dev server: request validation", () => {
   it("answers 400 when the body is not JSON", async () => {
     const server = await useDevServer();
