@@ -16,3 +16,67 @@ export type { ApiPromise, EmptyRequest, RequestOptions, WithRawResponse } from "
 export { SvcClient } from "./client.js";
 export type { SvcClientConfig, SvcClientParams } from "./config.js";
 export { DEFAULT_BASE_URL, DEFAULT_TIMEOUT_SECONDS, resolveClientConfig } from "./config.js";
+export type {
+  DatasetDecorator,
+  DatasetGetOptions,
+  DatasetManagerOptions,
+  DatasetWithItems,
+  FetchedDataset,
+} from "./dataset/dataset-manager.js";
+export { DatasetManager } from "./dataset/dataset-manager.js";
+export { createEvaluatorFromAutoevals } from "./experiment/autoevals.js";
+export type { ExperimentDataApi } from "./experiment/delete-experiment-data.js";
+export type { ExperimentManagerDeps } from "./experiment/experiment-manager.js";
+export { DEFAULT_EXPERIMENT_MAX_CONCURRENCY, ExperimentManager } from "./experiment/experiment-manager.js";
+export type { ExperimentScoreBody } from "./experiment/internal/run-item.js";
+export type {
+  RegressionErrorMessageOptions,
+  RegressionErrorMetricOptions,
+  RegressionErrorOptions,
+} from "./experiment/regression-error.js";
+export { RegressionError } from "./experiment/regression-error.js";
+export type { RunnerContextExperimentParams, RunnerContextOptions } from "./experiment/runner-context.js";
+export { RunnerContext } from "./experiment/runner-context.js";
+export type {
+  DeleteExperimentDataParams,
+  DeleteExperimentDataResult,
+  Evaluation,
+  EvaluationFailure,
+  Evaluator,
+  EvaluatorParams,
+  ExperimentItem,
+  ExperimentItemResult,
+  ExperimentMetadata,
+  ExperimentParams,
+  ExperimentResult,
+  ExperimentTask,
+  ExperimentTaskParams,
+  FormatOptions,
+  RunEvaluator,
+  RunEvaluatorParams,
+  RunExperimentOnDataset,
+  RunExperimentOnDatasetParams,
+} from "./experiment/types.js";
+export type { SvcMediaResolveMediaReferencesParams } from "./media/media-manager.js";
+export { MediaManager } from "./media/media-manager.js";
+export type { SvcMediaReferenceParams } from "./media/media-reference.js";
+export { SvcMediaReference } from "./media/media-reference.js";
+export type { SvcMediaParams } from "./media/svc-media.js";
+export { SvcMedia } from "./media/svc-media.js";
+export type { PromptClient } from "./prompt/prompt-clients.js";
+export { ChatPromptClient, TextPromptClient } from "./prompt/prompt-clients.js";
+export type { ChatPromptGetOptions, PromptGetOptions, TextPromptGetOptions } from "./prompt/prompt-manager.js";
+export { PromptManager } from "./prompt/prompt-manager.js";
+export type {
+  ChatMessageOrPlaceholder,
+  ChatMessageWithType,
+  CreateChatPromptBodyWithPlaceholders,
+  CreateTextPromptBody,
+  LangchainMessagesPlaceholder,
+  PromptPlaceholders,
+  PromptVariables,
+} from "./prompt/types.js";
+export { ChatMessageType } from "./prompt/types.js";
+export type { ScoreManagerConfig, ScoreParams } from "./score/config.js";
+export type { ScoreForSpan } from "./score/score-manager.js";
+export { ScoreManager } from "./score/score-manager.js";

@@ -560,6 +560,8 @@ export interface CreateScoreRequest {
   dataType?: ScoreDataType | null;
   configId?: string | null;
   source?: CreateScoreSource | null;
+  /** When the score was recorded (ISO 8601). The SDK sends the time the score was queued. */
+  timestamp?: string | null;
 }
 
 /** Schema `CreateScoreSource` of the REST API definition. */

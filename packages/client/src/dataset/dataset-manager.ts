@@ -1,0 +1,157 @@
+import type { SvcApi } from "../api/generated/client.js";
+import type { CreateDatasetItemRequest, Dataset, DatasetItem } from "../api/generated/types.js";
+import type { RequestOptions } from "../api/runtime.js";
+import type { RunExperimentOnDataset } from "../experiment/types.js";
+import { mapLimit } from "../internal/map-limit.js";
+import { uploadMedia } from "../media/media-upload.js";
+import { SvcMedia } from "../media/svc-media.js";
+
+/** Default number of items fetched per page by {@link DatasetManager.get}. */
+export const DEFAULT_DATASET_ITEMS_PAGE_SIZE = 50;
+/** Most item pages one `get` reads, whatever the server reports. */
+export const MAX_DATASET_ITEM_PAGES = 10_000;
+/** Nesting depth up to which `createItem` looks for media. */
+export const DATASET_MEDIA_MAX_DEPTH = 20;
+const MEDIA_FIELDS = ["input", "expectedOutput", "metadata"] as const;
+
+/** A dataset with all its items; items are plain data. */
+export type DatasetWithItems = Dataset & {
+  /** Every item of the dataset, all pages fetched. */
+  items: DatasetItem[];
+  /** The version the items were read at, when `get` was given one. */
+  version?: string;
+};
+
+/** A dataset as returned by {@link DatasetManager.get}: its items, and `runExperiment` to run a task on them. */
+export type FetchedDataset = DatasetWithItems & {
+  /** Runs an experiment on the dataset's items, recording the dataset version the items were read at. */
+  runExperiment: RunExperimentOnDataset;
+};
+
+/** Options of {@link DatasetManager.get}. */
+export interface DatasetGetOptions {
+  /** Items per page request. @defaultValue 50 */
+  fetchItemsPageSize?: number;
+  /** Read the items as they were at this time (ISO 8601). */
+  version?: string;
+  /** Options of each REST call. */
+  requestOptions?: RequestOptions;
+}
+
+/** Adds methods to a fetched dataset (the experiment runner adds `runExperiment` this way). */
+export type DatasetDecorator = (dataset: DatasetWithItems) => FetchedDataset;
+
+/** Settings of the dataset manager. */
+export interface DatasetManagerOptions {
+  /** Adds methods to each fetched dataset (`runExperiment`). */
+  decorate: DatasetDecorator;
+  /** Time limit of each media upload attempt, in milliseconds. @defaultValue 60000 */
+  uploadTimeoutMs?: number;
+}
+
+/** Reads datasets with their items and adds items. */
+export class DatasetManager {
+  readonly #decorate: DatasetDecorator;
+  readonly #uploadTimeoutMs: number;
+
+  /** @internal Created by {@link SvcClient}. */
+  constructor(
+    private readonly api: SvcApi,
+    options: DatasetManagerOptions,
+  ) {
+    this.#decorate = options.decorate;
+    this.#uploadTimeoutMs = options.uploadTimeoutMs ?? 60_000;
+  }
+
+  /**
+   * Fetches a dataset and all its items, page by page.
+   * @throws {@link SvcAPIError} (for example {@link NotFoundError}) when a request fails.
+   */
+  async get(name: string, options: DatasetGetOptions = {}): Promise<FetchedDataset> {
+    const limit = options.fetchItemsPageSize ?? DEFAULT_DATASET_ITEMS_PAGE_SIZE;
+    if (!Number.isInteger(limit) || limit <= 0) {
+      throw new TypeError(`DatasetManager.get: fetchItemsPageSize must be a positive whole number, got ${limit}`);
+    }
+    const dataset = await this.api.datasets.get(name, {}, options.requestOptions);
+    const items: DatasetItem[] = [];
+    for (let page = 1; page <= MAX_DATASET_ITEM_PAGES; page++) {
+      const result = await this.api.datasetItems.list(
+        { datasetName: name, page, limit, version: options.version },
+        options.requestOptions,
+      );
+      items.push(...result.data);
+      if (result.data.length === 0 || result.meta.totalPages <= page) break;
+    }
+    return this.#decorate({
+      ...dataset,
+      items,
+      ...(options.version === undefined ? {} : { version: options.version }),
+    });
+  }
+
+  /**
+   * Adds an item to a dataset (or replaces the item with the same `id`). {@link SvcMedia} values in `input`,
+   * `expectedOutput` or `metadata` are uploaded first and replaced by their reference strings.
+   * @throws {@link SvcAPIError} when a request fails, or an `Error` when a media upload fails.
+   */
+  async createItem(request: CreateDatasetItemRequest, options?: RequestOptions): Promise<DatasetItem> {
+    const found = new Map<SvcMedia, string>();
+    for (const field of MEDIA_FIELDS) collectMedia(request[field], field, found);
+    if (found.size === 0) return this.api.datasetItems.create(request, options);
+
+    const id = request.id || crypto.randomUUID();
+    const dataset = await this.api.datasets.get(request.datasetName, {}, options);
+    const media = [...found];
+    const references = await mapLimit(media, 4, ([item, field]) =>
+      uploadMedia(
+        this.api,
+        item,
+        { field, datasetId: dataset.id, datasetItemId: id },
+        { timeoutMs: this.#uploadTimeoutMs },
+      ),
+    );
+    const byMedia = new Map(media.map(([item], i) => [item, references[i] as string]));
+    const body: CreateDatasetItemRequest = { ...request, id };
+    for (const field of MEDIA_FIELDS) {
+      if (request[field] !== undefined) body[field] = replaceMedia(request[field], byMedia);
+    }
+    return this.api.datasetItems.create(body, options);
+  }
+}
+
+function collectMedia(value: unknown, field: string, found: Map<SvcMedia, string>): void {
+  const onPath = new Set<object>();
+  const visit = (node: unknown, depth: number): void => {
+    if (node instanceof SvcMedia) {
+      if (!found.has(node)) found.set(node, field);
+      return;
+    }
+    if (depth > DATASET_MEDIA_MAX_DEPTH || !isContainer(node) || onPath.has(node)) return;
+    onPath.add(node);
+    for (const child of Object.values(node)) visit(child, depth + 1);
+    onPath.delete(node);
+  };
+  visit(value, 0);
+}
+
+function replaceMedia(value: unknown, references: Map<SvcMedia, string>): unknown {
+  const onPath = new Set<object>();
+  const rebuild = (node: unknown, depth: number): unknown => {
+    if (node instanceof SvcMedia) return references.get(node) ?? node;
+    if (depth > DATASET_MEDIA_MAX_DEPTH || !isContainer(node) || onPath.has(node)) return node;
+    onPath.add(node);
+    const out = Array.isArray(node)
+      ? node.map((child) => rebuild(child, depth + 1))
+      : Object.fromEntries(Object.entries(node).map(([key, child]) => [key, rebuild(child, depth + 1)]));
+    onPath.delete(node);
+    return out;
+  };
+  return rebuild(value, 0);
+}
+
+function isContainer(value: unknown): value is Record<string, unknown> | unknown[] {
+  if (Array.isArray(value)) return true;
+  if (value === null || typeof value !== "object") return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
