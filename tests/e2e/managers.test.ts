@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { SvcBrowserClient } from "@svc/client/browser";
 import { startActiveObservation } from "@svc/tracing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type E2eSetup, startE2e } from "../support/e2e.ts";
@@ -103,5 +104,18 @@ describe("svc.dataset against the dev server", () => {
     expect(dataset.name).toBe(name);
     expect(dataset.items.map((item) => (item.input as { n: number }).n).sort()).toEqual([0, 1, 2, 3, 4, 5, 6]);
     expect(dataset.items.every((item) => item.expectedOutput === (item.input as { n: number }).n ** 2)).toBe(true);
+  });
+});
+
+describe("SvcBrowserClient against the dev server", () => {
+  it("sends a score with the public key only and it reads back", async () => {
+    const traceId = unique("trace");
+    const browser = new SvcBrowserClient({ publicKey: e2e.server.publicKey, baseUrl: e2e.server.url });
+
+    const sent = await browser.score({ name: "thumbs-up", value: 1, traceId });
+    const { data } = await e2e.svc.api.scores.getMany({ traceId });
+
+    expect(sent?.id).toEqual(expect.any(String));
+    expect(data).toEqual([expect.objectContaining({ id: sent?.id, name: "thumbs-up", value: 1 })]);
   });
 });
