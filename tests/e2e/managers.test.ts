@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { SvcMedia } from "@svc/client";
 import { SvcBrowserClient } from "@svc/client/browser";
 import { startActiveObservation } from "@svc/tracing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -104,6 +105,25 @@ describe("svc.dataset against the dev server", () => {
     expect(dataset.name).toBe(name);
     expect(dataset.items.map((item) => (item.input as { n: number }).n).sort()).toEqual([0, 1, 2, 3, 4, 5, 6]);
     expect(dataset.items.every((item) => item.expectedOutput === (item.input as { n: number }).n ** 2)).toBe(true);
+  });
+});
+
+describe("svc.media against the dev server", () => {
+  it("uploads media placed in a dataset item and resolves its reference back to the content", async () => {
+    const name = unique("media-dataset");
+    await e2e.svc.api.datasets.create({ name });
+    const pdf = Buffer.from(`%PDF-1.4 ${randomUUID()}`);
+    const dataUri = `data:application/pdf;base64,${pdf.toString("base64")}`;
+
+    const item = await e2e.svc.dataset.createItem({
+      datasetName: name,
+      input: { document: new SvcMedia({ base64DataUri: dataUri }), question: "summary?" },
+    });
+    const stored = (await e2e.svc.api.datasetItems.get(item.id)).input as { document: string; question: string };
+    const resolved = await e2e.svc.media.resolveReferences({ obj: stored, resolveWith: "base64DataUri" });
+
+    expect(stored.document).toMatch(/^@@@svcMedia:type=application\/pdf\|id=[^|]+\|source=base64_data_uri@@@$/);
+    expect(resolved).toEqual({ document: dataUri, question: "summary?" });
   });
 });
 
