@@ -1,6 +1,14 @@
 // Compile-time checks of the generated method signatures, run by `pnpm typecheck` (not a vitest file).
 // Every `@ts-expect-error` line must fail to compile, or tsc reports the directive as unused.
-import type { CreateScoresResponse, RequestOptions, SvcClient } from "@svc/client";
+import type {
+  ApiEvaluator,
+  ApiExperimentItem,
+  CreateScoresResponse,
+  Evaluator,
+  ExperimentItemsResponse,
+  RequestOptions,
+  SvcClient,
+} from "@svc/client";
 
 declare const svc: SvcClient;
 declare const options: RequestOptions;
@@ -58,4 +66,14 @@ export function removedSurface(): void {
   void svc.api.datasets.getRuns;
   // @ts-expect-error removed in v6
   void svc.api.scores.getById;
+}
+
+export function apiTypesUnderTheirPrefix(page: ExperimentItemsResponse, evaluator: ApiEvaluator): void {
+  // The generated types whose names the experiment runner uses are exported with the prefix `Api`.
+  const item: ApiExperimentItem | undefined = page.data[0];
+  const traceId: string | undefined = item?.traceId;
+  const kind: "llm_as_judge" | "code" = evaluator.type;
+  // @ts-expect-error the runner's Evaluator is a function, not the API's evaluator
+  const runnerEvaluator: Evaluator = evaluator;
+  void [traceId, kind, runnerEvaluator];
 }

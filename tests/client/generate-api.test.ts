@@ -1,9 +1,9 @@
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
-import { generate, staleFiles } from "../../scripts/generate-api.ts";
+import { generate, PACKAGE_INDEX_PATH, packageIndex, staleFiles } from "../../scripts/generate-api.ts";
 
 const root = join(import.meta.dirname, "../..");
 
@@ -40,5 +40,46 @@ describe("scripts/generate-api.ts", () => {
     const files = generate();
 
     expect(staleFiles(files, outputCopy(files))).toEqual([]);
+  });
+
+  it("lists every export of the generated client by name in the package index, prefixing names taken by other exports", () => {
+    const index = [
+      'export type { Evaluator } from "./experiment/types.js";',
+      'export * from "./api/generated/index.js";',
+      'export { SvcClient } from "./client.js";',
+      "",
+    ].join("\n");
+
+    const written = packageIndex(index);
+
+    expect(written).not.toContain("export *");
+    expect(written).toContain("  Evaluator as ApiEvaluator,\n");
+    expect(written).toContain("  ExperimentItem,\n");
+    expect(written).toContain("  ScoresApi,\n");
+    expect(written).toContain('export { SvcApi } from "./api/generated/index.js";\n');
+    expect(written.startsWith('export type { Evaluator } from "./experiment/types.js";\n')).toBe(true);
+    expect(written.endsWith('export { SvcClient } from "./client.js";\n')).toBe(true);
+    expect(packageIndex(written)).toBe(written);
+  });
+
+  it("finds the checked-in package index up to date", () => {
+    const index = readFileSync(PACKAGE_INDEX_PATH, "utf8");
+
+    expect(packageIndex(index)).toBe(index);
+  });
+
+  it("finds no export * in any package entry point", () => {
+    const entries = readdirSync(join(root, "packages")).flatMap((pkg) =>
+      ["index.ts", "browser.ts"].map((file) => join(root, "packages", pkg, "src", file)),
+    );
+    const offenders = entries.filter((file) => {
+      try {
+        return /^export \*/m.test(readFileSync(file, "utf8"));
+      } catch {
+        return false; // the package has no such entry point
+      }
+    });
+
+    expect(offenders).toEqual([]);
   });
 });
