@@ -27,50 +27,54 @@ function placeholderRequest(m: MethodInfo): unknown {
   return {};
 }
 
-// The 41 methods of the interface document (section 4.2) that take `{}` before the request options.
-const EMPTY_REQUEST_METHODS = [
-  "annotationQueues.getQueue",
-  "annotationQueues.getQueueItem",
-  "annotationQueues.deleteQueueItem",
-  "blobStorageIntegrations.getBlobStorageIntegrations",
-  "blobStorageIntegrations.getBlobStorageIntegrationStatus",
-  "blobStorageIntegrations.deleteBlobStorageIntegration",
-  "comments.getById",
-  "datasetItems.get",
-  "datasetItems.delete",
-  "datasets.get",
-  "evaluationRules.get",
-  "evaluationRules.delete",
-  "evaluators.get",
-  "evaluators.delete",
-  "health.health",
-  "llmConnections.delete",
-  "media.get",
-  "models.get",
-  "models.delete",
-  "organizations.getOrganizationMemberships",
-  "organizations.getProjectMemberships",
-  "organizations.getOrganizationProjects",
-  "organizations.getOrganizationApiKeys",
-  "projects.get",
-  "projects.delete",
-  "projects.getApiKeys",
-  "projects.deleteApiKey",
-  "scim.getServiceProviderConfig",
-  "scim.getResourceTypes",
-  "scim.getSchemas",
-  "scim.getUser",
-  "scim.deleteUser",
-  "scoreConfigs.getById",
-  "scores.delete",
-  "trace.delete",
-  "unstable.dashboardWidgets.get",
-  "unstable.dashboardWidgets.delete",
-  "unstable.dashboards.get",
-  "unstable.dashboards.delete",
-  "unstable.dashboards.deletePlacement",
-  "unstable.skills.deleteVersion",
-];
+// The 41 methods of the interface document (section 4.2) that take `{}` before the request options, with their routes.
+const EMPTY_REQUEST_ROUTES = new Map<string, string>([
+  ["annotationQueues.getQueue", "GET /api/public/annotation-queues/{queueId}"],
+  ["annotationQueues.getQueueItem", "GET /api/public/annotation-queues/{queueId}/items/{itemId}"],
+  ["annotationQueues.deleteQueueItem", "DELETE /api/public/annotation-queues/{queueId}/items/{itemId}"],
+  ["blobStorageIntegrations.getBlobStorageIntegrations", "GET /api/public/integrations/blob-storage"],
+  ["blobStorageIntegrations.getBlobStorageIntegrationStatus", "GET /api/public/integrations/blob-storage/{id}"],
+  ["blobStorageIntegrations.deleteBlobStorageIntegration", "DELETE /api/public/integrations/blob-storage/{id}"],
+  ["comments.getById", "GET /api/public/comments/{commentId}"],
+  ["datasetItems.get", "GET /api/public/dataset-items/{id}"],
+  ["datasetItems.delete", "DELETE /api/public/dataset-items/{id}"],
+  ["datasets.get", "GET /api/public/v2/datasets/{datasetName}"],
+  ["evaluationRules.get", "GET /api/public/v2/evaluation-rules/{evaluationRuleId}"],
+  ["evaluationRules.delete", "DELETE /api/public/v2/evaluation-rules/{evaluationRuleId}"],
+  ["evaluators.get", "GET /api/public/v2/evaluators/{evaluatorId}"],
+  ["evaluators.delete", "DELETE /api/public/v2/evaluators/{evaluatorId}"],
+  ["health.health", "GET /api/public/health"],
+  ["llmConnections.delete", "DELETE /api/public/llm-connections/{id}"],
+  ["media.get", "GET /api/public/media/{mediaId}"],
+  ["models.get", "GET /api/public/models/{id}"],
+  ["models.delete", "DELETE /api/public/models/{id}"],
+  ["organizations.getOrganizationMemberships", "GET /api/public/organizations/memberships"],
+  ["organizations.getProjectMemberships", "GET /api/public/projects/{projectId}/memberships"],
+  ["organizations.getOrganizationProjects", "GET /api/public/organizations/projects"],
+  ["organizations.getOrganizationApiKeys", "GET /api/public/organizations/apiKeys"],
+  ["projects.get", "GET /api/public/projects"],
+  ["projects.delete", "DELETE /api/public/projects/{projectId}"],
+  ["projects.getApiKeys", "GET /api/public/projects/{projectId}/apiKeys"],
+  ["projects.deleteApiKey", "DELETE /api/public/projects/{projectId}/apiKeys/{apiKeyId}"],
+  ["scim.getServiceProviderConfig", "GET /api/public/scim/ServiceProviderConfig"],
+  ["scim.getResourceTypes", "GET /api/public/scim/ResourceTypes"],
+  ["scim.getSchemas", "GET /api/public/scim/Schemas"],
+  ["scim.getUser", "GET /api/public/scim/Users/{userId}"],
+  ["scim.deleteUser", "DELETE /api/public/scim/Users/{userId}"],
+  ["scoreConfigs.getById", "GET /api/public/score-configs/{configId}"],
+  ["scores.delete", "DELETE /api/public/scores/{scoreId}"],
+  ["trace.delete", "DELETE /api/public/traces/{traceId}"],
+  ["unstable.dashboardWidgets.get", "GET /api/public/unstable/dashboard-widgets/{widgetId}"],
+  ["unstable.dashboardWidgets.delete", "DELETE /api/public/unstable/dashboard-widgets/{widgetId}"],
+  ["unstable.dashboards.get", "GET /api/public/unstable/dashboards/{dashboardId}"],
+  ["unstable.dashboards.delete", "DELETE /api/public/unstable/dashboards/{dashboardId}"],
+  [
+    "unstable.dashboards.deletePlacement",
+    "DELETE /api/public/unstable/dashboards/{dashboardId}/placements/{placementId}",
+  ],
+  ["unstable.skills.deleteVersion", "DELETE /api/public/unstable/skills/{skillName}/versions/{skillVersion}"],
+]);
+const EMPTY_REQUEST_METHODS = [...EMPTY_REQUEST_ROUTES.keys()];
 
 describe("svc.api routes", () => {
   let server: TestServer;
@@ -101,6 +105,14 @@ describe("svc.api routes", () => {
     const generated = methods.filter(takesEmptyRequest).map((m) => `${m.namespace}.${m.name}`);
     expect(generated.sort()).toEqual([...EMPTY_REQUEST_METHODS].sort());
     expect(generated).toHaveLength(41);
+  });
+
+  it("maps those 41 methods to the routes of the interface document", () => {
+    const routes = methods
+      .filter(takesEmptyRequest)
+      .map((m) => [`${m.namespace}.${m.name}`, `${m.httpMethod} ${m.path}`]);
+
+    expect(new Map(routes)).toEqual(EMPTY_REQUEST_ROUTES);
   });
 
   it("declares the empty request parameter in the generated source of exactly those 41 methods", () => {
@@ -134,6 +146,37 @@ describe("svc.api routes", () => {
     expect(api.datasets?.getRuns).toBeUndefined();
     expect(api.datasets?.deleteRun).toBeUndefined();
     expect(api.scores?.getById).toBeUndefined();
+  });
+
+  it("defines none of the types v6 removes, and keeps ScoreBody", () => {
+    const types = Object.keys(loadDefinition().components.schemas);
+    const removed = [
+      "Trace",
+      "Traces",
+      "TraceWithDetails",
+      "TraceWithFullDetails",
+      "Session",
+      "SessionWithTraces",
+      "PaginatedSessions",
+      "ObservationsViews",
+      "ObservationsView",
+      "ObservationsViewSingle",
+      "DatasetRun",
+      "DatasetRunWithItems",
+      "PaginatedDatasetRuns",
+      "DeleteDatasetRunResponse",
+      "DatasetRunItem",
+      "PaginatedDatasetRunItems",
+      "CreateDatasetRunItemRequest",
+      "TraceBody",
+      "ObservationBody",
+    ];
+
+    expect(types.filter((name) => removed.includes(name))).toEqual([]);
+    expect(types.filter((name) => /ScoreV1$|^Ingestion|Event$|^Legacy(Create|Score|Observation)/.test(name))).toEqual(
+      [],
+    );
+    expect(types).toContain("ScoreBody");
   });
 
   it("URL-encodes path parameters", async () => {

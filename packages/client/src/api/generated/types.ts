@@ -1065,7 +1065,8 @@ export interface FilterCondition {
   type: "datetime" | "string" | "number" | "stringOptions" | "categoryOptions" | "arrayOptions" | "stringObject" | "numberObject" | "boolean" | "null";
   column: string;
   operator: string;
-  value?: unknown;
+  /** Compared value; a list of strings for the options types, none for `null`. */
+  value?: string | number | boolean | string[];
   key?: string;
 }
 
