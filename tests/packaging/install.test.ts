@@ -4,6 +4,9 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { installApp, packAll, removeDir } from "../support/packages.ts";
 
+// The app runs on the Node the tests run on; the packages promise Node 22 and later.
+const NODE_22 = `if (Number(process.versions.node.split(".")[0]) < 22) throw new Error("not Node 22: " + process.version);`;
+
 // Each package's first export, to prove the module loads and carries real values.
 const PROBES: Record<string, string> = {
   "@svc/tracing": "createTraceId",
@@ -36,7 +39,7 @@ describe("packed packages in a fresh app", () => {
           `{ const m = await import(${JSON.stringify(name)}); if (typeof m.${probe} !== "function") throw new Error("${name}: ${probe} missing"); }`,
       )
       .join("\n");
-    writeFileSync(join(appDir, "esm.mjs"), `${script}\nconsole.log("esm ok");\n`);
+    writeFileSync(join(appDir, "esm.mjs"), `${NODE_22}\n${script}\nconsole.log("esm ok");\n`);
     expect(execFileSync("node", ["esm.mjs"], { cwd: appDir, encoding: "utf8" })).toContain("esm ok");
   });
 
@@ -47,7 +50,7 @@ describe("packed packages in a fresh app", () => {
           `{ const m = require(${JSON.stringify(name)}); if (typeof m.${probe} !== "function") throw new Error("${name}: ${probe} missing"); }`,
       )
       .join("\n");
-    writeFileSync(join(appDir, "cjs.cjs"), `${script}\nconsole.log("cjs ok");\n`);
+    writeFileSync(join(appDir, "cjs.cjs"), `${NODE_22}\n${script}\nconsole.log("cjs ok");\n`);
     expect(execFileSync("node", ["cjs.cjs"], { cwd: appDir, encoding: "utf8" })).toContain("cjs ok");
   });
 });
