@@ -399,14 +399,20 @@ describe("responses", () => {
     await expect(api.scores.delete("s-1")).resolves.toBeUndefined();
   });
 
-  it("reaches the server through SvcClient.api with the client's base URL and keys", async () => {
+  it("reaches the server through SvcClient.api with the client's base URL, keys and additional headers", async () => {
     const server = await serve(() => ({ status: 200, json: { data: [{ id: "proj-1" }] } }));
-    const svc = new SvcClient({ baseUrl: `${server.url}/`, publicKey: "pk-x", secretKey: "sk-x" });
+    const svc = new SvcClient({
+      baseUrl: `${server.url}/`,
+      publicKey: "pk-x",
+      secretKey: "sk-x",
+      additionalHeaders: { "X-Team": "search" },
+    });
 
     const projects = await svc.api.projects.get();
 
     expect(projects.data[0]?.id).toBe("proj-1");
     expect(server.seen[0]?.path).toBe("/api/public/projects");
     expect(server.seen[0]?.headers.authorization).toBe(`Basic ${Buffer.from("pk-x:sk-x").toString("base64")}`);
+    expect(server.seen[0]?.headers["x-team"]).toBe("search");
   });
 });

@@ -1,5 +1,5 @@
-import { DEFAULT_BASE_URL, resolveClientConfig } from "@svc/client";
-import { describe, expect, it } from "vitest";
+import { DEFAULT_BASE_URL, resolveClientConfig, SvcClient } from "@svc/client";
+import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { captureLogs } from "../support/logs.ts";
 
 describe("resolveClientConfig", () => {
@@ -16,6 +16,16 @@ describe("resolveClientConfig", () => {
     expect(resolveClientConfig({}, { SVC_PUBLIC_KEY: "pk", SVC_SECRET_KEY: "sk" }).baseUrl).toBe(DEFAULT_BASE_URL);
   });
 
+  it("takes each key from its option, else from SVC_PUBLIC_KEY and SVC_SECRET_KEY", () => {
+    const env = { SVC_PUBLIC_KEY: "pk-env", SVC_SECRET_KEY: "sk-env" };
+
+    expect(resolveClientConfig({ publicKey: "pk-opt", secretKey: "sk-opt" }, env)).toMatchObject({
+      publicKey: "pk-opt",
+      secretKey: "sk-opt",
+    });
+    expect(resolveClientConfig({}, env)).toMatchObject({ publicKey: "pk-env", secretKey: "sk-env" });
+  });
+
   it("warns about each missing key instead of throwing", () => {
     const logs = captureLogs();
     const config = resolveClientConfig({ baseUrl: "http://x" }, {});
@@ -28,5 +38,19 @@ describe("resolveClientConfig", () => {
 
   it("throws a TypeError naming the option for a timeout that is not a positive number", () => {
     expect(() => resolveClientConfig({ timeout: -1, publicKey: "pk", secretKey: "sk" }, {})).toThrow(/timeout/);
+  });
+
+  it("constructs an SvcClient without keys, warning instead of throwing", () => {
+    vi.stubEnv("SVC_PUBLIC_KEY", "");
+    vi.stubEnv("SVC_SECRET_KEY", "");
+    onTestFinished(() => {
+      vi.unstubAllEnvs();
+    });
+    const logs = captureLogs();
+
+    const svc = new SvcClient({ baseUrl: "http://127.0.0.1:9" });
+
+    expect(svc.config.publicKey).toBeUndefined();
+    expect(logs.filter((l) => l.level === "warn")).toHaveLength(2);
   });
 });
