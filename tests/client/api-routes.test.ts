@@ -110,7 +110,7 @@ describe("svc.api routes", () => {
   it("maps those 41 methods to the routes of the interface document", () => {
     const routes = methods
       .filter(takesEmptyRequest)
-      .map((m) => [`${m.namespace}.${m.name}`, `${m.httpMethod} ${m.path}`]);
+      .map((m) => [`${m.namespace}.${m.name}`, `${m.httpMethod} ${m.path}`] as const);
 
     expect(new Map(routes)).toEqual(EMPTY_REQUEST_ROUTES);
   });
