@@ -3,7 +3,7 @@
 //                                          packages/client/src/index.ts
 //   node scripts/generate-api.ts --check   exits 1 when the checked-in output differs from a fresh generation
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { parse } from "yaml";
 
 const root = join(import.meta.dirname, "..");
@@ -447,10 +447,10 @@ function main(args: string[]): number {
   const index = readFileSync(PACKAGE_INDEX_PATH, "utf8");
   const newIndex = packageIndex(index, def);
   if (args.includes("--check")) {
-    const stale = staleFiles(files);
-    if (newIndex !== index) stale.push("../../index.ts");
+    const stale = staleFiles(files).map((name) => relative(root, join(OUTPUT_DIR, name)));
+    if (newIndex !== index) stale.push(relative(root, PACKAGE_INDEX_PATH));
     if (stale.length === 0) return 0;
-    console.error(`generate-api: ${OUTPUT_DIR} is stale (${stale.join(", ")}); run \`pnpm generate\`.`);
+    console.error(`generate-api: stale output (${stale.join(", ")}); run \`pnpm generate\`.`);
     return 1;
   }
   rmSync(OUTPUT_DIR, { recursive: true, force: true });
