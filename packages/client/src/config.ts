@@ -17,10 +17,15 @@ export interface SvcClientParams extends ScoreParams {
 
 /** Settings of a client after options, environment and defaults are applied. */
 export interface SvcClientConfig {
+  /** Public key, or undefined when neither option nor environment gives one. */
   publicKey: string | undefined;
+  /** Secret key, or undefined when neither option nor environment gives one. */
   secretKey: string | undefined;
+  /** Server address without a trailing slash. */
   baseUrl: string;
+  /** Default time limit of each REST call attempt, in seconds. */
   timeoutSeconds: number;
+  /** Headers added to every REST call. */
   additionalHeaders: Record<string, string>;
 }
 
