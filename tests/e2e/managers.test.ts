@@ -4,6 +4,7 @@ import { SvcBrowserClient } from "@svc/client/browser";
 import { startActiveObservation } from "@svc/tracing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type E2eSetup, startE2e } from "../support/e2e.ts";
+import { captureLogs } from "../support/logs.ts";
 
 let e2e: E2eSetup;
 beforeAll(async () => {
@@ -46,6 +47,39 @@ describe("svc.score against the dev server", () => {
     }
 
     expect(ids.size).toBe(230);
+  });
+});
+
+describe("svc.score rejections by the dev server", () => {
+  it("logs the server's rejection of a score only the server can judge, and the valid one reads back", async () => {
+    const logs = captureLogs();
+    const traceId = unique("trace");
+    e2e.svc.score.create({ id: `${traceId}-ok`, traceId, name: "good", value: 1 });
+    e2e.svc.score.create({ id: `${traceId}-bad`, traceId, name: "flag", value: 2, dataType: "BOOLEAN" });
+    await e2e.svc.score.flush();
+
+    const { data } = await e2e.svc.api.scores.getMany({ traceId });
+    const line = logs.find((l) => l.message.includes("Svc rejected"));
+
+    expect(data.map((s) => s.id)).toEqual([`${traceId}-ok`]);
+    expect(line?.level).toBe("error");
+    expect(line?.message).toMatch(/^\[Svc SDK\] Svc rejected 1 of 2 scores in batch: \[.*"id":".*-bad".*0 or 1/);
+  });
+
+  it("logs a batch the server rejects in full with the same line, and sends it only once", async () => {
+    const logs = captureLogs();
+    const traceId = unique("trace");
+    e2e.svc.score.create({ traceId, name: "flag", value: 5, dataType: "BOOLEAN" });
+    e2e.svc.score.create({ traceId, name: "note", value: "", dataType: "TEXT" });
+    await e2e.svc.score.flush();
+
+    const { data } = await e2e.svc.api.scores.getMany({ traceId });
+
+    expect(data).toEqual([]);
+    expect(logs.filter((l) => l.message.includes("Svc rejected"))).toEqual([
+      { level: "error", message: expect.stringMatching(/^\[Svc SDK\] Svc rejected 2 of 2 scores in batch: \[/) },
+    ]);
+    expect(logs.filter((l) => l.message.includes("lost"))).toEqual([]);
   });
 });
 
