@@ -143,7 +143,7 @@ describe("svc.dataset against the dev server", () => {
 });
 
 describe("svc.media against the dev server", () => {
-  it("uploads media placed in a dataset item and resolves its reference back to the content", async () => {
+  it("uploads media placed in a dataset item; dataset.get returns its reference string, which resolves to the content", async () => {
     const name = unique("media-dataset");
     await e2e.svc.api.datasets.create({ name });
     const pdf = Buffer.from(`%PDF-1.4 ${randomUUID()}`);
@@ -153,9 +153,11 @@ describe("svc.media against the dev server", () => {
       datasetName: name,
       input: { document: new SvcMedia({ base64DataUri: dataUri }), question: "summary?" },
     });
-    const stored = (await e2e.svc.api.datasetItems.get(item.id)).input as { document: string; question: string };
+    const [fetched] = (await e2e.svc.dataset.get(name)).items;
+    const stored = fetched?.input as { document: string; question: string };
     const resolved = await e2e.svc.media.resolveReferences({ obj: stored, resolveWith: "base64DataUri" });
 
+    expect(fetched?.id).toBe(item.id);
     expect(stored.document).toMatch(/^@@@svcMedia:type=application\/pdf\|id=[^|]+\|source=base64_data_uri@@@$/);
     expect(resolved).toEqual({ document: dataUri, question: "summary?" });
   });
