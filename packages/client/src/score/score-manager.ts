@@ -4,7 +4,7 @@ import type { SvcApi } from "../api/generated/client.js";
 import type { CreateScoreRequest } from "../api/generated/types.js";
 import { BatchQueue } from "./batch-queue.js";
 import type { ScoreManagerConfig } from "./config.js";
-import { describe, invalidScoreReason, snapshotScore } from "./validate-score.js";
+import { describe, prepareScore } from "./validate-score.js";
 
 /** A score for a span: the trace (and observation) ids come from the span. */
 export type ScoreForSpan = Omit<CreateScoreRequest, "traceId" | "observationId">;
@@ -101,23 +101,9 @@ export class ScoreManager {
   }
 
   #enqueue(score: unknown, ids: { traceId?: string; observationId?: string }): void {
-    const copy = snapshotScore(score);
-    const problem = copy.ok ? invalidScoreReason(copy.value) : copy.reason;
-    if (problem !== undefined || !copy.ok) {
-      getGlobalLogger().error(`${OWNER}: score dropped: ${problem}`);
-      return;
-    }
-    const body = copy.value as CreateScoreRequest;
-    const request: CreateScoreRequest = {
-      ...body,
-      ...ids,
-      id: typeof body.id === "string" && body.id !== "" ? body.id : crypto.randomUUID(),
-      timestamp: new Date().toISOString(),
-    };
-    if (request.environment === undefined && this.config.environment !== undefined) {
-      request.environment = this.config.environment;
-    }
-    this.#queue.push(request);
+    const prepared = prepareScore(score, ids, this.config.environment);
+    if (prepared.ok) this.#queue.push(prepared.request);
+    else getGlobalLogger().error(`${OWNER}: score dropped: ${prepared.reason}`);
   }
 
   async #send(batch: CreateScoreRequest[]): Promise<void> {
