@@ -281,6 +281,17 @@ describe("ScoreManager server answers", () => {
     expect(line?.message).toBe(`[Svc SDK] Svc rejected 1 of 3 scores in batch: ${JSON.stringify(errors)}`);
   });
 
+  it("logs no rejection when the server reports rejected: 0", async () => {
+    const logs = captureLogs();
+    const { server, svc } = await setup(() => ({ status: 200, json: { accepted: 2, rejected: 0, errors: [] } }));
+    svc.score.create({ name: "a", value: 1 });
+    svc.score.create({ name: "b", value: 2 });
+    await svc.flush();
+
+    expect(scoreRequests(server)).toHaveLength(1);
+    expect(logs.filter((l) => l.level === "error")).toEqual([]);
+  });
+
   it("retries the whole batch after a 503 and a 429, then succeeds", async () => {
     const logs = captureLogs();
     const statuses = [503, 429, 200];

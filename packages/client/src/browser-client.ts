@@ -3,7 +3,7 @@ import { ScoresApi } from "./api/generated/scores.js";
 import type { CreateScoreRequest } from "./api/generated/types.js";
 import { RequestRuntime } from "./api/runtime.js";
 import { DEFAULT_BASE_URL } from "./config.js";
-import { describe, prepareScore } from "./score/validate-score.js";
+import { describe, prepareScore, rejectionLine } from "./score/validate-score.js";
 
 /** Options of {@link SvcBrowserClient}. */
 export interface SvcBrowserClientParams {
@@ -85,12 +85,8 @@ export class SvcBrowserClient {
       if (!prepared.ok) return void logger.error(`${OWNER}: score dropped: ${prepared.reason}`);
       const { request } = prepared;
       const response = await this.#scores.create([request], { headers: this.#headers, maxRetries: this.#maxRetries });
-      if (response && typeof response === "object" && "rejected" in response) {
-        logger.error(
-          `Svc rejected ${response.rejected} of 1 scores in batch: ${JSON.stringify(response.errors ?? [])}`,
-        );
-        return undefined;
-      }
+      const rejection = rejectionLine(response, 1);
+      if (rejection) return void logger.error(rejection);
       return { id: request.id };
     } catch (error) {
       logger.error(`${OWNER}: score lost: ${describe(error)}`);

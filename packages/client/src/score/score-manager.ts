@@ -4,13 +4,10 @@ import type { SvcApi } from "../api/generated/client.js";
 import type { CreateScoreRequest } from "../api/generated/types.js";
 import { BatchQueue } from "./batch-queue.js";
 import type { ScoreManagerConfig } from "./config.js";
-import { describe, prepareScore } from "./validate-score.js";
+import { describe, prepareScore, rejectionLine } from "./validate-score.js";
 
 /** A score for a span: the trace (and observation) ids come from the span. */
 export type ScoreForSpan = Omit<CreateScoreRequest, "traceId" | "observationId">;
-
-/** The response of `api.scores.create`, read defensively: `rejected` marks a partial acceptance. */
-type ScoresResponse = { rejected?: unknown; errors?: unknown } | undefined | null;
 
 const OWNER = "ScoreManager";
 
@@ -108,22 +105,17 @@ export class ScoreManager {
 
   async #send(batch: CreateScoreRequest[]): Promise<void> {
     const logger = getGlobalLogger();
-    let response: ScoresResponse;
+    let response: unknown;
     try {
-      response = (await this.api.scores.create(batch, { maxRetries: this.config.maxRetries })) as ScoresResponse;
+      response = await this.api.scores.create(batch, { maxRetries: this.config.maxRetries });
     } catch (error) {
       logger.error(
         `${OWNER}: ${batch.length} scores lost after ${this.config.maxRetries + 1} attempts at most: ${describe(error)}`,
       );
       return;
     }
-    if (response && typeof response === "object" && "rejected" in response) {
-      const rejected = Number(response.rejected);
-      logger.error(
-        `Svc rejected ${rejected} of ${batch.length} scores in batch: ${JSON.stringify(response.errors ?? [])}`,
-      );
-    } else {
-      logger.debug(`${OWNER}: sent ${batch.length} scores`);
-    }
+    const rejection = rejectionLine(response, batch.length);
+    if (rejection) logger.error(rejection);
+    else logger.debug(`${OWNER}: sent ${batch.length} scores`);
   }
 }

@@ -57,3 +57,20 @@ export function prepareScore(
   if (request.environment == null && environment !== undefined) request.environment = environment;
   return { ok: true, request };
 }
+
+/**
+ * The log line for a score batch the server accepted only in part (HTTP 207, the key `rejected` present and not
+ * 0), or undefined when every score was accepted. Reads the response defensively; never throws.
+ */
+export function rejectionLine(response: unknown, batchSize: number): string | undefined {
+  if (typeof response !== "object" || response === null || !("rejected" in response)) return undefined;
+  const { rejected, errors } = response as { rejected: unknown; errors?: unknown };
+  if (rejected === 0) return undefined;
+  let detail: string;
+  try {
+    detail = JSON.stringify(errors ?? []) ?? "[]";
+  } catch {
+    detail = "(errors not readable)";
+  }
+  return `Svc rejected ${Number(rejected)} of ${batchSize} scores in batch: ${detail}`;
+}
