@@ -3,7 +3,7 @@ import { SvcMedia } from "@svc/client";
 import { SvcBrowserClient } from "@svc/client/browser";
 import { startActiveObservation } from "@svc/tracing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type E2eSetup, startE2e } from "../support/e2e.ts";
+import { byName, type E2eSetup, startE2e } from "../support/e2e.ts";
 import { captureLogs } from "../support/logs.ts";
 
 let e2e: E2eSetup;
@@ -112,6 +112,35 @@ describe("svc.prompt against the dev server", () => {
       { role: "system", content: "You help Ada." },
       { role: "user", content: "hi" },
     ]);
+  });
+
+  it("links a fetched prompt to the generation that uses it, and never a fallback", async () => {
+    captureLogs(); // the fallback's fetch fails on purpose
+    const name = unique("linked");
+    await e2e.svc.prompt.create({ name, type: "text", prompt: "Say {{what}}", labels: ["production"] });
+    await e2e.svc.prompt.create({ name, type: "text", prompt: "Say {{what}} twice", labels: ["production"] });
+    const prompt = await e2e.svc.prompt.get(name, { type: "text" });
+    const fallback = await e2e.svc.prompt.get(unique("missing"), { type: "text", fallback: "Say hi", maxRetries: 0 });
+
+    const traceId = await startActiveObservation("prompted", async (root) => {
+      startActiveObservation("with-prompt", (g) => g.update({ prompt, input: prompt.compile({ what: "hi" }) }), {
+        asType: "generation",
+      });
+      startActiveObservation("with-fallback", (g) => g.update({ prompt: fallback, input: fallback.compile() }), {
+        asType: "generation",
+      });
+      return root.traceId;
+    });
+    await e2e.flush();
+    const observations = await e2e.observations(traceId);
+
+    expect(fallback.isFallback).toBe(true);
+    expect(byName(observations, "with-prompt")).toMatchObject({
+      promptName: name,
+      promptVersion: 2,
+      input: "Say hi twice",
+    });
+    expect(byName(observations, "with-fallback").promptName ?? null).toBeNull();
   });
 
   it("moves a label with update and serves the newly labelled version", async () => {
