@@ -311,13 +311,25 @@ describe("ScoreManager server answers", () => {
   });
 
   it("retries a dropped connection", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
     let calls = 0;
     const { server, svc } = await setup(() => (++calls === 1 ? { destroy: true } : { status: 200, json: {} }), {
       scoreMaxRetries: 1,
     });
     svc.score.create({ name: "a", value: 1 });
-    await svc.flush();
-    expect(scoreRequests(server)).toHaveLength(2);
+    const flushed = svc.flush();
+    await vi.waitFor(
+      async () => {
+        await vi.advanceTimersByTimeAsync(250);
+        expect(scoreRequests(server)).toHaveLength(2);
+      },
+      { timeout: 2000, interval: 5 },
+    );
+    await flushed;
+    expect(sentScores(server).map((s) => s.name)).toEqual(["a", "a"]);
   });
 
   it("gives up after the last retry and logs the scores as lost with their count", async () => {
