@@ -15,6 +15,15 @@ const otel = useInMemoryTracing();
 
 const tick = () => new Promise<void>((resolve) => setTimeout(resolve, 1));
 
+function thrownBy(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (err) {
+    return err;
+  }
+  throw new Error("expected a throw");
+}
+
 describe("observe", () => {
   it("records a sync call with its argument as input and its return value as output", () => {
     const double = observe(function double(n: number) {
@@ -27,6 +36,20 @@ describe("observe", () => {
       [A.OBSERVATION_INPUT]: "21",
       [A.OBSERVATION_OUTPUT]: "42",
     });
+  });
+
+  it("records the arguments as they were at the call, before the function changed them", () => {
+    const append = observe(
+      (list: number[]) => {
+        list.push(2);
+        return list.length;
+      },
+      { name: "append" },
+    );
+
+    append([1]);
+
+    expect(otel.span("append").attributes[A.OBSERVATION_INPUT]).toBe("[1]");
   });
 
   it("records several arguments as an array and none as no input", () => {
@@ -95,7 +118,7 @@ describe("observe", () => {
       { name: "fails" },
     );
 
-    expect(() => fails(1)).toThrow(error);
+    expect(thrownBy(() => fails(1))).toBe(error);
     expect(otel.span("fails").attributes).toMatchObject({
       [A.OBSERVATION_LEVEL]: "ERROR",
       [A.OBSERVATION_STATUS_MESSAGE]: "too big",
