@@ -9,9 +9,10 @@ import { BaseRetriever } from "@langchain/core/retrievers";
 import { RunnableLambda, RunnableSequence } from "@langchain/core/runnables";
 import { type DynamicStructuredTool, tool } from "@langchain/core/tools";
 import { FakeListChatModel, FakeLLM, FakeStreamingChatModel } from "@langchain/core/utils/testing";
+import type { Span, Tracer, TracerProvider } from "@opentelemetry/api";
 import { CallbackHandler } from "@svc/langchain";
-import { SvcOtelSpanAttributes as A, startActiveObservation } from "@svc/tracing";
-import { describe, expect, it } from "vitest";
+import { SvcOtelSpanAttributes as A, setSvcTracerProvider, startActiveObservation } from "@svc/tracing";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { hrToMs, jsonAttribute, singleTraceId, typeOf } from "../support/langchain.ts";
 import { captureLogs } from "../support/logs.ts";
 import { parentId, useInMemoryTracing } from "../support/tracing.ts";
@@ -346,8 +347,10 @@ describe("CallbackHandler with @langchain/core runnables", () => {
       },
     };
     const step = RunnableLambda.from((_: unknown) => "still works");
+    const handler = new CallbackHandler();
+    handler.raiseError = true; // LangChain would now pass anything the handler throws on into the run
 
-    const result = await step.invoke(hostile, { callbacks: [new CallbackHandler()] });
+    const result = await step.invoke(hostile, { callbacks: [handler] });
 
     expect(result).toBe("still works");
     expect(logs.filter((l) => l.level === "warn").map((l) => l.message)).toEqual([
@@ -355,4 +358,51 @@ describe("CallbackHandler with @langchain/core runnables", () => {
       expect.stringContaining("CallbackHandler: handleChainEnd for unknown run"),
     ]);
   });
+
+  it("keeps the run's result and error unchanged when the spans it records into fail", async () => {
+    const logs = captureLogs();
+    setSvcTracerProvider(brokenProvider());
+    onTestFinished(() => setSvcTracerProvider(null));
+    const handler = new CallbackHandler();
+    handler.raiseError = true;
+
+    const answer = await RunnableSequence.from([
+      prompt,
+      new FakeListChatModel({ responses: ["fine"] }),
+      new StringOutputParser(),
+    ]).invoke({ question: "q" }, { callbacks: [handler] });
+    const error = await prompt
+      .pipe(new FakeListChatModel({ responses: ["never"] }))
+      .invoke({ question: "q" }, { callbacks: [handler], thrownErrorString: "quota exceeded" } as never)
+      .catch((e: unknown) => e);
+
+    expect(answer).toBe("fine");
+    expect((error as Error).message).toBe("quota exceeded");
+    expect(logs.map((l) => l.message)).toContain(
+      "[Svc SDK] CallbackHandler: handleLLMError failed and was skipped: Error: span broken",
+    );
+  });
 });
+
+/** A tracer provider whose spans throw from every method but spanContext() and isRecording(). */
+function brokenProvider(): TracerProvider {
+  const spanContext = { traceId: "0af7651916cd43dd8448eb211c80319c", spanId: "b7ad6b7169203331", traceFlags: 1 };
+  const fail = (): never => {
+    throw new Error("span broken");
+  };
+  const span = {
+    spanContext: () => spanContext,
+    isRecording: () => true,
+    setAttribute: fail,
+    setAttributes: fail,
+    addEvent: fail,
+    addLink: fail,
+    addLinks: fail,
+    setStatus: fail,
+    updateName: fail,
+    end: fail,
+    recordException: fail,
+  } satisfies Span;
+  const tracer = { startSpan: () => span, startActiveSpan: fail } as unknown as Tracer;
+  return { getTracer: () => tracer };
+}
