@@ -359,6 +359,24 @@ describe("CallbackHandler with @langchain/core runnables", () => {
     ]);
   });
 
+  it("still ends a run whose output cannot be read, without output, and logs one warning", async () => {
+    const logs = captureLogs();
+    const unreadable = {
+      get output(): never {
+        throw new Error("unreadable output");
+      },
+    };
+    const step = RunnableLambda.from((_: string) => unreadable).withConfig({ runName: "unreadable-step" });
+
+    const result = await step.invoke("x", { callbacks: [new CallbackHandler()] });
+
+    expect(result).toBe(unreadable);
+    expect(tracing.span("unreadable-step").attributes[A.OBSERVATION_OUTPUT]).toBeUndefined();
+    expect(logs.filter((l) => l.level === "warn").map((l) => l.message)).toEqual([
+      "[Svc SDK] CallbackHandler: handleChainEnd failed and was skipped: Error: unreadable output",
+    ]);
+  });
+
   it("keeps the run's result and error unchanged when the spans it records into fail", async () => {
     const logs = captureLogs();
     setSvcTracerProvider(brokenProvider());
