@@ -153,6 +153,14 @@ describe("propagateAttributes", () => {
     });
   });
 
+  it("writes metadata that is not a plain object whole as JSON text", () => {
+    propagateAttributes({ metadata: ["a", 1] }, () => startObservation("array-trace-meta").end());
+    propagateAttributes({ metadata: 42 }, () => startObservation("number-trace-meta").end());
+
+    expect(otel.span("array-trace-meta").attributes[A.TRACE_METADATA]).toBe('["a",1]');
+    expect(otel.span("number-trace-meta").attributes[A.TRACE_METADATA]).toBe("42");
+  });
+
   it("propagates a prompt unless it is a fallback", () => {
     propagateAttributes({ prompt: { name: "qa", version: "4" } }, () => {
       startObservation("linked", {}, { asType: "generation" }).end();
