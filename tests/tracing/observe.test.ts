@@ -199,6 +199,26 @@ describe("observe", () => {
     expect(new Set(seen)).toEqual(new Set([span.spanContext().spanId]));
   });
 
+  it("rethrows a sync generator's error unchanged and records it", () => {
+    const error = new Error("bad row");
+    const rows = observe(function* rows() {
+      yield 1;
+      throw error;
+    });
+
+    const seen: number[] = [];
+    const thrown = thrownBy(() => {
+      for (const row of rows()) seen.push(row);
+    });
+
+    expect(thrown).toBe(error);
+    expect(seen).toEqual([1]);
+    expect(otel.span("rows").attributes).toMatchObject({
+      [A.OBSERVATION_LEVEL]: "ERROR",
+      [A.OBSERVATION_STATUS_MESSAGE]: "bad row",
+    });
+  });
+
   it("passes values sent with next() into a generator", () => {
     const echo = observe(function* echo() {
       const received: unknown[] = [];
