@@ -4,6 +4,7 @@ import { describe, expect, it, onTestFinished } from "vitest";
 import {
   answer,
   capitals,
+  concurrencyProbe,
   DATASET,
   rootSpans,
   sentScores,
@@ -125,23 +126,16 @@ describe("svc.experiment.run", () => {
 
   it("never has more items in flight than maxConcurrency", async () => {
     const { svc } = await setup();
-    let inFlight = 0;
-    let maxInFlight = 0;
+    const probe = concurrencyProbe(3);
 
     const result = await svc.experiment.run({
       name: "load",
       maxConcurrency: 3,
       data: Array.from({ length: 12 }, (_, i) => ({ input: i })),
-      task: async ({ input }) => {
-        inFlight++;
-        maxInFlight = Math.max(maxInFlight, inFlight);
-        await new Promise((resolve) => setTimeout(resolve, 2));
-        inFlight--;
-        return input;
-      },
+      task: ({ input }) => probe.run(input),
     });
 
-    expect(maxInFlight).toBe(3);
+    expect(probe.peak).toBe(3);
     expect(result.itemResults.map((r) => r.output)).toEqual(Array.from({ length: 12 }, (_, i) => i));
   });
 
