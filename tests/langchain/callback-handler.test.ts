@@ -225,6 +225,19 @@ describe("CallbackHandler with @langchain/core runnables", () => {
     expect(parentId(tracing.span("RunnableSequence"))).toBe(outer.spanContext().spanId);
   });
 
+  it("also records the trace attributes on the active svc observation the run starts in", async () => {
+    const chain = prompt.pipe(new FakeListChatModel({ responses: ["ok"] }));
+
+    await startActiveObservation("handle-request", () =>
+      chain.invoke({ question: "q" }, { callbacks: [new CallbackHandler({ userId: "user-1", sessionId: "s-1" })] }),
+    );
+
+    expect(tracing.span("handle-request").attributes).toMatchObject({
+      [A.TRACE_USER_ID]: "user-1",
+      [A.TRACE_SESSION_ID]: "s-1",
+    });
+  });
+
   it("records user, session, tags, version and trace metadata on every observation of the run", async () => {
     const handler = new CallbackHandler({
       userId: "user-1",
