@@ -321,6 +321,8 @@ function exportThrough(exporter: SpanExporterLike, batch: readonly ExportItem[],
       () => resolve({ ok: false, reason: `exporter gave no result within ${limitMs} ms` }),
       limitMs,
     );
+    // The limit only gives up on the exporter; the exporter's own requests keep the process alive if they must.
+    (timer as { unref?: () => void }).unref?.();
     try {
       exporter.export(spans, (result) => {
         clearTimeout(timer);
