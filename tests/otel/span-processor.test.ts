@@ -302,6 +302,22 @@ describe("span content", () => {
     expect(logs.some((l) => l.level === "error" && l.message.includes("mask bug"))).toBe(true);
   });
 
+  it("exports a fixed marker and logs the error when the mask returns a value that cannot be serialized", async () => {
+    const logs = captureLogs();
+    const server = await sink();
+    const { svc, processor } = svcProvider(server, { mask: () => ({ big: 1n }) });
+
+    svc.startSpan("work", { attributes: { "svc.observation.output": "secret" } }).end();
+    await processor.forceFlush();
+
+    expect(attributesOf(exportedSpans(server)[0]!)["svc.observation.output"]).toBe(
+      "<fully masked due to failed mask function>",
+    );
+    expect(logs.filter((l) => l.level === "error").map((l) => l.message)).toEqual([
+      expect.stringMatching(/mask function failed on svc.observation.output.*cannot be serialized.*BigInt/),
+    ]);
+  });
+
   it("logs a mask that throws for every span once, then the number of repeats at flush", async () => {
     const logs = captureLogs();
     const server = await sink();
@@ -316,8 +332,8 @@ describe("span content", () => {
 
     expect(exportedSpans(server)).toHaveLength(3);
     expect(logs.filter((l) => l.level === "error").map((l) => l.message)).toEqual([
-      expect.stringContaining("mask function threw on svc.observation.input"),
-      expect.stringContaining("mask function threw: happened 2 more time(s)"),
+      expect.stringContaining("mask function failed on svc.observation.input"),
+      expect.stringContaining("mask function failed: happened 2 more time(s)"),
     ]);
   });
 

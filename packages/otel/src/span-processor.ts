@@ -186,8 +186,8 @@ export class SvcSpanProcessor {
   }
 
   readonly #onMaskError = (key: string, error: unknown): void => {
-    const message = `${NAME}: mask function threw on ${key}; the value is exported as a fixed marker: ${describe(error)}`;
-    this.#errors.error(`${NAME}: mask function threw`, message);
+    const message = `${NAME}: mask function failed on ${key}; the value is exported as a fixed marker: ${describe(error)}`;
+    this.#errors.error(`${NAME}: mask function failed`, message);
   };
 
   async #withMedia(span: ReadableSpan, attributes: Attributes, media: MediaCandidate[]): Promise<void> {
