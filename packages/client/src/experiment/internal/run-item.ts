@@ -1,25 +1,18 @@
 import { SpanStatusCode } from "@opentelemetry/api";
 import { SvcOtelSpanAttributes as A, propagateSpanAttributes, startActiveObservation } from "@svc/tracing";
-import type { Evaluation, ExperimentItem, ExperimentItemResult, ExperimentParams } from "../types.js";
+import type {
+  Evaluation,
+  ExperimentItem,
+  ExperimentItemResult,
+  ExperimentParams,
+  ExperimentScoreBody,
+} from "../types.js";
 import { errorMessage, runEvaluators } from "./evaluate.js";
 
 /** Name of the root span of each item's trace. */
 export const ITEM_ROOT_SPAN_NAME = "experiment-item-run";
 /** Environment recorded on every span of an experiment item. */
 export const EXPERIMENT_ENVIRONMENT = "sdk-experiment";
-
-/** A score as the experiment runner hands it to the score manager (fields of `POST /api/public/scores`). */
-export interface ExperimentScoreBody {
-  name: string;
-  value: number | string;
-  traceId?: string;
-  observationId?: string;
-  datasetRunId?: string;
-  comment?: string;
-  metadata?: Record<string, unknown>;
-  dataType?: "NUMERIC" | "CATEGORICAL" | "BOOLEAN";
-  configId?: string;
-}
 
 /** What stays the same for every item of one run. */
 export interface RunContext {
