@@ -55,6 +55,8 @@ describe("svc.experiment.run", () => {
     await svc.experiment.run({
       name: "capitals",
       description: "with a child",
+      metadata: { model: "m-1" },
+      datasetVersion: "2026-02-03T04:05:06.000Z",
       data: [capitals[0]!],
       task: (item) => startActiveObservation("model-call", async () => answer(item), { asType: "generation" }),
     });
@@ -64,10 +66,17 @@ describe("svc.experiment.run", () => {
     expect(child.traceId).toBe(root!.traceId);
     const rootAttributes = attributesOf(root!);
     const childAttributes = attributesOf(child);
+    expect(rootAttributes).toMatchObject({
+      [A.EXPERIMENT_METADATA]: '{"model":"m-1"}',
+      [A.EXPERIMENT_ITEM_VERSION]: "2026-02-03T04:05:06.000Z",
+      [A.EXPERIMENT_ITEM_METADATA]: '{"region":"eu"}',
+    });
     for (const key of [
       A.EXPERIMENT_ID,
       A.EXPERIMENT_NAME,
+      A.EXPERIMENT_METADATA,
       A.EXPERIMENT_ITEM_ID,
+      A.EXPERIMENT_ITEM_VERSION,
       A.EXPERIMENT_ITEM_METADATA,
       A.EXPERIMENT_ITEM_ROOT_OBSERVATION_ID,
     ]) {
