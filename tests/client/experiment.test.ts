@@ -4,6 +4,7 @@ import { describe, expect, it, onTestFinished } from "vitest";
 import {
   answer,
   capitals,
+  concurrencyProbe,
   DATASET,
   rootSpans,
   sentScores,
@@ -87,6 +88,22 @@ describe("svc.experiment.run", () => {
     expect(childAttributes[A.EXPERIMENT_ITEM_EXPECTED_OUTPUT]).toBeUndefined();
   });
 
+  it("starts a new trace for each item even when run inside an active observation", async () => {
+    const { server, svc } = await setup();
+
+    const outerTraceId = await startActiveObservation("ci-job", async (outer) => {
+      await svc.experiment.run({ name: "capitals", data: capitals, task: answer });
+      return outer.traceId;
+    });
+
+    const roots = rootSpans(server);
+    expect(roots).toHaveLength(2);
+    for (const root of roots) {
+      expect(root.traceId).not.toBe(outerTraceId);
+      expect(root.parentSpanId).toBeUndefined();
+    }
+  });
+
   it("defaults the run name to the experiment name and the start time", async () => {
     const { svc } = await setup();
 
@@ -134,23 +151,16 @@ describe("svc.experiment.run", () => {
 
   it("never has more items in flight than maxConcurrency", async () => {
     const { svc } = await setup();
-    let inFlight = 0;
-    let maxInFlight = 0;
+    const probe = concurrencyProbe(3);
 
     const result = await svc.experiment.run({
       name: "load",
       maxConcurrency: 3,
       data: Array.from({ length: 12 }, (_, i) => ({ input: i })),
-      task: async ({ input }) => {
-        inFlight++;
-        maxInFlight = Math.max(maxInFlight, inFlight);
-        await new Promise((resolve) => setTimeout(resolve, 2));
-        inFlight--;
-        return input;
-      },
+      task: probe.task,
     });
 
-    expect(maxInFlight).toBe(3);
+    expect(probe.peak).toBe(3);
     expect(result.itemResults.map((r) => r.output)).toEqual(Array.from({ length: 12 }, (_, i) => i));
   });
 

@@ -1,4 +1,4 @@
-import { SpanStatusCode } from "@opentelemetry/api";
+import { context, SpanStatusCode, trace } from "@opentelemetry/api";
 import { SvcOtelSpanAttributes as A, propagateSpanAttributes, startActiveObservation } from "@svc/tracing";
 import type {
   Evaluation,
@@ -48,28 +48,32 @@ export async function runItem(item: Item, run: RunContext): Promise<ItemResult> 
   let rootSpanId: string | undefined;
   try {
     const itemId = item.id ?? (await hashInput(item.input));
-    await startActiveObservation(
-      ITEM_ROOT_SPAN_NAME,
-      async (root) => {
-        result.traceId = root.traceId;
-        rootSpanId = root.id;
-        run.onRootSpan(root.otelSpan.isRecording());
-        const propagated = propagatedAttributes(item, itemId, root.id, run);
-        // Set on the root directly too: propagation reaches it only through the active context.
-        root.otelSpan.setAttributes({ ...propagated, ...rootOnlyAttributes(item, run) });
-        await propagateSpanAttributes(propagated, async () => {
-          const metadata = rootMetadata(item, run);
-          try {
-            result.output = await run.params.task(item);
-            root.update({ input: item.input, output: result.output, metadata });
-          } catch (error) {
-            result.error = errorMessage(error);
-            root.update({ input: item.input, metadata, level: "ERROR", statusMessage: result.error });
-            root.otelSpan.setStatus({ code: SpanStatusCode.ERROR, message: result.error });
-          }
-        });
-      },
-      { asType: "span" },
+    // Without the caller's active span, so that each item starts a trace of its own.
+    const detached = trace.deleteSpan(context.active());
+    await context.with(detached, () =>
+      startActiveObservation(
+        ITEM_ROOT_SPAN_NAME,
+        async (root) => {
+          result.traceId = root.traceId;
+          rootSpanId = root.id;
+          run.onRootSpan(root.otelSpan.isRecording());
+          const propagated = propagatedAttributes(item, itemId, root.id, run);
+          // Set on the root directly too: propagation reaches it only through the active context.
+          root.otelSpan.setAttributes({ ...propagated, ...rootOnlyAttributes(item, run) });
+          await propagateSpanAttributes(propagated, async () => {
+            const metadata = rootMetadata(item, run);
+            try {
+              result.output = await run.params.task(item);
+              root.update({ input: item.input, output: result.output, metadata });
+            } catch (error) {
+              result.error = errorMessage(error);
+              root.update({ input: item.input, metadata, level: "ERROR", statusMessage: result.error });
+              root.otelSpan.setStatus({ code: SpanStatusCode.ERROR, message: result.error });
+            }
+          });
+        },
+        { asType: "span" },
+      ),
     );
   } catch (error) {
     // Only reachable when tracing itself fails; the task's own errors are caught above.
