@@ -85,3 +85,30 @@ export const capitals = [
 const CAPITALS: Record<string, string> = { France: "Paris", Japan: "Kyoto" };
 /** A task that knows one capital right and one wrong. */
 export const answer = async ({ input }: { input?: unknown }) => CAPITALS[String(input)] ?? "?";
+
+/**
+ * A task that holds every item until `expected` items are in flight at once and 20 ms more have passed (time for
+ * any item beyond the bound to start), or until 2 s have passed; then lets them all finish. Records the most items
+ * it saw in flight and returns each item's input.
+ */
+export function concurrencyProbe(expected: number) {
+  let inFlight = 0;
+  let open!: () => void;
+  const gate = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  const fallback = setTimeout(() => open(), 2000);
+  void gate.then(() => clearTimeout(fallback));
+  const probe = {
+    peak: 0,
+    task: async ({ input }: { input?: unknown }) => {
+      inFlight++;
+      probe.peak = Math.max(probe.peak, inFlight);
+      if (inFlight === expected) setTimeout(() => open(), 20);
+      await gate;
+      inFlight--;
+      return input;
+    },
+  };
+  return probe;
+}
