@@ -98,7 +98,7 @@ describe("experiment options", () => {
       name: "load",
       maxConcurrency: 0,
       data: Array.from({ length: 60 }, (_, i) => ({ input: i })),
-      task: probe.task,
+      task: ({ input }) => probe.run(input),
     });
 
     expect(probe.peak).toBe(50);

@@ -157,7 +157,7 @@ describe("svc.experiment.run", () => {
       name: "load",
       maxConcurrency: 3,
       data: Array.from({ length: 12 }, (_, i) => ({ input: i })),
-      task: probe.task,
+      task: ({ input }) => probe.run(input),
     });
 
     expect(probe.peak).toBe(3);

@@ -87,28 +87,31 @@ const CAPITALS: Record<string, string> = { France: "Paris", Japan: "Kyoto" };
 export const answer = async ({ input }: { input?: unknown }) => CAPITALS[String(input)] ?? "?";
 
 /**
- * A task that holds every item until `expected` items are in flight at once and 20 ms more have passed (time for
- * any item beyond the bound to start), or until 2 s have passed; then lets them all finish. Records the most items
- * it saw in flight and returns each item's input.
+ * Counts concurrent task calls. Each call waits until `expected` calls are in flight together (or a
+ * bounded fallback passes), so the peak is exactly the runner's limit whatever the machine's speed.
  */
-export function concurrencyProbe(expected: number) {
+export function concurrencyProbe(expected: number, fallbackMs = 2_000) {
   let inFlight = 0;
-  let open!: () => void;
+  let peak = 0;
+  let open: () => void = () => {};
   const gate = new Promise<void>((resolve) => {
     open = resolve;
   });
-  const fallback = setTimeout(() => open(), 2000);
-  void gate.then(() => clearTimeout(fallback));
-  const probe = {
-    peak: 0,
-    task: async ({ input }: { input?: unknown }) => {
-      inFlight++;
-      probe.peak = Math.max(probe.peak, inFlight);
-      if (inFlight === expected) setTimeout(() => open(), 20);
+  const fallback = setTimeout(open, fallbackMs);
+  return {
+    get peak() {
+      return peak;
+    },
+    async run<T>(value: T): Promise<T> {
+      peak = Math.max(peak, ++inFlight);
+      if (inFlight >= expected) {
+        clearTimeout(fallback);
+        open();
+      }
       await gate;
+      await new Promise((resolve) => setTimeout(resolve, 1));
       inFlight--;
-      return input;
+      return value;
     },
   };
-  return probe;
 }
