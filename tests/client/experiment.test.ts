@@ -56,6 +56,8 @@ describe("svc.experiment.run", () => {
     await svc.experiment.run({
       name: "capitals",
       description: "with a child",
+      metadata: { model: "m-1" },
+      datasetVersion: "2026-02-03T04:05:06.000Z",
       data: [capitals[0]!],
       task: (item) => startActiveObservation("model-call", async () => answer(item), { asType: "generation" }),
     });
@@ -65,10 +67,17 @@ describe("svc.experiment.run", () => {
     expect(child.traceId).toBe(root!.traceId);
     const rootAttributes = attributesOf(root!);
     const childAttributes = attributesOf(child);
+    expect(rootAttributes).toMatchObject({
+      [A.EXPERIMENT_METADATA]: '{"model":"m-1"}',
+      [A.EXPERIMENT_ITEM_VERSION]: "2026-02-03T04:05:06.000Z",
+      [A.EXPERIMENT_ITEM_METADATA]: '{"region":"eu"}',
+    });
     for (const key of [
       A.EXPERIMENT_ID,
       A.EXPERIMENT_NAME,
+      A.EXPERIMENT_METADATA,
       A.EXPERIMENT_ITEM_ID,
+      A.EXPERIMENT_ITEM_VERSION,
       A.EXPERIMENT_ITEM_METADATA,
       A.EXPERIMENT_ITEM_ROOT_OBSERVATION_ID,
     ]) {
@@ -77,6 +86,22 @@ describe("svc.experiment.run", () => {
     expect(childAttributes[A.ENVIRONMENT]).toBe("sdk-experiment");
     expect(childAttributes[A.EXPERIMENT_DESCRIPTION]).toBeUndefined();
     expect(childAttributes[A.EXPERIMENT_ITEM_EXPECTED_OUTPUT]).toBeUndefined();
+  });
+
+  it("starts a new trace for each item even when run inside an active observation", async () => {
+    const { server, svc } = await setup();
+
+    const outerTraceId = await startActiveObservation("ci-job", async (outer) => {
+      await svc.experiment.run({ name: "capitals", data: capitals, task: answer });
+      return outer.traceId;
+    });
+
+    const roots = rootSpans(server);
+    expect(roots).toHaveLength(2);
+    for (const root of roots) {
+      expect(root.traceId).not.toBe(outerTraceId);
+      expect(root.parentSpanId).toBeUndefined();
+    }
   });
 
   it("defaults the run name to the experiment name and the start time", async () => {
