@@ -319,21 +319,32 @@ describe("retries", () => {
 });
 
 describe("timeouts and abort", () => {
-  it("throws SvcAPITimeoutError when an attempt exceeds timeoutInSeconds, without retrying", async () => {
+  it("retries an attempt that exceeds timeoutInSeconds, then throws SvcAPITimeoutError", async () => {
     const server = await serve(() => ({ status: 200, json: {}, delayMs: 500 }));
-    const { api } = apiFor(server.url);
+    const { api, delays } = apiFor(server.url);
 
     const error = await api.health.health({}, { timeoutInSeconds: 0.05 }).catch((e: unknown) => e);
 
     expect(error).toBeInstanceOf(SvcAPITimeoutError);
-    expect(server.seen).toHaveLength(1);
+    expect(error).toBeInstanceOf(SvcAPIError);
+    expect(server.seen).toHaveLength(3);
+    expect(delays).toHaveLength(2);
+  });
+
+  it("returns the answer of a retry after a timed-out attempt", async () => {
+    let calls = 0;
+    const server = await serve(() => (++calls === 1 ? { status: 200, json: {}, delayMs: 500 } : { json: { ok: 1 } }));
+    const { api } = apiFor(server.url);
+
+    await expect(api.health.health({}, { timeoutInSeconds: 0.05 })).resolves.toEqual({ ok: 1 });
+    expect(server.seen).toHaveLength(2);
   });
 
   it("uses the client's timeout option as the default time limit", async () => {
     const server = await serve(() => ({ status: 200, json: {}, delayMs: 500 }));
     const svc = new SvcClient({ baseUrl: server.url, publicKey: "pk", secretKey: "sk", timeout: 0.05 });
 
-    await expect(svc.api.health.health()).rejects.toBeInstanceOf(SvcAPITimeoutError);
+    await expect(svc.api.health.health({}, { maxRetries: 0 })).rejects.toBeInstanceOf(SvcAPITimeoutError);
   });
 
   it("sends nothing when the signal is already aborted", async () => {

@@ -54,8 +54,8 @@ export class ServerError extends SvcAPIError {
   override name = "ServerError";
 }
 
-/** A call did not complete within its `timeoutInSeconds`. */
-export class SvcAPITimeoutError extends Error {
+/** A call did not complete within its `timeoutInSeconds`, on its last try. Has no status code. */
+export class SvcAPITimeoutError extends SvcAPIError {
   override name = "SvcAPITimeoutError";
 }
 

@@ -227,13 +227,14 @@ export class RequestRuntime {
       try {
         ({ res, text } = await this.#attempt(url, init, timeoutMs, userSignal));
       } catch (cause) {
-        if (cause instanceof TimeoutSignal) {
-          throw new SvcAPITimeoutError(`Timeout of ${timeoutMs / 1000} s exceeded calling ${op.method} ${op.path}`);
-        }
         if (userSignal?.aborted) throw abortedError(op, cause);
+        // A timed-out attempt is a transport failure like a dropped connection: retried while tries remain.
         if (attempt < maxRetries) {
           await this.#wait(op, retryDelayMs(undefined, attempt, baseDelayMs), userSignal);
           continue;
+        }
+        if (cause instanceof TimeoutSignal) {
+          throw new SvcAPITimeoutError(`Timeout of ${timeoutMs / 1000} s exceeded calling ${op.method} ${op.path}`);
         }
         throw new SvcAPIError(
           `Request failed calling ${op.method} ${op.path}: ${String(cause)}`,
