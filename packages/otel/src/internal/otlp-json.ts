@@ -1,0 +1,188 @@
+import type { Attributes, AttributeValue, HrTime, Link, SpanContext } from "@opentelemetry/api";
+import type { ReadableSpan } from "../readable-span.js";
+
+/**
+ * OTLP/JSON encoding of ended spans (ExportTraceServiceRequest), field for field and in the same
+ * key order as the OpenTelemetry JS JSON serializer, so request bodies are byte-identical to what
+ * `@opentelemetry/exporter-trace-otlp-http` sends for the same spans.
+ */
+
+/** A span queued for export, with the attributes to send (masked or media-rewritten when they differ). */
+export interface ExportItem {
+  span: ReadableSpan;
+  attributes: Attributes;
+}
+
+type AnyValue =
+  | { stringValue: string }
+  | { intValue: number }
+  | { doubleValue: number }
+  | { boolValue: boolean }
+  | { bytesValue: string }
+  | { arrayValue: { values: AnyValue[] } }
+  | { kvlistValue: { values: KeyValue[] } }
+  | Record<string, never>;
+
+interface KeyValue {
+  key: string;
+  value: AnyValue;
+}
+
+interface Scope {
+  name: string;
+  version?: string | undefined;
+  schemaUrl?: string | undefined;
+  attributes?: Attributes;
+  droppedAttributesCount?: number;
+}
+
+interface ResourceLike {
+  attributes: Attributes;
+  schemaUrl?: string;
+}
+
+const HAS_IS_REMOTE = 0x100;
+const IS_REMOTE = 0x200;
+const NO_SCOPE: Scope = { name: "" };
+
+/** The scope a span was created with, on both SDK lines. */
+export function spanScope(span: ReadableSpan): Scope {
+  return (span.instrumentationScope ?? span.instrumentationLibrary ?? NO_SCOPE) as Scope;
+}
+
+/** Encodes the items as one OTLP/JSON request body. */
+export function encodeTraceRequest(items: readonly ExportItem[]): string {
+  return JSON.stringify({ resourceSpans: toResourceSpans(items) });
+}
+
+function toResourceSpans(items: readonly ExportItem[]) {
+  const byResource = new Map<ResourceLike, Map<string, ExportItem[]>>();
+  for (const item of items) {
+    const resource = item.span.resource as ResourceLike;
+    let byScope = byResource.get(resource);
+    if (!byScope) {
+      byScope = new Map();
+      byResource.set(resource, byScope);
+    }
+    const scope = spanScope(item.span);
+    const key = `${scope.name}@${scope.version || ""}:${scope.schemaUrl || ""}`;
+    let list = byScope.get(key);
+    if (!list) {
+      list = [];
+      byScope.set(key, list);
+    }
+    list.push(item);
+  }
+  const out = [];
+  for (const [resource, byScope] of byResource) {
+    const scopeSpans = [];
+    for (const list of byScope.values()) {
+      const scope = spanScope((list[0] as ExportItem).span);
+      scopeSpans.push({ scope: toScope(scope), spans: list.map(toSpan), schemaUrl: scope.schemaUrl });
+    }
+    const encodedResource = toResource(resource);
+    out.push({ resource: encodedResource, scopeSpans, schemaUrl: encodedResource.schemaUrl });
+  }
+  return out;
+}
+
+function toResource(resource: ResourceLike) {
+  const out: { attributes: KeyValue[]; droppedAttributesCount: number; schemaUrl?: string } = {
+    attributes: toAttributes(resource.attributes ?? {}),
+    droppedAttributesCount: 0,
+  };
+  if (resource.schemaUrl) out.schemaUrl = resource.schemaUrl;
+  return out;
+}
+
+function toScope(scope: Scope) {
+  const out: { name: string; version: string | undefined; attributes?: KeyValue[]; droppedAttributesCount?: number } =
+    { name: scope.name, version: scope.version };
+  if (scope.attributes && Object.keys(scope.attributes).length > 0) {
+    out.attributes = toAttributes(scope.attributes);
+    out.droppedAttributesCount = scope.droppedAttributesCount ?? 0;
+  }
+  return out;
+}
+
+function toSpan(item: ExportItem) {
+  const span = item.span;
+  const ctx = span.spanContext();
+  const parent = span.parentSpanContext;
+  return {
+    traceId: ctx.traceId,
+    spanId: ctx.spanId,
+    parentSpanId: parent?.spanId ? parent.spanId : undefined,
+    traceState: ctx.traceState?.serialize(),
+    name: span.name,
+    kind: span.kind == null ? 0 : span.kind + 1,
+    startTimeUnixNano: hrTimeToNanos(span.startTime),
+    endTimeUnixNano: hrTimeToNanos(span.endTime),
+    attributes: toAttributes(item.attributes),
+    droppedAttributesCount: span.droppedAttributesCount,
+    events: span.events.map((event) => ({
+      attributes: event.attributes ? toAttributes(event.attributes) : [],
+      name: event.name,
+      timeUnixNano: hrTimeToNanos(event.time),
+      droppedAttributesCount: event.droppedAttributesCount || 0,
+    })),
+    droppedEventsCount: span.droppedEventsCount,
+    status: { code: span.status.code, message: span.status.message },
+    links: span.links.map(toLink),
+    droppedLinksCount: span.droppedLinksCount,
+    flags: spanFlags(ctx.traceFlags, parent?.isRemote),
+  };
+}
+
+function toLink(link: Link) {
+  const ctx: SpanContext = link.context;
+  return {
+    attributes: link.attributes ? toAttributes(link.attributes) : [],
+    spanId: ctx.spanId,
+    traceId: ctx.traceId,
+    traceState: ctx.traceState?.serialize(),
+    droppedAttributesCount: link.droppedAttributesCount || 0,
+    flags: spanFlags(ctx.traceFlags, ctx.isRemote),
+  };
+}
+
+function spanFlags(traceFlags: number, isRemote: boolean | undefined): number {
+  return (traceFlags & 0xff) | HAS_IS_REMOTE | (isRemote ? IS_REMOTE : 0);
+}
+
+/** Nanoseconds since the epoch as a decimal string, without floating-point loss. */
+export function hrTimeToNanos(time: HrTime): string {
+  const [seconds, nanos] = time;
+  if (Number.isSafeInteger(seconds) && seconds > 0 && Number.isInteger(nanos) && nanos >= 0 && nanos < 1e9)
+    return `${seconds}${String(nanos).padStart(9, "0")}`;
+  return (BigInt(Math.trunc(seconds)) * 1_000_000_000n + BigInt(Math.trunc(nanos))).toString();
+}
+
+function toAttributes(attributes: Attributes): KeyValue[] {
+  return Object.keys(attributes).map((key) => ({ key, value: toAnyValue(attributes[key]) }));
+}
+
+function toAnyValue(value: AttributeValue | unknown): AnyValue {
+  switch (typeof value) {
+    case "string":
+      return { stringValue: value };
+    case "number":
+      return Number.isInteger(value) ? { intValue: value } : { doubleValue: value };
+    case "boolean":
+      return { boolValue: value };
+  }
+  if (value instanceof Uint8Array) return { bytesValue: bytesToBase64(value) };
+  if (Array.isArray(value)) return { arrayValue: { values: value.map(toAnyValue) } };
+  if (typeof value === "object" && value !== null) {
+    const record = value as Record<string, unknown>;
+    return { kvlistValue: { values: Object.keys(record).map((key) => ({ key, value: toAnyValue(record[key]) })) } };
+  }
+  return {};
+}
+
+function bytesToBase64(bytes: Uint8Array): string {
+  if (typeof Buffer !== "undefined") return Buffer.from(bytes).toString("base64");
+  let binary = "";
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary);
+}

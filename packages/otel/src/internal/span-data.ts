@@ -1,0 +1,66 @@
+import type { Attributes, AttributeValue } from "@opentelemetry/api";
+import { getGlobalLogger } from "@svc/tracing";
+import type { MaskFunction } from "../config.js";
+import type { MediaCandidate } from "../media/span-media.js";
+import { describe } from "./otlp-http.js";
+
+/** Attribute key prefixes that hold input, output and metadata (including per-key metadata). */
+export const DATA_KEY_PREFIXES = [
+  "svc.observation.input",
+  "svc.observation.output",
+  "svc.observation.metadata",
+  "svc.trace.input",
+  "svc.trace.output",
+  "svc.trace.metadata",
+] as const;
+
+/** Exported in place of a value whose mask function threw. */
+export const MASK_FAILED_MARKER = "<fully masked due to failed mask function>";
+
+function isDataKey(key: string): boolean {
+  if (!key.startsWith("svc.")) return false;
+  for (const prefix of DATA_KEY_PREFIXES) if (key.startsWith(prefix)) return true;
+  return false;
+}
+
+/** The attributes to export (a copy only when masking changed them) and the values that may carry media. */
+export interface PreparedData {
+  attributes: Attributes;
+  media: MediaCandidate[] | undefined;
+}
+
+/** Applies the mask to input, output and metadata attributes and finds values with data URIs. */
+export function prepareSpanData(source: Attributes, mask: MaskFunction | undefined, scanMedia: boolean): PreparedData {
+  if (!mask && !scanMedia) return { attributes: source, media: undefined };
+  let attributes = source;
+  let media: MediaCandidate[] | undefined;
+  for (const key in source) {
+    if (!isDataKey(key)) continue;
+    let value = source[key];
+    if (mask) {
+      value = applyMask(mask, key, value);
+      if (attributes === source) attributes = { ...source };
+      if (value === undefined) delete attributes[key];
+      else attributes[key] = value;
+    }
+    if (scanMedia && typeof value === "string" && value.includes("data:")) (media ??= []).push({ key, value });
+  }
+  return { attributes, media };
+}
+
+function applyMask(mask: MaskFunction, key: string, value: AttributeValue | undefined): AttributeValue | undefined {
+  let masked: unknown;
+  try {
+    masked = mask({ data: value });
+  } catch (error) {
+    getGlobalLogger().error(`SvcSpanProcessor: mask function threw on ${key}; value replaced: ${describe(error)}`);
+    return MASK_FAILED_MARKER;
+  }
+  if (masked === undefined || masked === null) return undefined;
+  if (typeof masked === "string" || typeof masked === "number" || typeof masked === "boolean") return masked;
+  try {
+    return JSON.stringify(masked);
+  } catch {
+    return MASK_FAILED_MARKER;
+  }
+}

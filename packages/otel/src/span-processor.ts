@@ -1,0 +1,303 @@
+import type { Attributes, AttributeValue, Context, SpanContext } from "@opentelemetry/api";
+import { getGlobalLogger, getPropagatedAttributes, hasTraceIdClaim, SvcOtelSpanAttributes } from "@svc/tracing";
+import {
+  resolveProcessorConfig,
+  type SpanExporterLike,
+  type SvcSpanProcessorConfig,
+  type SvcSpanProcessorParams,
+} from "./config.js";
+import { DropCounter } from "./internal/drop-counter.js";
+import { encodeTraceRequest, type ExportItem } from "./internal/otlp-json.js";
+import { describe, RETRY_WINDOW_MS, type SendResult, sendOtlpJson } from "./internal/otlp-http.js";
+import { safely } from "./internal/safely.js";
+import { prepareSpanData } from "./internal/span-data.js";
+import type { MediaUpload } from "./media/media-upload.js";
+import { uploadMedia } from "./media/media-upload.js";
+import { type MediaCandidate, replaceMedia } from "./media/span-media.js";
+import type { ReadableSpan } from "./readable-span.js";
+import { isDefaultExportSpan } from "./span-filter.js";
+
+/** The parts of a just-started OpenTelemetry span that the processor reads and writes. */
+export interface StartedSpan {
+  spanContext(): SpanContext;
+  setAttribute(key: string, value: AttributeValue): unknown;
+  readonly attributes?: Attributes;
+  readonly instrumentationScope?: { readonly name: string };
+  readonly instrumentationLibrary?: { readonly name: string };
+  readonly parentSpanContext?: SpanContext | undefined;
+  /** Older SDKs name the parent this way. */
+  readonly parentSpanId?: string | undefined;
+}
+
+const SVC_SCOPE = "svc-sdk";
+const NAME = "SvcSpanProcessor";
+/** Spans that passed the filter at start and have not ended, remembered for the app-root check. */
+const MAX_OPEN_SPANS = 50_000;
+
+/**
+ * OpenTelemetry span processor that sends svc observations (and LLM spans of other instrumentation)
+ * to the svc server over OTLP/HTTP. It never throws into application code.
+ *
+ * @example
+ * ```ts
+ * import { NodeSDK } from "@opentelemetry/sdk-node";
+ * import { SvcSpanProcessor } from "@svc/otel";
+ *
+ * const sdk = new NodeSDK({ spanProcessors: [new SvcSpanProcessor()] });
+ * sdk.start();
+ * // ... on exit:
+ * await sdk.shutdown();
+ * ```
+ */
+export class SvcSpanProcessor {
+  readonly #config: SvcSpanProcessorConfig;
+  readonly #log = getGlobalLogger();
+  #queue: ExportItem[] = [];
+  /** Spans ever queued, spans ever taken out of the queue, and how far the queue must be emptied now. */
+  #enqueued = 0;
+  #dispatched = 0;
+  #drainTarget = 0;
+  #active = 0;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #shutdown: Promise<void> | undefined;
+  readonly #inFlight = new Set<Promise<void>>();
+  readonly #preparing = new Set<Promise<void>>();
+  readonly #uploads = new Map<string, Promise<void>>();
+  readonly #openSpans = new Set<string>();
+  readonly #queueDrops = new DropCounter(`${NAME}: export queue full`);
+  readonly #exportDrops = new DropCounter(`${NAME}: export failed`);
+  readonly #lateDrops = new DropCounter(`${NAME}: span ended after shutdown`);
+
+  /**
+   * Creates the processor. Missing keys are logged, not thrown.
+   * @param env Where `SVC_*` and `OTEL_EXPORTER_OTLP_*` settings are read from; `process.env` by default
+   * (pass your runtime's bindings where there is no `process`).
+   * @throws {TypeError} when an option has the wrong type (a programming error).
+   */
+  constructor(params: SvcSpanProcessorParams = {}, env?: Record<string, string | undefined>) {
+    this.#config = resolveProcessorConfig(params, env);
+  }
+
+  /** Stamps environment, release and propagated attributes on a starting span, and marks app roots. */
+  onStart(span: StartedSpan, parentContext: Context): void {
+    safely(`${NAME}.onStart`, () => this.#start(span, parentContext));
+  }
+
+  /** Filters, masks and queues an ended span. */
+  onEnd(span: ReadableSpan): void {
+    safely(`${NAME}.onEnd`, () => this.#end(span));
+  }
+
+  /** Resolves when every span that ended before this call has been exported or has definitively failed. */
+  async forceFlush(): Promise<void> {
+    await this.#flushAll();
+    const exporter = this.#config.exporter;
+    if (exporter?.forceFlush) await exporter.forceFlush().catch((e: unknown) => this.#warn("exporter.forceFlush", e));
+  }
+
+  /** Flushes, then stops; spans that end afterwards are counted as dropped. Safe to call more than once. */
+  shutdown(): Promise<void> {
+    this.#shutdown ??= this.#shutdownOnce();
+    return this.#shutdown;
+  }
+
+  async #shutdownOnce(): Promise<void> {
+    await this.#flushAll();
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    const exporter = this.#config.exporter;
+    if (exporter) await exporter.shutdown().catch((e: unknown) => this.#warn("exporter.shutdown", e));
+  }
+
+  #start(span: StartedSpan, parentContext: Context): void {
+    if (this.#shutdown) return;
+    const attributes = span.attributes ?? {};
+    const isSvc = (span.instrumentationScope ?? span.instrumentationLibrary)?.name === SVC_SCOPE;
+    if (!isSvc) {
+      // Spans of the svc tracer carry the propagated attributes from creation.
+      const propagated = getPropagatedAttributes(parentContext);
+      for (const key in propagated) {
+        const value = propagated[key];
+        if (value !== undefined && attributes[key] === undefined) span.setAttribute(key, value);
+      }
+    }
+    const { environment, release } = this.#config;
+    if (environment !== undefined && attributes[SvcOtelSpanAttributes.ENVIRONMENT] === undefined)
+      span.setAttribute(SvcOtelSpanAttributes.ENVIRONMENT, environment);
+    if (release !== undefined && attributes[SvcOtelSpanAttributes.RELEASE] === undefined)
+      span.setAttribute(SvcOtelSpanAttributes.RELEASE, release);
+    this.#markAppRoot(span, parentContext);
+  }
+
+  #markAppRoot(span: StartedSpan, parentContext: Context): void {
+    if (!this.#shouldExport(span as unknown as ReadableSpan)) return;
+    const { spanId, traceId } = span.spanContext();
+    const parentId = span.parentSpanContext?.spanId ?? span.parentSpanId;
+    const parentExpected = parentId !== undefined && this.#openSpans.has(parentId);
+    if (this.#openSpans.size >= MAX_OPEN_SPANS) this.#openSpans.clear();
+    this.#openSpans.add(spanId);
+    if (!parentExpected && !hasTraceIdClaim(parentContext, traceId))
+      span.setAttribute(SvcOtelSpanAttributes.IS_APP_ROOT, true);
+  }
+
+  #end(span: ReadableSpan): void {
+    const ctx = span.spanContext();
+    if (this.#openSpans.size > 0) this.#openSpans.delete(ctx.spanId);
+    if (this.#shutdown) {
+      this.#lateDrops.add(1, `"${span.name}" ended after shutdown() and is not exported`);
+      return;
+    }
+    if (!this.#shouldExport(span)) return;
+    const { mask, mediaUploadEnabled } = this.#config;
+    const { attributes, media } = prepareSpanData(span.attributes, mask, mediaUploadEnabled);
+    if (media) this.#track(this.#preparing, this.#withMedia(span, attributes, media));
+    else this.#enqueue({ span, attributes });
+  }
+
+  #shouldExport(span: ReadableSpan): boolean {
+    const custom = this.#config.shouldExportSpan;
+    if (!custom) return isDefaultExportSpan(span);
+    try {
+      return custom({ otelSpan: span }) === true;
+    } catch (error) {
+      this.#log.error(`${NAME}: shouldExportSpan threw; span "${span.name}" not exported: ${describe(error)}`);
+      return false;
+    }
+  }
+
+  async #withMedia(span: ReadableSpan, attributes: Attributes, media: MediaCandidate[]): Promise<void> {
+    const own = attributes === span.attributes ? { ...attributes } : attributes;
+    const { traceId, spanId } = span.spanContext();
+    try {
+      await replaceMedia(own, media, { traceId, observationId: spanId }, (m) => this.#upload(m));
+    } catch (error) {
+      this.#log.error(`${NAME}: media handling failed for span "${span.name}"; exported as is: ${describe(error)}`);
+    }
+    this.#enqueue({ span, attributes: own });
+  }
+
+  #upload(media: MediaUpload): void {
+    if (this.#uploads.has(media.mediaId)) return;
+    const { baseUrl, headers, timeoutMs } = this.#config;
+    const uploading = uploadMedia({ baseUrl, headers, timeoutMs }, media).finally(() =>
+      this.#uploads.delete(media.mediaId),
+    );
+    this.#uploads.set(media.mediaId, uploading);
+  }
+
+  #enqueue(item: ExportItem): void {
+    if (this.#queue.length >= this.#config.maxQueueSize) {
+      this.#queueDrops.add(1, `${this.#config.maxQueueSize} spans are waiting (raise maxQueueSize)`);
+      return;
+    }
+    this.#queue.push(item);
+    this.#enqueued++;
+    if (this.#config.exportMode === "immediate") this.#drainTarget = this.#enqueued;
+    this.#pump();
+  }
+
+  /** Starts export requests while a slot is free and a batch is full or a flush asks for it. */
+  #pump(): void {
+    const { flushAt, maxConcurrentExports } = this.#config;
+    while (
+      this.#active < maxConcurrentExports &&
+      this.#queue.length > 0 &&
+      (this.#queue.length >= flushAt || this.#dispatched < this.#drainTarget)
+    ) {
+      const batch = this.#queue.splice(0, flushAt);
+      this.#dispatched += batch.length;
+      this.#active++;
+      const sending: Promise<void> = this.#send(batch).finally(() => {
+        this.#active--;
+        this.#inFlight.delete(sending);
+        this.#pump();
+      });
+      this.#inFlight.add(sending);
+    }
+    if (this.#queue.length === 0) {
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+    } else if (this.#timer === undefined) {
+      this.#timer = setTimeout(() => {
+        this.#timer = undefined;
+        this.#drainTarget = this.#enqueued;
+        this.#pump();
+      }, this.#config.flushIntervalMs);
+      (this.#timer as { unref?: () => void }).unref?.();
+    }
+  }
+
+  async #send(batch: ExportItem[]): Promise<void> {
+    // Leave the caller's span.end() before serializing.
+    await Promise.resolve();
+    let result: SendResult;
+    try {
+      await waitForResources(batch);
+      const exporter = this.#config.exporter;
+      result = exporter
+        ? await exportThrough(exporter, batch, RETRY_WINDOW_MS + this.#config.timeoutMs)
+        : await sendOtlpJson(this.#config, encodeTraceRequest(batch));
+    } catch (error) {
+      result = { ok: false, reason: describe(error) };
+    }
+    if (result.ok) this.#log.debug(`${NAME}: exported ${batch.length} span(s)`);
+    else this.#exportDrops.add(batch.length, result.reason);
+  }
+
+  async #flushAll(): Promise<void> {
+    await Promise.allSettled([...this.#preparing]);
+    const target = this.#enqueued;
+    this.#drainTarget = Math.max(this.#drainTarget, target);
+    this.#pump();
+    // Each round waits for one request to settle, which frees a slot for the next batch.
+    for (let round = 0; this.#dispatched < target && this.#inFlight.size > 0 && round < 1_000_000; round++)
+      await Promise.race(this.#inFlight);
+    await Promise.allSettled([...this.#inFlight]);
+    await Promise.allSettled([...this.#uploads.values()]);
+    this.#queueDrops.report();
+    this.#exportDrops.report();
+    this.#lateDrops.report();
+  }
+
+  #track(set: Set<Promise<void>>, work: Promise<void>): void {
+    const tracked: Promise<void> = work.finally(() => set.delete(tracked));
+    set.add(tracked);
+  }
+
+  #warn(what: string, error: unknown): void {
+    this.#log.warn(`${NAME}: ${what} failed: ${describe(error)}`);
+  }
+}
+
+interface AsyncResource {
+  asyncAttributesPending?: boolean;
+  waitForAsyncAttributes?: () => Promise<void>;
+}
+
+async function waitForResources(batch: readonly ExportItem[]): Promise<void> {
+  const pending = new Set<AsyncResource>();
+  for (const { span } of batch) {
+    const resource = span.resource as AsyncResource;
+    if (resource.asyncAttributesPending && resource.waitForAsyncAttributes) pending.add(resource);
+  }
+  if (pending.size > 0) await Promise.all([...pending].map((r) => r.waitForAsyncAttributes?.()));
+}
+
+/** Hands a batch to a user-supplied exporter, with the exported attributes, bounded in time. */
+function exportThrough(exporter: SpanExporterLike, batch: readonly ExportItem[], limitMs: number): Promise<SendResult> {
+  const spans = batch.map(({ span, attributes }) =>
+    attributes === span.attributes ? span : (Object.create(span, { attributes: { value: attributes } }) as ReadableSpan),
+  );
+  return new Promise<SendResult>((resolve) => {
+    const timer = setTimeout(() => resolve({ ok: false, reason: `exporter gave no result within ${limitMs} ms` }), limitMs);
+    try {
+      exporter.export(spans, (result) => {
+        clearTimeout(timer);
+        resolve(result.code === 0 ? { ok: true } : { ok: false, reason: result.error?.message ?? "exporter failed" });
+      });
+    } catch (error) {
+      clearTimeout(timer);
+      resolve({ ok: false, reason: describe(error) });
+    }
+  });
+}

@@ -1,0 +1,212 @@
+import {
+  type Attributes,
+  type Context,
+  context,
+  INVALID_SPAN_CONTEXT,
+  type Span,
+  SpanStatusCode,
+  type TimeInput,
+  trace,
+} from "@opentelemetry/api";
+import { SvcOtelSpanAttributes as A } from "./attributes.js";
+import { describeError, safely } from "./internal/safely.js";
+import { getGlobalLogger } from "./logger.js";
+import { writeObservationAttributes } from "./observation-attributes.js";
+import { getPropagatedAttributes } from "./propagation.js";
+import { serializeValue } from "./serialize.js";
+import { getSvcTracer } from "./tracer-provider.js";
+import type {
+  SvcAgentAttributes,
+  SvcAttributesByType,
+  SvcChainAttributes,
+  SvcEmbeddingAttributes,
+  SvcEvaluatorAttributes,
+  SvcGenerationAttributes,
+  SvcGuardrailAttributes,
+  SvcObservationAttributes,
+  SvcObservationType,
+  SvcRetrieverAttributes,
+  SvcSpanAttributes,
+  SvcToolAttributes,
+} from "./types.js";
+
+/** Options of {@link SvcObservationBase.startObservation}. */
+export interface StartChildObservationOptions<T extends SvcObservationType = SvcObservationType> {
+  /** Observation type. @defaultValue "span" */
+  asType?: T;
+  /** Start time. @defaultValue now */
+  startTime?: Date;
+}
+
+/** What every observation offers: the underlying span, ids, children, ending. */
+export abstract class SvcObservationBase {
+  /** The OpenTelemetry span behind this observation. */
+  readonly otelSpan: Span;
+  /** Observation type. */
+  readonly type: SvcObservationType;
+
+  /** @internal Observations are created by `startObservation` and friends. */
+  constructor(otelSpan: Span, type: SvcObservationType) {
+    this.otelSpan = otelSpan;
+    this.type = type;
+  }
+
+  /** Span id of this observation (16 hex characters). */
+  get id(): string {
+    return this.otelSpan.spanContext().spanId;
+  }
+
+  /** Trace id of this observation (32 hex characters). */
+  get traceId(): string {
+    return this.otelSpan.spanContext().traceId;
+  }
+
+  /** Ends the observation, now or at `endTime`. Ending twice has no further effect. */
+  end(endTime?: TimeInput): void {
+    safely("observation.end", () => this.otelSpan.end(endTime));
+  }
+
+  /** Starts a child observation with this one as parent; the child is not made active. */
+  startObservation<T extends SvcObservationType = "span">(
+    name: string,
+    attributes?: SvcAttributesByType[T],
+    options?: StartChildObservationOptions<T>,
+  ): SvcObservationByType[T] {
+    const type = (options?.asType ?? "span") as T;
+    return createObservation(
+      name,
+      attributes,
+      type,
+      options?.startTime,
+      trace.setSpan(context.active(), this.otelSpan),
+    );
+  }
+
+  /** Makes the whole trace viewable by anyone with its link. */
+  setTraceAsPublic(): this {
+    safely("setTraceAsPublic", () => this.otelSpan.setAttribute(A.TRACE_PUBLIC, true));
+    return this;
+  }
+}
+
+/** An observation whose attributes can be updated until it ends. */
+export abstract class SvcUpdatableObservation<TAttributes extends SvcSpanAttributes> extends SvcObservationBase {
+  /** Sets attributes; values are serialized now. Returns the observation. */
+  update(attributes: TAttributes): this {
+    safely("observation.update", () => {
+      const out: Attributes = {};
+      writeObservationAttributes(out, attributes as SvcObservationAttributes);
+      this.otelSpan.setAttributes(out);
+    });
+    return this;
+  }
+}
+
+/** A unit of work with a duration: the default observation type. */
+export class SvcSpan extends SvcUpdatableObservation<SvcSpanAttributes> {}
+/** A model call, with model, usage, cost and prompt. */
+export class SvcGeneration extends SvcUpdatableObservation<SvcGenerationAttributes> {}
+/** A point in time; ends as soon as it is created. */
+export class SvcEvent extends SvcObservationBase {}
+/** An agent deciding and acting. */
+export class SvcAgent extends SvcUpdatableObservation<SvcAgentAttributes> {}
+/** A tool call. */
+export class SvcTool extends SvcUpdatableObservation<SvcToolAttributes> {}
+/** A chain of steps. */
+export class SvcChain extends SvcUpdatableObservation<SvcChainAttributes> {}
+/** A retrieval step, such as a vector search. */
+export class SvcRetriever extends SvcUpdatableObservation<SvcRetrieverAttributes> {}
+/** An evaluator run. */
+export class SvcEvaluator extends SvcUpdatableObservation<SvcEvaluatorAttributes> {}
+/** A guardrail check. */
+export class SvcGuardrail extends SvcUpdatableObservation<SvcGuardrailAttributes> {}
+/** An embedding call, with the generation attributes. */
+export class SvcEmbedding extends SvcUpdatableObservation<SvcEmbeddingAttributes> {}
+
+/** The observation class for each observation type. */
+export interface SvcObservationByType {
+  span: SvcSpan;
+  generation: SvcGeneration;
+  event: SvcEvent;
+  agent: SvcAgent;
+  tool: SvcTool;
+  chain: SvcChain;
+  retriever: SvcRetriever;
+  evaluator: SvcEvaluator;
+  guardrail: SvcGuardrail;
+  embedding: SvcEmbedding;
+}
+
+/** Any observation. */
+export type SvcObservation = SvcObservationByType[SvcObservationType];
+
+const CLASSES: { [T in SvcObservationType]: new (span: Span, type: T) => SvcObservationByType[T] } = {
+  span: SvcSpan,
+  generation: SvcGeneration,
+  event: SvcEvent,
+  agent: SvcAgent,
+  tool: SvcTool,
+  chain: SvcChain,
+  retriever: SvcRetriever,
+  evaluator: SvcEvaluator,
+  guardrail: SvcGuardrail,
+  embedding: SvcEmbedding,
+};
+
+/** Wraps an existing span as an observation of `type` (unknown types become `span`). */
+export function wrapSpan<T extends SvcObservationType>(span: Span, type: T): SvcObservationByType[T] {
+  const Class = CLASSES[type] ?? CLASSES.span;
+  return new Class(span, type) as SvcObservationByType[T];
+}
+
+/**
+ * Starts a span with the svc tracer under `parent`, with the propagated attributes of `parent`
+ * and the observation's own attributes (which win). Never throws: on failure it logs and returns
+ * an observation over a non-recording span.
+ */
+export function createObservation<T extends SvcObservationType>(
+  name: string,
+  attributes: SvcAttributesByType[T] | undefined,
+  type: T,
+  startTime: TimeInput | undefined,
+  parent: Context,
+): SvcObservationByType[T] {
+  try {
+    const propagated = getPropagatedAttributes(parent);
+    const out: Attributes = {};
+    for (const key in propagated) out[key] = propagated[key];
+    out[A.OBSERVATION_TYPE] = type;
+    if (attributes) writeAttributesSafely(out, attributes as SvcObservationAttributes, name);
+    const span = getSvcTracer().startSpan(name, { attributes: out, startTime }, parent);
+    if (type === "event") span.end(startTime);
+    return wrapSpan(span, CLASSES[type] ? type : ("span" as T));
+  } catch (err) {
+    getGlobalLogger().warn(`startObservation: span not recorded: ${describeError(err)} (name="${name}")`);
+    return wrapSpan(trace.wrapSpanContext(INVALID_SPAN_CONTEXT), type);
+  }
+}
+
+function writeAttributesSafely(out: Attributes, attributes: SvcObservationAttributes, name: string): void {
+  try {
+    writeObservationAttributes(out, attributes);
+  } catch (err) {
+    getGlobalLogger().warn(`startObservation: attributes dropped: ${describeError(err)} (name="${name}")`);
+  }
+}
+
+/** Records a thrown value on the observation: level ERROR, status message, OTel status ERROR. */
+export function markFailed(observation: SvcObservationBase, err: unknown, fallbackMessage: string): void {
+  safely("record error", () => {
+    const message = describeError(err) || fallbackMessage;
+    observation.otelSpan.setAttributes({ [A.OBSERVATION_LEVEL]: "ERROR", [A.OBSERVATION_STATUS_MESSAGE]: message });
+    observation.otelSpan.setStatus({ code: SpanStatusCode.ERROR, message });
+  });
+}
+
+/** Records `value` as the observation's output (serialized now). */
+export function setOutput(observation: SvcObservationBase, value: unknown): void {
+  safely("record output", () => {
+    const text = serializeValue(value);
+    if (text !== undefined) observation.otelSpan.setAttribute(A.OBSERVATION_OUTPUT, text);
+  });
+}

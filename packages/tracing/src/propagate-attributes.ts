@@ -1,0 +1,114 @@
+import { type Attributes, context } from "@opentelemetry/api";
+import { SvcOtelSpanAttributes as A } from "./attributes.js";
+import { safely } from "./internal/safely.js";
+import { getGlobalLogger } from "./logger.js";
+import { buildPropagationContext, getPropagatedAttributes } from "./propagation.js";
+import { writeMetadata } from "./serialize.js";
+
+const MAX_VALUE_LENGTH = 200;
+const ENVIRONMENT_PATTERN = /^(?!svc)[a-z0-9_-]{1,40}$/;
+
+/** A prompt to link every generation started inside the callback to. A fallback prompt is not linked. */
+export interface PropagatedPromptInput {
+  name: string;
+  version: number | string;
+  isFallback?: boolean;
+}
+
+/** Trace attributes for {@link propagateAttributes}. Invalid values are logged and left out. */
+export interface PropagateAttributesParams {
+  /** User the trace belongs to (at most 200 characters). */
+  userId?: string;
+  /** Session the trace belongs to (at most 200 characters). */
+  sessionId?: string;
+  /** Tags, added to the tags already propagated (each at most 200 characters). */
+  tags?: string[];
+  /** Trace metadata: any JSON-serializable value; a plain object is written and merged per key. */
+  metadata?: unknown;
+  /** Version of the application (at most 200 characters). */
+  version?: string;
+  /** Trace name (at most 200 characters). */
+  traceName?: string;
+  /** Environment: 1-40 characters of `a-z 0-9 _ -`, not starting with `svc`. */
+  environment?: string;
+  /** Prompt linked to generations. */
+  prompt?: PropagatedPromptInput;
+  /** Also write the values as W3C baggage (`svc_*` entries) so they cross process boundaries. @defaultValue false */
+  asBaggage?: boolean;
+}
+
+/**
+ * Applies trace attributes to the active observation and to every observation started inside `fn`,
+ * across `await`, and returns what `fn` returns. Observations started outside `fn` are not affected.
+ * @example
+ * await propagateAttributes({ userId: "u-1", sessionId: "s-1", tags: ["beta"] }, () => handleRequest(req));
+ */
+export function propagateAttributes<R>(params: PropagateAttributesParams, fn: () => R): R {
+  const active = context.active();
+  const next = safely("propagateAttributes", () => {
+    const attributes = toPropagatedAttributes(params, active);
+    return buildPropagationContext(active, attributes, { asBaggage: params.asBaggage === true });
+  });
+  return next === undefined ? fn() : context.with(next, fn);
+}
+
+function toPropagatedAttributes(params: PropagateAttributesParams, active: ReturnType<typeof context.active>) {
+  const out: Attributes = {};
+  setShortString(out, A.TRACE_USER_ID, "userId", params.userId);
+  setShortString(out, A.TRACE_SESSION_ID, "sessionId", params.sessionId);
+  setShortString(out, A.VERSION, "version", params.version);
+  setShortString(out, A.TRACE_NAME, "traceName", params.traceName);
+  if (params.environment !== undefined) {
+    if (typeof params.environment === "string" && ENVIRONMENT_PATTERN.test(params.environment)) {
+      out[A.ENVIRONMENT] = params.environment;
+    } else {
+      dropped("environment", "must be 1-40 characters of a-z, 0-9, _ or - and not start with svc");
+    }
+  }
+  if (params.tags !== undefined) {
+    const tags = mergeTags(getPropagatedAttributes(active)[A.TRACE_TAGS], params.tags);
+    if (tags.length > 0) out[A.TRACE_TAGS] = tags;
+  }
+  if (params.metadata !== undefined) writeMetadata(out, A.TRACE_METADATA, params.metadata);
+  if (params.prompt !== undefined) setPrompt(out, params.prompt);
+  return out;
+}
+
+function setShortString(out: Attributes, key: string, name: string, value: unknown): void {
+  if (value === undefined) return;
+  if (typeof value === "string" && value.length > 0 && value.length <= MAX_VALUE_LENGTH) out[key] = value;
+  else dropped(name, `must be a non-empty string of at most ${MAX_VALUE_LENGTH} characters`);
+}
+
+function mergeTags(existing: unknown, added: unknown): string[] {
+  const tags = new Set<string>(Array.isArray(existing) ? existing.filter((t) => typeof t === "string") : []);
+  if (!Array.isArray(added)) {
+    dropped("tags", "must be an array of strings");
+    return [...tags];
+  }
+  for (const tag of added) {
+    if (typeof tag === "string" && tag.length > 0 && tag.length <= MAX_VALUE_LENGTH) tags.add(tag);
+    else dropped("tags", `each tag must be a non-empty string of at most ${MAX_VALUE_LENGTH} characters`);
+  }
+  return [...tags];
+}
+
+function setPrompt(out: Attributes, prompt: PropagatedPromptInput): void {
+  if (prompt === null || typeof prompt !== "object") {
+    dropped("prompt", "must be { name, version }");
+    return;
+  }
+  if (prompt.isFallback) return;
+  const raw = prompt.version;
+  const version = typeof raw === "string" && /^\d+$/.test(raw) ? Number(raw) : raw;
+  if (typeof prompt.name !== "string" || prompt.name.length === 0 || !Number.isInteger(version)) {
+    dropped("prompt", "needs a non-empty name and an integer version");
+    return;
+  }
+  out[A.OBSERVATION_PROMPT_NAME] = prompt.name;
+  out[A.OBSERVATION_PROMPT_VERSION] = version as number;
+}
+
+function dropped(name: string, why: string): void {
+  getGlobalLogger().warn(`propagateAttributes: ${name} dropped: ${why}`);
+}

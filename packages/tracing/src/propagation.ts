@@ -1,0 +1,171 @@
+import {
+  type Attributes,
+  type AttributeValue,
+  type Baggage,
+  type Context,
+  context,
+  createContextKey,
+  propagation,
+  trace,
+} from "@opentelemetry/api";
+import { SvcOtelSpanAttributes as A } from "./attributes.js";
+
+/** Context key under which the propagated span attributes (wire keys and values) are stored. */
+export const SVC_PROPAGATED_ATTRIBUTES_KEY = createContextKey("svc.propagated_attributes");
+
+/** Baggage entry that marks the trace id svc already holds a root span for. */
+export const SVC_TRACE_ID_BAGGAGE_KEY = "svc_trace_id";
+
+const METADATA_BAGGAGE_PREFIX = "svc_metadata_";
+const TRACE_METADATA_PREFIX = `${A.TRACE_METADATA}.`;
+
+/** Span attribute key for each baggage key (the reverse of {@link SPAN_KEY_TO_BAGGAGE}). */
+const BAGGAGE_TO_SPAN_KEY: Readonly<Record<string, string>> = {
+  svc_user_id: A.TRACE_USER_ID,
+  svc_session_id: A.TRACE_SESSION_ID,
+  svc_version: A.VERSION,
+  svc_trace_name: A.TRACE_NAME,
+  svc_tags: A.TRACE_TAGS,
+  svc_environment: A.ENVIRONMENT,
+  svc_prompt_name: A.OBSERVATION_PROMPT_NAME,
+  svc_prompt_version: A.OBSERVATION_PROMPT_VERSION,
+  svc_experiment_id: A.EXPERIMENT_ID,
+  svc_experiment_name: A.EXPERIMENT_NAME,
+  svc_experiment_description: A.EXPERIMENT_DESCRIPTION,
+  svc_experiment_metadata: A.EXPERIMENT_METADATA,
+  svc_experiment_dataset_id: A.EXPERIMENT_DATASET_ID,
+  svc_experiment_item_id: A.EXPERIMENT_ITEM_ID,
+  svc_experiment_item_version: A.EXPERIMENT_ITEM_VERSION,
+  svc_experiment_item_metadata: A.EXPERIMENT_ITEM_METADATA,
+  svc_experiment_item_root_observation_id: A.EXPERIMENT_ITEM_ROOT_OBSERVATION_ID,
+  svc_experiment_item_expected_output: A.EXPERIMENT_ITEM_EXPECTED_OUTPUT,
+};
+
+const SPAN_KEY_TO_BAGGAGE: Readonly<Record<string, string>> = Object.fromEntries(
+  Object.entries(BAGGAGE_TO_SPAN_KEY).map(([baggageKey, spanKey]) => [spanKey, baggageKey]),
+);
+
+const EMPTY: Attributes = Object.freeze({});
+
+/** Options of {@link propagateSpanAttributes}. */
+export interface PropagateSpanAttributesOptions {
+  /**
+   * Also write the attributes as W3C baggage entries `svc_*`, so that they cross process boundaries
+   * when a baggage propagator is installed. Only keys with a baggage name are written.
+   * @defaultValue false
+   */
+  asBaggage?: boolean;
+}
+
+/**
+ * Sets wire-encoded span attributes on the active span and on every span started inside `fn`,
+ * across `await`. Merges over what is already propagated: a key given here replaces the same key,
+ * and its dotted sub-keys (`svc.trace.metadata.a.*` when `svc.trace.metadata.a` is given).
+ * Returns what `fn` returns.
+ */
+export function propagateSpanAttributes<R>(
+  attributes: Attributes,
+  fn: () => R,
+  options: PropagateSpanAttributesOptions = {},
+): R {
+  const active = context.active();
+  const next = buildPropagationContext(active, attributes, options);
+  if (next === undefined) return fn();
+  return context.with(next, fn);
+}
+
+/** The context that carries `attributes` merged over the ones in `ctx`; `undefined` when nothing changes. */
+export function buildPropagationContext(
+  ctx: Context,
+  attributes: Attributes,
+  options: PropagateSpanAttributesOptions = {},
+): Context | undefined {
+  const keys = Object.keys(attributes).filter((key) => attributes[key] !== undefined && attributes[key] !== null);
+  if (keys.length === 0) return undefined;
+  const span = trace.getSpan(ctx);
+  if (span?.isRecording()) span.setAttributes(attributes);
+
+  const merged: Attributes = { ...(ctx.getValue(SVC_PROPAGATED_ATTRIBUTES_KEY) as Attributes | undefined) };
+  for (const key of keys) {
+    const prefix = `${key}.`;
+    for (const existing of Object.keys(merged)) if (existing.startsWith(prefix)) delete merged[existing];
+    merged[key] = attributes[key];
+  }
+  let next = ctx.setValue(SVC_PROPAGATED_ATTRIBUTES_KEY, Object.freeze(merged));
+  if (options.asBaggage) next = withBaggage(next, attributes, keys);
+  return next;
+}
+
+function withBaggage(ctx: Context, attributes: Attributes, keys: string[]): Context {
+  let bag = propagation.getBaggage(ctx) ?? propagation.createBaggage();
+  for (const key of keys) {
+    const baggageKey = baggageKeyFor(key);
+    if (baggageKey === undefined) continue;
+    const value = attributes[key];
+    bag = bag.setEntry(baggageKey, { value: Array.isArray(value) ? value.join(",") : String(value) });
+  }
+  return propagation.setBaggage(ctx, bag);
+}
+
+function baggageKeyFor(spanKey: string): string | undefined {
+  const known = SPAN_KEY_TO_BAGGAGE[spanKey];
+  if (known !== undefined) return known;
+  if (spanKey.startsWith(TRACE_METADATA_PREFIX)) {
+    const metadataKey = spanKey.slice(TRACE_METADATA_PREFIX.length);
+    // Only top-level metadata keys travel as baggage; their JSON text already holds the nested values.
+    if (metadataKey && !metadataKey.includes(".")) return METADATA_BAGGAGE_PREFIX + metadataKey;
+  }
+  return undefined;
+}
+
+/**
+ * The span attributes propagated in `ctx`: those stored by {@link propagateAttributes} and
+ * {@link propagateSpanAttributes}, merged over the ones read back from `svc_*` baggage entries
+ * (`svc_trace_id` is ignored). The returned object must not be modified.
+ */
+export function getPropagatedAttributes(ctx: Context): Attributes {
+  const stored = ctx.getValue(SVC_PROPAGATED_ATTRIBUTES_KEY) as Attributes | undefined;
+  const bag = propagation.getBaggage(ctx);
+  const fromBaggage = bag === undefined ? undefined : baggageToAttributes(bag);
+  if (fromBaggage === undefined) return stored ?? EMPTY;
+  return stored === undefined ? fromBaggage : { ...fromBaggage, ...stored };
+}
+
+function baggageToAttributes(bag: Baggage): Attributes | undefined {
+  let out: Attributes | undefined;
+  for (const [key, entry] of bag.getAllEntries()) {
+    if (key === SVC_TRACE_ID_BAGGAGE_KEY || !key.startsWith("svc_")) continue;
+    const converted = fromBaggageEntry(key, entry.value);
+    if (converted === undefined) continue;
+    out ??= {};
+    out[converted[0]] = converted[1];
+  }
+  return out;
+}
+
+function fromBaggageEntry(key: string, value: string): [string, AttributeValue] | undefined {
+  if (key.startsWith(METADATA_BAGGAGE_PREFIX)) {
+    return [TRACE_METADATA_PREFIX + key.slice(METADATA_BAGGAGE_PREFIX.length), value];
+  }
+  const spanKey = BAGGAGE_TO_SPAN_KEY[key];
+  if (spanKey === undefined) return undefined;
+  if (spanKey === A.TRACE_TAGS) return [spanKey, value.split(",").filter((tag) => tag.length > 0)];
+  if (spanKey === A.OBSERVATION_PROMPT_VERSION) {
+    const version = Number(value);
+    return Number.isInteger(version) ? [spanKey, version] : undefined;
+  }
+  return [spanKey, value];
+}
+
+/** Whether `ctx` carries the baggage claim `svc_trace_id` for `traceId` (set by active observations). */
+export function hasTraceIdClaim(ctx: Context, traceId: string): boolean {
+  return propagation.getBaggage(ctx)?.getEntry(SVC_TRACE_ID_BAGGAGE_KEY)?.value === traceId;
+}
+
+/** `ctx` with the baggage claim for `traceId`; `ctx` itself when it already carries it. */
+export function withTraceIdClaim(ctx: Context, traceId: string): Context {
+  const bag = propagation.getBaggage(ctx);
+  if (bag?.getEntry(SVC_TRACE_ID_BAGGAGE_KEY)?.value === traceId) return ctx;
+  const next = (bag ?? propagation.createBaggage()).setEntry(SVC_TRACE_ID_BAGGAGE_KEY, { value: traceId });
+  return propagation.setBaggage(ctx, next);
+}

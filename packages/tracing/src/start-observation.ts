@@ -1,0 +1,154 @@
+import { type Attributes, type Context, context, type SpanContext, trace } from "@opentelemetry/api";
+import { SvcOtelSpanAttributes as A } from "./attributes.js";
+import { safely } from "./internal/safely.js";
+import { getGlobalLogger } from "./logger.js";
+import { createObservation, markFailed, type SvcObservationBase, type SvcObservationByType } from "./observation.js";
+import { writeObservationAttributes } from "./observation-attributes.js";
+import { withTraceIdClaim } from "./propagation.js";
+import type {
+  StartActiveObservationOpts,
+  StartObservationOptions,
+  SvcAttributesByType,
+  SvcObservationAttributes,
+  SvcObservationType,
+} from "./types.js";
+
+/**
+ * Starts an observation as a child of the active span (or of `parentSpanContext`) without making it
+ * active. End it with `end()`; events end at once. Never throws.
+ * @example
+ * const generation = startObservation("llm-call", { model: "gpt-4o", input: messages }, { asType: "generation" });
+ * generation.update({ output: reply, usageDetails: { input: 12, output: 40 } }).end();
+ */
+export function startObservation<T extends SvcObservationType = "span">(
+  name: string,
+  attributes?: SvcAttributesByType[T],
+  options?: StartObservationOptions<T>,
+): SvcObservationByType[T] {
+  const type = (options?.asType ?? "span") as T;
+  return createObservation(name, attributes, type, options?.startTime, parentContext(options?.parentSpanContext));
+}
+
+/**
+ * Runs `fn` with a new observation active, so that observations started inside it (also after
+ * `await`) become its children. The observation ends when `fn` returns, throws or its promise
+ * settles, unless `endOnExit` is false; a throw or rejection is recorded as level ERROR and passed on
+ * unchanged. Returns what `fn` returns.
+ * @example
+ * const answer = await startActiveObservation("handle-question", async (span) => {
+ *   span.update({ input: question });
+ *   const text = await answerQuestion(question);
+ *   span.update({ output: text });
+ *   return text;
+ * });
+ */
+export function startActiveObservation<R, T extends SvcObservationType = "span">(
+  name: string,
+  fn: (observation: SvcObservationByType[T]) => R,
+  options?: StartActiveObservationOpts<T>,
+): R {
+  const type = (options?.asType ?? "span") as T;
+  const parent = parentContext(options?.parentSpanContext);
+  const observation = createObservation(name, undefined, type, options?.startTime, parent);
+  const active = activeContext(parent, observation);
+  return runObserved(observation, active, fn, observation, options?.endOnExit !== false);
+}
+
+export function runObserved<R, O extends SvcObservationBase>(
+  observation: SvcObservationBase,
+  active: Context,
+  fn: (observation: O) => R,
+  argument: O,
+  endOnExit: boolean,
+): R {
+  let result: R;
+  try {
+    result = context.with(active, fn, undefined, argument);
+  } catch (err) {
+    markFailed(observation, err, "Unknown error");
+    if (endOnExit) observation.end();
+    throw err;
+  }
+  if (isThenable(result)) {
+    return result.then(
+      (value) => {
+        if (endOnExit) observation.end();
+        return value;
+      },
+      (err: unknown) => {
+        markFailed(observation, err, "Unknown error");
+        if (endOnExit) observation.end();
+        throw err;
+      },
+    ) as R;
+  }
+  if (endOnExit) observation.end();
+  return result;
+}
+
+/**
+ * Updates the active observation. With `asType`, also sets its type (for example to mark a span
+ * started by another library as a generation). Without an active observation, logs a warning.
+ */
+export function updateActiveObservation<T extends SvcObservationType = "span">(
+  attributes: SvcAttributesByType[T],
+  options?: { asType?: T },
+): void {
+  const span = trace.getActiveSpan();
+  if (span === undefined) {
+    getGlobalLogger().warn("updateActiveObservation: no active observation; update dropped");
+    return;
+  }
+  safely("updateActiveObservation", () => {
+    const out: Attributes = {};
+    if (options?.asType !== undefined) out[A.OBSERVATION_TYPE] = options.asType;
+    writeObservationAttributes(out, attributes as SvcObservationAttributes);
+    span.setAttributes(out);
+  });
+}
+
+/** Makes the active trace viewable by anyone with its link. Without an active observation, logs a warning. */
+export function setActiveTraceAsPublic(): void {
+  const span = trace.getActiveSpan();
+  if (span === undefined) {
+    getGlobalLogger().warn("setActiveTraceAsPublic: no active observation; nothing made public");
+    return;
+  }
+  safely("setActiveTraceAsPublic", () => span.setAttribute(A.TRACE_PUBLIC, true));
+}
+
+/** Trace id of the active span, or `undefined` outside of one. */
+export function getActiveTraceId(): string | undefined {
+  return trace.getActiveSpan()?.spanContext().traceId;
+}
+
+/** Span id of the active span (the active observation's `id`), or `undefined` outside of one. */
+export function getActiveSpanId(): string | undefined {
+  return trace.getActiveSpan()?.spanContext().spanId;
+}
+
+/** The context new observations start in: the active one, re-parented when a parent is given. */
+export function parentContext(parentSpanContext: SpanContext | undefined): Context {
+  const active = context.active();
+  if (parentSpanContext === undefined) return active;
+  return safely("parentSpanContext", () => trace.setSpanContext(active, parentSpanContext)) ?? active;
+}
+
+/** `parent` with `observation` as active span and the trace-id claim for its trace. */
+export function activeContext(parent: Context, observation: SvcObservationBase): Context {
+  return (
+    safely("activate observation", () =>
+      withTraceIdClaim(trace.setSpan(parent, observation.otelSpan), observation.traceId),
+    ) ?? parent
+  );
+}
+
+/** Whether `value` is a promise or another thenable. */
+export function isThenable(value: unknown): value is PromiseLike<unknown> {
+  if (value === null || (typeof value !== "object" && typeof value !== "function")) return false;
+  try {
+    return typeof (value as { then?: unknown }).then === "function";
+  } catch {
+    return false;
+  }
+}

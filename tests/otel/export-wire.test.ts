@@ -1,0 +1,146 @@
+import { SpanStatusCode } from "@opentelemetry/api";
+import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
+import { BasicTracerProvider, BatchSpanProcessor } from "@opentelemetry/sdk-trace-base";
+import { describe, expect, it, onTestFinished } from "vitest";
+import { startServer } from "../support/http-server.ts";
+import { captureLogs } from "../support/logs.ts";
+import { exportedSpans, otlpRequests, svcProvider } from "../support/otel.ts";
+
+async function sink() {
+  const server = await startServer();
+  onTestFinished(server.close);
+  return server;
+}
+
+describe("OTLP export on the wire", () => {
+  it("posts to the OTLP traces route with Basic auth and the SDK headers", async () => {
+    const server = await sink();
+    const { svc, processor } = svcProvider(server);
+
+    svc.startSpan("work").end();
+    await processor.forceFlush();
+
+    const [request] = otlpRequests(server);
+    expect(request?.method).toBe("POST");
+    expect(request?.headers).toMatchObject({
+      authorization: `Basic ${Buffer.from("pk-test:sk-test").toString("base64")}`,
+      "content-type": "application/json",
+      "x-svc-sdk-name": "javascript",
+      "x-svc-public-key": "pk-test",
+      "x-svc-ingestion-version": "4",
+    });
+    expect(exportedSpans(server).map((s) => s.name)).toEqual(["work"]);
+  });
+
+  it("sends exactly one ingestion-version header, with the value from additionalHeaders", async () => {
+    const server = await sink();
+    const { svc, processor } = svcProvider(server, { additionalHeaders: { "X-Svc-Ingestion-Version": "3" } });
+
+    svc.startSpan("work").end();
+    await processor.forceFlush();
+
+    const raw = otlpRequests(server)[0]?.rawHeaders ?? [];
+    const values = raw.filter((_, i) => i % 2 === 0 && raw[i]?.toLowerCase() === "x-svc-ingestion-version");
+    expect(values).toHaveLength(1);
+    expect(otlpRequests(server)[0]?.headers["x-svc-ingestion-version"]).toBe("3");
+  });
+
+  const rows: { name: string; params: { compression?: "gzip" | "none" }; env: Record<string, string>; gzip: boolean }[] =
+    [
+      { name: "option compression none wins over the environment", params: { compression: "none" }, env: { SVC_OTEL_COMPRESSION: "gzip" }, gzip: false },
+      { name: "option compression gzip wins over the environment", params: { compression: "gzip" }, env: { SVC_OTEL_COMPRESSION: "none" }, gzip: true },
+      { name: "SVC_OTEL_COMPRESSION wins over the OpenTelemetry variables", params: {}, env: { SVC_OTEL_COMPRESSION: "none", OTEL_EXPORTER_OTLP_TRACES_COMPRESSION: "gzip" }, gzip: false },
+      { name: "OTEL_EXPORTER_OTLP_TRACES_COMPRESSION wins over OTEL_EXPORTER_OTLP_COMPRESSION", params: {}, env: { OTEL_EXPORTER_OTLP_TRACES_COMPRESSION: "NONE", OTEL_EXPORTER_OTLP_COMPRESSION: "gzip" }, gzip: false },
+      { name: "OTEL_EXPORTER_OTLP_COMPRESSION applies when it is the only setting", params: {}, env: { OTEL_EXPORTER_OTLP_COMPRESSION: "none" }, gzip: false },
+      { name: "an invalid value falls through to the next setting", params: {}, env: { SVC_OTEL_COMPRESSION: "zstd", OTEL_EXPORTER_OTLP_COMPRESSION: "none" }, gzip: false },
+      { name: "gzip is the default", params: {}, env: {}, gzip: true },
+    ];
+
+  it.each(rows)("compression order: $name", async ({ params, env, gzip }) => {
+    captureLogs();
+    const server = await sink();
+    const { svc, processor } = svcProvider(server, params, env);
+
+    svc.startSpan("work").end();
+    await processor.forceFlush();
+
+    const [request] = otlpRequests(server);
+    expect(request?.headers["content-encoding"]).toBe(gzip ? "gzip" : undefined);
+    expect(request?.rawBody.subarray(0, 2).equals(Buffer.from([0x1f, 0x8b]))).toBe(gzip);
+    expect(exportedSpans(server).map((s) => s.name)).toEqual(["work"]);
+  });
+
+  it("sends the same OTLP/JSON body as the OpenTelemetry OTLP/HTTP exporter for the same spans", async () => {
+    const ours = await sink();
+    const oracle = await sink();
+    const { processor } = svcProvider(ours, { compression: "none", mediaUploadEnabled: false });
+    const reference = new BatchSpanProcessor(
+      new OTLPTraceExporter({ url: `${oracle.url}/api/public/otel/v1/traces`, compression: "none" as never }),
+    );
+    const provider = new BasicTracerProvider({ spanProcessors: [processor, reference] });
+    onTestFinished(() => provider.shutdown());
+    const svc = provider.getTracer("svc-sdk", "6.0.0");
+    const llm = provider.getTracer("openinference.instrumentation.openai");
+
+    const root = svc.startSpan("root", { attributes: { str: "s", int: 3, dbl: 1.5, bool: true, arr: ["a", "b"] } });
+    root.addEvent("checkpoint", { step: 1 });
+    const child = llm.startSpan("chat", { attributes: { "gen_ai.request.model": "m" } }, undefined);
+    child.addLink({ context: root.spanContext(), attributes: { why: "follows" } });
+    child.setStatus({ code: SpanStatusCode.ERROR, message: "boom" });
+    child.end();
+    root.end();
+    await processor.forceFlush();
+    await reference.forceFlush();
+
+    const [mine] = otlpRequests(ours);
+    const [theirs] = otlpRequests(oracle);
+    expect(mine?.json).toEqual(theirs?.json);
+    expect(mine?.body.toString("utf8")).toBe(theirs?.body.toString("utf8"));
+  });
+
+  it("retries a 503 that carries Retry-After and exports the batch once", async () => {
+    const server = await startServer();
+    onTestFinished(server.close);
+    let calls = 0;
+    server.reply(() => (++calls === 1 ? { status: 503, headers: { "retry-after": "0" } } : { status: 200, json: {} }));
+    const { svc, processor } = svcProvider(server);
+
+    svc.startSpan("work").end();
+    await processor.forceFlush();
+
+    expect(otlpRequests(server)).toHaveLength(2);
+    expect(exportedSpans(server).map((s) => s.name)).toEqual(["work", "work"]);
+  });
+
+  it("does not retry a 400 and logs the lost spans at error level", async () => {
+    const logs = captureLogs();
+    const server = await startServer(() => ({ status: 400, json: { error: "bad span" } }));
+    onTestFinished(server.close);
+    const { svc, processor } = svcProvider(server);
+
+    svc.startSpan("a").end();
+    svc.startSpan("b").end();
+    await processor.forceFlush();
+
+    expect(otlpRequests(server)).toHaveLength(1);
+    const errors = logs.filter((l) => l.level === "error");
+    expect(errors).toHaveLength(1);
+    expect(errors[0]?.message).toMatch(/export failed: 2 span\(s\) dropped: HTTP 400/);
+  });
+
+  it("passes spans to a user-supplied exporter with masked attributes", async () => {
+    const server = await sink();
+    const exporter = new OTLPTraceExporter({ url: `${server.url}/custom`, compression: "none" as never });
+    const { svc, processor } = svcProvider(server, { exporter, mask: () => "***" });
+
+    svc.startSpan("work", { attributes: { "svc.observation.input": "secret", other: "kept" } }).end();
+    await processor.forceFlush();
+
+    const [request] = server.seen.filter((r) => r.path === "/custom");
+    const body = request?.json as { resourceSpans: { scopeSpans: { spans: { attributes: unknown[] }[] }[] }[] };
+    const attributes = body.resourceSpans[0]?.scopeSpans[0]?.spans[0]?.attributes;
+    expect(attributes).toContainEqual({ key: "svc.observation.input", value: { stringValue: "***" } });
+    expect(attributes).toContainEqual({ key: "other", value: { stringValue: "kept" } });
+    expect(otlpRequests(server)).toHaveLength(0);
+  });
+});

@@ -1,0 +1,119 @@
+import { context, propagation, ROOT_CONTEXT, trace } from "@opentelemetry/api";
+import { NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
+import { SvcSpanProcessor } from "@svc/otel";
+import { propagateAttributes, setSvcTracerProvider, startActiveObservation } from "@svc/tracing";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
+import { startServer, type TestServer } from "../support/http-server.ts";
+import { attributesOf, exportedSpans } from "../support/otel.ts";
+
+// One registered provider (AsyncLocalStorage context) whose processor exports to a fresh sink per test.
+let server: TestServer;
+let processor: SvcSpanProcessor;
+const forwarding = {
+  onStart: (span: never, ctx: never) => processor.onStart(span, ctx),
+  onEnd: (span: never) => processor.onEnd(span),
+  forceFlush: () => processor.forceFlush(),
+  shutdown: () => processor.shutdown(),
+};
+const provider = new NodeTracerProvider({ spanProcessors: [forwarding] });
+
+beforeAll(() => {
+  setSvcTracerProvider(null);
+  provider.register();
+});
+afterAll(async () => {
+  await provider.shutdown();
+  trace.disable();
+  context.disable();
+  propagation.disable();
+});
+
+async function useSink() {
+  server = await startServer();
+  onTestFinished(server.close);
+  processor = new SvcSpanProcessor({ baseUrl: server.url, publicKey: "pk", secretKey: "sk" }, {});
+}
+
+function byName() {
+  return Object.fromEntries(exportedSpans(server).map((s) => [s.name, attributesOf(s)]));
+}
+
+describe("propagated attributes and app roots", () => {
+  it("copies propagated attributes onto spans of other instrumentation started inside propagateAttributes", async () => {
+    await useSink();
+
+    propagateAttributes({ userId: "u-1", sessionId: "s-1" }, () => {
+      trace.getTracer("openinference.instrumentation.openai").startSpan("chat").end();
+    });
+    await processor.forceFlush();
+
+    expect(byName().chat).toMatchObject({ "user.id": "u-1", "session.id": "s-1" });
+  });
+
+  it("reads propagated attributes from svc_ baggage in the parent context", async () => {
+    await useSink();
+    const bag = propagation.createBaggage({ svc_user_id: { value: "u-bag" }, svc_tags: { value: "a,b" } });
+
+    trace.getTracer("ai").startSpan("llm", {}, propagation.setBaggage(ROOT_CONTEXT, bag)).end();
+    await processor.forceFlush();
+
+    expect(byName().llm).toMatchObject({
+      "user.id": "u-bag",
+      "svc.trace.tags": { values: [{ stringValue: "a" }, { stringValue: "b" }] },
+    });
+  });
+
+  it("keeps an attribute the span already has over the propagated value", async () => {
+    await useSink();
+
+    propagateAttributes({ userId: "u-1" }, () => {
+      trace.getTracer("ai").startSpan("llm", { attributes: { "user.id": "own" } }).end();
+    });
+    await processor.forceFlush();
+
+    expect(byName().llm?.["user.id"]).toBe("own");
+  });
+
+  it("marks only the first exported span of a trace as app root", async () => {
+    await useSink();
+
+    startActiveObservation("root", () => {
+      startActiveObservation("child", () => undefined);
+    });
+    await processor.forceFlush();
+
+    const spans = byName();
+    expect(spans.root?.["svc.internal.is_app_root"]).toBe(true);
+    expect(spans.child).not.toHaveProperty("svc.internal.is_app_root");
+  });
+
+  it("marks an svc span under a filtered-out parent as app root", async () => {
+    await useSink();
+    const http = trace.getTracer("@opentelemetry/instrumentation-http");
+
+    http.startActiveSpan("GET /", (parent) => {
+      startActiveObservation("handler", () => undefined);
+      parent.end();
+    });
+    await processor.forceFlush();
+
+    expect(exportedSpans(server).map((s) => s.name)).toEqual(["handler"]);
+    expect(byName().handler?.["svc.internal.is_app_root"]).toBe(true);
+  });
+
+  it("does not mark a span as app root when an svc observation of its trace claims the root", async () => {
+    await useSink();
+    const http = trace.getTracer("@opentelemetry/instrumentation-http");
+
+    startActiveObservation("root", () => {
+      http.startActiveSpan("fetch", (middle) => {
+        startActiveObservation("inner", () => undefined);
+        middle.end();
+      });
+    });
+    await processor.forceFlush();
+
+    expect(byName().root?.["svc.internal.is_app_root"]).toBe(true);
+    expect(byName().inner).not.toHaveProperty("svc.internal.is_app_root");
+  });
+});
