@@ -9,11 +9,14 @@ import { build } from "esbuild";
 const HERE = import.meta.dirname;
 const ROOT = join(HERE, "..");
 
-/** The packages each contender's users import, in import order. */
+/**
+ * The packages each contender's users import, in import order. Every contender needs a tracer provider from
+ * sdk-trace-base; the previous major imports it itself, the others list it.
+ */
 export const IMPORTS: Record<string, string[]> = {
   otel: ["@opentelemetry/api", "@opentelemetry/sdk-trace-base", "@opentelemetry/exporter-trace-otlp-http"],
-  v5: ["@langfuse/tracing", "@langfuse/otel", "@langfuse/client"],
-  svc: ["@svc/tracing", "@svc/otel", "@svc/client"],
+  v5: ["@langfuse/tracing", "@langfuse/otel", "@langfuse/client", "@opentelemetry/sdk-trace-base"],
+  svc: ["@svc/tracing", "@svc/otel", "@svc/client", "@opentelemetry/sdk-trace-base"],
 };
 
 /** Milliseconds to import the contender's packages in a fresh Node process (startup excluded). */

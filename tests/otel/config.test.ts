@@ -13,8 +13,17 @@ describe("resolveProcessorConfig", () => {
   });
 
   it("reads keys from the environment and prefers SVC_BASE_URL over SVC_BASEURL", () => {
-    const env = { SVC_PUBLIC_KEY: "pk-env", SVC_SECRET_KEY: "sk-env", SVC_BASE_URL: "http://a", SVC_BASEURL: "http://b" };
-    expect(resolveProcessorConfig({}, env)).toMatchObject({ publicKey: "pk-env", secretKey: "sk-env", baseUrl: "http://a" });
+    const env = {
+      SVC_PUBLIC_KEY: "pk-env",
+      SVC_SECRET_KEY: "sk-env",
+      SVC_BASE_URL: "http://a",
+      SVC_BASEURL: "http://b",
+    };
+    expect(resolveProcessorConfig({}, env)).toMatchObject({
+      publicKey: "pk-env",
+      secretKey: "sk-env",
+      baseUrl: "http://a",
+    });
     expect(resolveProcessorConfig({}, { SVC_BASEURL: "http://b" }).baseUrl).toBe("http://b");
   });
 
@@ -127,9 +136,9 @@ describe("resolveProcessorConfig", () => {
     expect(resolveProcessorConfig(keys, { SVC_MEDIA_UPLOAD_ENABLED: "FALSE" }).mediaUploadEnabled).toBe(false);
     expect(resolveProcessorConfig(keys, { SVC_MEDIA_UPLOAD_ENABLED: "0" }).mediaUploadEnabled).toBe(false);
     expect(resolveProcessorConfig(keys, { SVC_MEDIA_UPLOAD_ENABLED: "yes" }).mediaUploadEnabled).toBe(true);
-    expect(resolveProcessorConfig({ ...keys, mediaUploadEnabled: true }, { SVC_MEDIA_UPLOAD_ENABLED: "0" })).toMatchObject(
-      { mediaUploadEnabled: true },
-    );
+    expect(
+      resolveProcessorConfig({ ...keys, mediaUploadEnabled: true }, { SVC_MEDIA_UPLOAD_ENABLED: "0" }),
+    ).toMatchObject({ mediaUploadEnabled: true });
   });
 
   it("throws a TypeError naming an option of the wrong type", () => {

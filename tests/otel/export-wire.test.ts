@@ -45,16 +45,50 @@ describe("OTLP export on the wire", () => {
     expect(otlpRequests(server)[0]?.headers["x-svc-ingestion-version"]).toBe("3");
   });
 
-  const rows: { name: string; params: { compression?: "gzip" | "none" }; env: Record<string, string>; gzip: boolean }[] =
-    [
-      { name: "option compression none wins over the environment", params: { compression: "none" }, env: { SVC_OTEL_COMPRESSION: "gzip" }, gzip: false },
-      { name: "option compression gzip wins over the environment", params: { compression: "gzip" }, env: { SVC_OTEL_COMPRESSION: "none" }, gzip: true },
-      { name: "SVC_OTEL_COMPRESSION wins over the OpenTelemetry variables", params: {}, env: { SVC_OTEL_COMPRESSION: "none", OTEL_EXPORTER_OTLP_TRACES_COMPRESSION: "gzip" }, gzip: false },
-      { name: "OTEL_EXPORTER_OTLP_TRACES_COMPRESSION wins over OTEL_EXPORTER_OTLP_COMPRESSION", params: {}, env: { OTEL_EXPORTER_OTLP_TRACES_COMPRESSION: "NONE", OTEL_EXPORTER_OTLP_COMPRESSION: "gzip" }, gzip: false },
-      { name: "OTEL_EXPORTER_OTLP_COMPRESSION applies when it is the only setting", params: {}, env: { OTEL_EXPORTER_OTLP_COMPRESSION: "none" }, gzip: false },
-      { name: "an invalid value falls through to the next setting", params: {}, env: { SVC_OTEL_COMPRESSION: "zstd", OTEL_EXPORTER_OTLP_COMPRESSION: "none" }, gzip: false },
-      { name: "gzip is the default", params: {}, env: {}, gzip: true },
-    ];
+  const rows: {
+    name: string;
+    params: { compression?: "gzip" | "none" };
+    env: Record<string, string>;
+    gzip: boolean;
+  }[] = [
+    {
+      name: "option compression none wins over the environment",
+      params: { compression: "none" },
+      env: { SVC_OTEL_COMPRESSION: "gzip" },
+      gzip: false,
+    },
+    {
+      name: "option compression gzip wins over the environment",
+      params: { compression: "gzip" },
+      env: { SVC_OTEL_COMPRESSION: "none" },
+      gzip: true,
+    },
+    {
+      name: "SVC_OTEL_COMPRESSION wins over the OpenTelemetry variables",
+      params: {},
+      env: { SVC_OTEL_COMPRESSION: "none", OTEL_EXPORTER_OTLP_TRACES_COMPRESSION: "gzip" },
+      gzip: false,
+    },
+    {
+      name: "OTEL_EXPORTER_OTLP_TRACES_COMPRESSION wins over OTEL_EXPORTER_OTLP_COMPRESSION",
+      params: {},
+      env: { OTEL_EXPORTER_OTLP_TRACES_COMPRESSION: "NONE", OTEL_EXPORTER_OTLP_COMPRESSION: "gzip" },
+      gzip: false,
+    },
+    {
+      name: "OTEL_EXPORTER_OTLP_COMPRESSION applies when it is the only setting",
+      params: {},
+      env: { OTEL_EXPORTER_OTLP_COMPRESSION: "none" },
+      gzip: false,
+    },
+    {
+      name: "an invalid value falls through to the next setting",
+      params: {},
+      env: { SVC_OTEL_COMPRESSION: "zstd", OTEL_EXPORTER_OTLP_COMPRESSION: "none" },
+      gzip: false,
+    },
+    { name: "gzip is the default", params: {}, env: {}, gzip: true },
+  ];
 
   it.each(rows)("compression order: $name", async ({ params, env, gzip }) => {
     captureLogs();

@@ -67,7 +67,10 @@ describe("propagated attributes and app roots", () => {
     await useSink();
 
     propagateAttributes({ userId: "u-1" }, () => {
-      trace.getTracer("ai").startSpan("llm", { attributes: { "user.id": "own" } }).end();
+      trace
+        .getTracer("ai")
+        .startSpan("llm", { attributes: { "user.id": "own" } })
+        .end();
     });
     await processor.forceFlush();
 

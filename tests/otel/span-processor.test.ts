@@ -143,7 +143,11 @@ describe("flush and shutdown", () => {
     open();
     await vi.waitFor(() => expect(flush.done).toBe(true), { timeout: 5000, interval: 5 });
 
-    expect(exportedSpans(server).map((s) => s.name).sort()).toEqual(["a", "b", "c"]);
+    expect(
+      exportedSpans(server)
+        .map((s) => s.name)
+        .sort(),
+    ).toEqual(["a", "b", "c"]);
   });
 
   it("resolves shutdown only after queued spans are exported, and counts spans ended afterwards", async () => {
@@ -228,7 +232,9 @@ describe("span content", () => {
     const { svc, tracer, processor } = svcProvider(server);
 
     svc.startSpan("svc").end();
-    tracer("my-db").startSpan("genai", { attributes: { "gen_ai.system": "x" } }).end();
+    tracer("my-db")
+      .startSpan("genai", { attributes: { "gen_ai.system": "x" } })
+      .end();
     tracer("openinference.instrumentation.langchain").startSpan("known").end();
     tracer("@opentelemetry/instrumentation-http").startSpan("http").end();
     await processor.forceFlush();

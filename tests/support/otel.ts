@@ -13,7 +13,12 @@ export function svcProvider(server: TestServer, params: SvcSpanProcessorParams =
   );
   const provider = new BasicTracerProvider({ spanProcessors: [processor as unknown as SpanProcessor] });
   onTestFinished(() => provider.shutdown());
-  return { processor, provider, svc: provider.getTracer("svc-sdk"), tracer: (scope: string) => provider.getTracer(scope) };
+  return {
+    processor,
+    provider,
+    svc: provider.getTracer("svc-sdk"),
+    tracer: (scope: string) => provider.getTracer(scope),
+  };
 }
 
 /** Requests the server saw on the OTLP traces route. */

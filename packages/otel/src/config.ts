@@ -120,7 +120,10 @@ const COMPRESSIONS: readonly SpanCompression[] = ["gzip", "none"];
 const PREFIX = "SvcSpanProcessor:";
 
 /** Resolves span processor settings: option, then environment, then default. Warns about missing keys. */
-export function resolveProcessorConfig(params: SvcSpanProcessorParams = {}, env: Env = readEnv()): SvcSpanProcessorConfig {
+export function resolveProcessorConfig(
+  params: SvcSpanProcessorParams = {},
+  env: Env = readEnv(),
+): SvcSpanProcessorConfig {
   checkOptionTypes(params);
   const logger = getGlobalLogger();
   const publicKey = params.publicKey ?? nonEmpty(env.SVC_PUBLIC_KEY);
@@ -129,10 +132,12 @@ export function resolveProcessorConfig(params: SvcSpanProcessorParams = {}, env:
     logger.warn(`${PREFIX} no public key; pass publicKey or set SVC_PUBLIC_KEY. Exports will be rejected.`);
   if (!secretKey && !params.exporter)
     logger.warn(`${PREFIX} no secret key; pass secretKey or set SVC_SECRET_KEY. Exports will be rejected.`);
-  const baseUrl = (params.baseUrl ?? nonEmpty(env.SVC_BASE_URL) ?? nonEmpty(env.SVC_BASEURL) ?? DEFAULT_BASE_URL).replace(
-    /\/+$/,
-    "",
-  );
+  const baseUrl = (
+    params.baseUrl ??
+    nonEmpty(env.SVC_BASE_URL) ??
+    nonEmpty(env.SVC_BASEURL) ??
+    DEFAULT_BASE_URL
+  ).replace(/\/+$/, "");
   return {
     publicKey,
     secretKey,
@@ -142,7 +147,8 @@ export function resolveProcessorConfig(params: SvcSpanProcessorParams = {}, env:
     compression: resolveCompression(params.compression, env),
     exportMode: params.exportMode ?? "batched",
     flushAt: params.flushAt ?? envPositiveInt(env, "SVC_FLUSH_AT") ?? DEFAULT_FLUSH_AT,
-    flushIntervalMs: 1000 * (params.flushInterval ?? envPositiveNumber(env, "SVC_FLUSH_INTERVAL") ?? DEFAULT_FLUSH_INTERVAL_S),
+    flushIntervalMs:
+      1000 * (params.flushInterval ?? envPositiveNumber(env, "SVC_FLUSH_INTERVAL") ?? DEFAULT_FLUSH_INTERVAL_S),
     timeoutMs: 1000 * (params.timeout ?? envPositiveNumber(env, "SVC_TIMEOUT") ?? DEFAULT_TIMEOUT_S),
     maxQueueSize: params.maxQueueSize ?? DEFAULT_MAX_QUEUE_SIZE,
     maxConcurrentExports: params.maxConcurrentExports ?? DEFAULT_MAX_CONCURRENT_EXPORTS,
@@ -231,7 +237,9 @@ function checkOptionTypes(params: SvcSpanProcessorParams): void {
   if (params.compression !== undefined && !COMPRESSIONS.includes(params.compression))
     throw new TypeError(`${PREFIX} option compression must be "gzip" or "none", got ${String(params.compression)}`);
   if (params.exportMode !== undefined && params.exportMode !== "batched" && params.exportMode !== "immediate")
-    throw new TypeError(`${PREFIX} option exportMode must be "batched" or "immediate", got ${String(params.exportMode)}`);
+    throw new TypeError(
+      `${PREFIX} option exportMode must be "batched" or "immediate", got ${String(params.exportMode)}`,
+    );
   for (const name of ["mask", "shouldExportSpan"] as const) {
     const value = params[name];
     if (value !== undefined && typeof value !== "function")

@@ -7,8 +7,8 @@ import {
   type SvcSpanProcessorParams,
 } from "./config.js";
 import { DropCounter } from "./internal/drop-counter.js";
-import { encodeTraceRequest, type ExportItem } from "./internal/otlp-json.js";
 import { describe, RETRY_WINDOW_MS, type SendResult, sendOtlpJson } from "./internal/otlp-http.js";
+import { type ExportItem, encodeTraceRequest } from "./internal/otlp-json.js";
 import { safely } from "./internal/safely.js";
 import { prepareSpanData } from "./internal/span-data.js";
 import type { MediaUpload } from "./media/media-upload.js";
@@ -286,10 +286,15 @@ async function waitForResources(batch: readonly ExportItem[]): Promise<void> {
 /** Hands a batch to a user-supplied exporter, with the exported attributes, bounded in time. */
 function exportThrough(exporter: SpanExporterLike, batch: readonly ExportItem[], limitMs: number): Promise<SendResult> {
   const spans = batch.map(({ span, attributes }) =>
-    attributes === span.attributes ? span : (Object.create(span, { attributes: { value: attributes } }) as ReadableSpan),
+    attributes === span.attributes
+      ? span
+      : (Object.create(span, { attributes: { value: attributes } }) as ReadableSpan),
   );
   return new Promise<SendResult>((resolve) => {
-    const timer = setTimeout(() => resolve({ ok: false, reason: `exporter gave no result within ${limitMs} ms` }), limitMs);
+    const timer = setTimeout(
+      () => resolve({ ok: false, reason: `exporter gave no result within ${limitMs} ms` }),
+      limitMs,
+    );
     try {
       exporter.export(spans, (result) => {
         clearTimeout(timer);

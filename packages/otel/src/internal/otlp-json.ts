@@ -96,8 +96,10 @@ function toResource(resource: ResourceLike) {
 }
 
 function toScope(scope: Scope) {
-  const out: { name: string; version: string | undefined; attributes?: KeyValue[]; droppedAttributesCount?: number } =
-    { name: scope.name, version: scope.version };
+  const out: { name: string; version: string | undefined; attributes?: KeyValue[]; droppedAttributesCount?: number } = {
+    name: scope.name,
+    version: scope.version,
+  };
   if (scope.attributes && Object.keys(scope.attributes).length > 0) {
     out.attributes = toAttributes(scope.attributes);
     out.droppedAttributesCount = scope.droppedAttributesCount ?? 0;

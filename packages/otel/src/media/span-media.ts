@@ -31,7 +31,14 @@ export async function replaceMedia(
       if (!parsed) continue;
       const { sha256Hash, mediaId } = await mediaHash(parsed.bytes);
       next = next.replaceAll(uri, mediaReference(parsed.contentType, mediaId));
-      upload({ ...ids, mediaId, sha256Hash, contentType: parsed.contentType, bytes: parsed.bytes, field: fieldOf(key) });
+      upload({
+        ...ids,
+        mediaId,
+        sha256Hash,
+        contentType: parsed.contentType,
+        bytes: parsed.bytes,
+        field: fieldOf(key),
+      });
     }
     attributes[key] = next;
   }
