@@ -9,7 +9,7 @@ const otlp = (spans: object[]) => ({ resourceSpans: [{ scopeSpans: [{ spans }] }
 function post(sink: Sink, path: string, body: Buffer | string, headers: Record<string, string> = {}) {
   return fetch(`${sink.url}${path}`, {
     method: "POST",
-    body,
+    body: typeof body === "string" ? body : new Uint8Array(body),
     headers: { "content-type": "application/json", ...headers },
   });
 }
