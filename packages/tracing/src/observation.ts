@@ -63,7 +63,11 @@ export abstract class SvcObservationBase {
 
   /** Ends the observation, now or at `endTime`. Ending twice has no further effect. */
   end(endTime?: TimeInput): void {
-    safely("observation.end", () => this.otelSpan.end(endTime));
+    try {
+      this.otelSpan.end(endTime);
+    } catch (err) {
+      getGlobalLogger().warn(`observation.end failed and was skipped: ${describeError(err)}`);
+    }
   }
 
   /** Starts a child observation with this one as parent; the child is not made active. */
@@ -93,11 +97,13 @@ export abstract class SvcObservationBase {
 export abstract class SvcUpdatableObservation<TAttributes extends SvcSpanAttributes> extends SvcObservationBase {
   /** Sets attributes; values are serialized now. Returns the observation. */
   update(attributes: TAttributes): this {
-    safely("observation.update", () => {
+    try {
       const out: Attributes = {};
       writeObservationAttributes(out, attributes as SvcObservationAttributes);
       this.otelSpan.setAttributes(out);
-    });
+    } catch (err) {
+      getGlobalLogger().warn(`observation.update failed and was skipped: ${describeError(err)}`);
+    }
     return this;
   }
 }

@@ -40,7 +40,9 @@ export function serializeValue(value: unknown): string | undefined {
 
 function careful(value: unknown): string | undefined {
   try {
-    const text = JSON.stringify(toJsonSafe(value, new Set(), 0));
+    const safe = toJsonSafe(value, new Set(), 0);
+    if (safe === FAILED_TO_SERIALIZE) return FAILED_TO_SERIALIZE;
+    const text = JSON.stringify(safe);
     return text === undefined ? undefined : capLength(text);
   } catch {
     return FAILED_TO_SERIALIZE;
@@ -129,15 +131,36 @@ export function writeMetadata(target: Attributes, prefix: string, metadata: unkn
     if (text !== undefined) target[prefix] = text;
     return;
   }
-  const budget = { left: MAX_METADATA_PATHS };
+  let budget: { left: number } | undefined;
   for (const key of Object.keys(metadata)) {
     const value = metadata[key];
     const attribute = toAttributeValue(value);
     if (attribute === undefined) continue;
-    const path = `${prefix}.${key}`;
+    const path = metadataKey(prefix, key);
     target[path] = attribute;
-    if (typeof attribute === "string" && isPlainObject(value)) writeLeaves(target, path, value, 1, budget);
+    if (typeof attribute === "string" && isPlainObject(value)) {
+      budget ??= { left: MAX_METADATA_PATHS };
+      writeLeaves(target, path, value, 1, budget);
+    }
   }
+}
+
+// Metadata keys repeat from call to call; building and hashing "prefix.key" each time shows up in profiles.
+const KEY_CACHE_LIMIT = 1024;
+const keyCaches = new Map<string, Map<string, string>>();
+
+function metadataKey(prefix: string, key: string): string {
+  let cache = keyCaches.get(prefix);
+  if (cache === undefined) {
+    cache = new Map();
+    keyCaches.set(prefix, cache);
+  }
+  let path = cache.get(key);
+  if (path === undefined) {
+    path = `${prefix}.${key}`;
+    if (cache.size < KEY_CACHE_LIMIT) cache.set(key, path);
+  }
+  return path;
 }
 
 function writeLeaves(

@@ -1,0 +1,56 @@
+import * as tracing from "@svc/tracing";
+import { describe, expect, it } from "vitest";
+
+describe("@svc/tracing exports", () => {
+  it.each([
+    "startObservation",
+    "startActiveObservation",
+    "observe",
+    "updateActiveObservation",
+    "setActiveTraceAsPublic",
+    "propagateAttributes",
+    "propagateSpanAttributes",
+    "getPropagatedAttributes",
+    "hasTraceIdClaim",
+    "createObservationAttributes",
+    "setSvcTracerProvider",
+    "getSvcTracerProvider",
+    "getSvcTracer",
+    "createTraceId",
+    "getActiveTraceId",
+    "getActiveSpanId",
+  ])("exports the function %s", (name) => {
+    expect(typeof (tracing as Record<string, unknown>)[name]).toBe("function");
+  });
+
+  it("exports the ten observation classes", () => {
+    for (const name of [
+      "SvcSpan",
+      "SvcGeneration",
+      "SvcEvent",
+      "SvcAgent",
+      "SvcTool",
+      "SvcChain",
+      "SvcRetriever",
+      "SvcEvaluator",
+      "SvcGuardrail",
+      "SvcEmbedding",
+    ]) {
+      expect(typeof (tracing as Record<string, unknown>)[name], name).toBe("function");
+    }
+  });
+
+  it.each(["setActiveTraceIO", "createTraceAttributes", "setTraceIO", "SvcTraceAttributes"])(
+    "does not export the removed %s",
+    (name) => {
+      expect(name in tracing).toBe(false);
+    },
+  );
+
+  it("gives observations no setTraceIO method", () => {
+    const span = tracing.startObservation("no-trace-io");
+    span.end();
+
+    expect("setTraceIO" in span).toBe(false);
+  });
+});
