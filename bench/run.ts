@@ -3,6 +3,7 @@
 //   node run.ts                full suite (5 runs)
 //   node run.ts --quick        small sizes, one run, correctness only (non-zero exit when anything is lost)
 //   node run.ts --runs 7 --traces 2000 --scores 10000 --skip-install
+//   node run.ts --only otel,svc --workloads spans-burst --skip-static   (one comparison, for profiling work)
 import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
@@ -22,6 +23,8 @@ const { values: args } = parseArgs({
     imports: { type: "string" },
     "skip-install": { type: "boolean", default: false },
     only: { type: "string" },
+    workloads: { type: "string" },
+    "skip-static": { type: "boolean", default: false },
   },
 });
 const quick = args.quick;
@@ -32,8 +35,9 @@ const IMPORT_RUNS = Number(args.imports ?? (quick ? 0 : 9));
 const CONTENDERS = (args.only ?? (quick ? "otel,v5,svc" : "otel,v5,v5-gzip,svc")).split(",");
 /** Contenders measured only on spans (v5 with gzip switched on through OpenTelemetry's environment variable). */
 const SPANS_ONLY = new Set(["v5-gzip"]);
-const WORKLOADS = ["spans-yield", "spans-burst", "scores"] as const;
-type Workload = (typeof WORKLOADS)[number];
+const ALL_WORKLOADS = ["spans-yield", "spans-burst", "scores"] as const;
+type Workload = (typeof ALL_WORKLOADS)[number];
+const WORKLOADS = ALL_WORKLOADS.filter((w) => (args.workloads ?? ALL_WORKLOADS.join(",")).split(",").includes(w));
 /** Contenders held to losing nothing; the previous major is measured, not held to it. */
 const CHECKED = new Set(["otel", "svc"]);
 
@@ -192,7 +196,7 @@ async function main(): Promise<void> {
 
   const statics: Record<string, Record<string, number>> = {};
   const available = CONTENDERS.filter((c) => !SPANS_ONLY.has(c));
-  if (IMPORT_RUNS > 0) {
+  if (IMPORT_RUNS > 0 && !args["skip-static"]) {
     const times: Record<string, number[]> = {};
     for (let k = 0; k < IMPORT_RUNS; k++) {
       for (const c of available.map((_, j) => available[(j + k) % available.length]!)) {
@@ -208,7 +212,7 @@ async function main(): Promise<void> {
     }
     console.log("cold import measured");
   }
-  if (!quick) {
+  if (!quick && !args["skip-static"]) {
     for (const c of available) {
       try {
         bucket(statics, c, (): Record<string, number> => ({})).bundleGzipBytes = (await bundleGzipBytes(c)).gzipped;
@@ -218,7 +222,7 @@ async function main(): Promise<void> {
     }
     console.log("bundles measured");
   }
-  if (!quick && !args["skip-install"]) {
+  if (!quick && !args["skip-install"] && !args["skip-static"]) {
     for (const c of available) {
       try {
         bucket(statics, c, (): Record<string, number> => ({})).installBytes = installBytes(c);

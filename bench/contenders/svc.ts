@@ -7,7 +7,9 @@ import { INPUTS, METADATA, OUTPUTS, STEPS, scoreBody } from "../payload.ts";
 import type { ScoresContender, SinkTarget, SpansContender } from "./types.ts";
 
 export function spans(target: SinkTarget): SpansContender {
-  const processor = new SvcSpanProcessor({ ...target });
+  // BENCH_SVC_OPTIONS (JSON) passes extra processor options, for experiments; the suite runs the defaults.
+  const extra = JSON.parse(process.env.BENCH_SVC_OPTIONS ?? "{}") as Record<string, unknown>;
+  const processor = new SvcSpanProcessor({ ...extra, ...target });
   const provider = new BasicTracerProvider({ spanProcessors: [processor] });
   setSvcTracerProvider(provider);
   const attrs = (i: number) => ({ input: INPUTS[i % INPUTS.length], metadata: METADATA });
