@@ -1,6 +1,5 @@
 // svc v6 from this workspace: @svc/tracing, @svc/otel, @svc/client.
 import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
-import { SvcClient } from "@svc/client";
 import { SvcSpanProcessor } from "@svc/otel";
 import { setSvcTracerProvider, startObservation } from "@svc/tracing";
 import { INPUTS, METADATA, OUTPUTS, STEPS, scoreBody } from "../payload.ts";
@@ -44,7 +43,9 @@ interface ScoreQueue {
   shutdown(): Promise<void>;
 }
 
-export function scores(target: SinkTarget): ScoresContender {
+/** The client is loaded only here, so the spans workloads run without it, as on the floor. */
+export async function scores(target: SinkTarget): Promise<ScoresContender> {
+  const { SvcClient } = await import("@svc/client");
   const client = new SvcClient({ ...target });
   const score = (client as unknown as { score?: ScoreQueue }).score;
   if (!score) throw new Error("SvcClient has no score manager yet");

@@ -1,5 +1,4 @@
 // The previous major as users install it from npm: @langfuse/tracing, @langfuse/otel, @langfuse/client 5.x.
-import { LangfuseClient } from "@langfuse/client";
 import { LangfuseSpanProcessor } from "@langfuse/otel";
 import { type LangfuseAgent, type LangfuseChain, setLangfuseTracerProvider, startObservation } from "@langfuse/tracing";
 import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
@@ -35,7 +34,9 @@ export function spans(target: SinkTarget): SpansContender {
   };
 }
 
-export function scores(target: SinkTarget): ScoresContender {
+/** The client is loaded only here, so the spans workloads run without it, as on the floor. */
+export async function scores(target: SinkTarget): Promise<ScoresContender> {
+  const { LangfuseClient } = await import("@langfuse/client");
   const client = new LangfuseClient({ ...target });
   return {
     create(i) {
