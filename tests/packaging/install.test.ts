@@ -9,6 +9,7 @@ const PROBES: Record<string, string> = {
   "@svc/tracing": "createTraceId",
   "@svc/otel": "isDefaultExportSpan",
   "@svc/client": "SvcClient",
+  "@svc/client/browser": "SvcBrowserClient",
   "@svc/langchain": "CallbackHandler",
 };
 

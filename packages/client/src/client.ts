@@ -1,17 +1,93 @@
+import { SvcAPIError } from "./api/errors.js";
+import { SvcApi } from "./api/generated/client.js";
+import { RequestRuntime } from "./api/runtime.js";
 import { resolveClientConfig, type SvcClientConfig, type SvcClientParams } from "./config.js";
+import { DatasetManager } from "./dataset/dataset-manager.js";
+import { MediaManager } from "./media/media-manager.js";
+import { PromptManager } from "./prompt/prompt-manager.js";
+import { resolveScoreConfig } from "./score/config.js";
+import { ScoreManager } from "./score/score-manager.js";
 
 /**
- * Entry point to the svc API.
+ * Entry point to the svc API: prompts, scores, datasets, media and the REST client.
  * @example
  * ```ts
  * const svc = new SvcClient({ publicKey: "pk-...", secretKey: "sk-..." });
+ * const prompt = await svc.prompt.get("greeting", { type: "text" });
+ * svc.score.create({ name: "accuracy", value: 0.9, traceId });
+ * await svc.flush();
  * ```
  */
 export class SvcClient {
   /** Settings in force, after options, environment and defaults. */
   readonly config: Readonly<SvcClientConfig>;
+  /** The REST client: `svc.api.<namespace>.<method>(...pathArgs, request, requestOptions)`. */
+  readonly api: SvcApi;
+  /** Fetches (with a cache), creates and relabels prompts. */
+  readonly prompt: PromptManager;
+  /** Queues scores and sends them in batches. */
+  readonly score: ScoreManager;
+  /** Reads datasets with their items and adds items. */
+  readonly dataset: DatasetManager;
+  /** Resolves media references into the media's content. */
+  readonly media: MediaManager;
+  #projectId: Promise<string> | undefined;
 
   constructor(params: SvcClientParams = {}) {
-    this.config = Object.freeze(resolveClientConfig(params));
+    const env = typeof process === "undefined" ? {} : process.env;
+    this.config = Object.freeze(resolveClientConfig(params, env));
+    this.api = new SvcApi(
+      new RequestRuntime({
+        baseUrl: this.config.baseUrl,
+        publicKey: this.config.publicKey,
+        secretKey: this.config.secretKey,
+        timeoutSeconds: this.config.timeoutSeconds,
+        additionalHeaders: this.config.additionalHeaders,
+      }),
+    );
+    this.score = new ScoreManager(this.api, resolveScoreConfig(params, env));
+    this.prompt = new PromptManager(this.api);
+    this.dataset = new DatasetManager(this.api);
+    this.media = new MediaManager(this.api, { downloadTimeoutMs: this.config.timeoutSeconds * 1000 });
+  }
+
+  /** Sends every score queued so far; resolves when they were sent or definitively failed. Never rejects. */
+  async flush(): Promise<void> {
+    await this.score.flush();
+  }
+
+  /** Sends what is still queued; call before the process exits. Never rejects. */
+  async shutdown(): Promise<void> {
+    await this.score.shutdown();
+  }
+
+  /**
+   * The id of the project the keys belong to, fetched once from `GET /api/public/projects` and then cached.
+   * @throws {@link SvcAPIError} when the request fails or lists no project.
+   */
+  getProjectId(): Promise<string> {
+    this.#projectId ??= this.#fetchProjectId().catch((error: unknown) => {
+      this.#projectId = undefined; // a failure is not cached: the next call tries again
+      throw error;
+    });
+    return this.#projectId;
+  }
+
+  /** Link to a trace in the web app. @throws {@link SvcAPIError} when the project id cannot be fetched. */
+  async getTraceUrl(traceId: string): Promise<string> {
+    return `${this.config.baseUrl}/project/${encodeURIComponent(await this.getProjectId())}/traces/${encodeURIComponent(traceId)}`;
+  }
+
+  /** Link to the comparison view of an experiment. @throws {@link SvcAPIError} when the project id cannot be fetched. */
+  async getExperimentUrl(experimentId: string): Promise<string> {
+    const projectId = encodeURIComponent(await this.getProjectId());
+    return `${this.config.baseUrl}/project/${projectId}/experiments/results?baseline=${encodeURIComponent(experimentId)}`;
+  }
+
+  async #fetchProjectId(): Promise<string> {
+    const projects = await this.api.projects.get({});
+    const id = projects.data?.[0]?.id;
+    if (!id) throw new SvcAPIError("GET /api/public/projects listed no project for these keys");
+    return id;
   }
 }

@@ -1,7 +1,8 @@
 import { getGlobalLogger } from "@svc/tracing";
+import type { ScoreParams } from "./score/config.js";
 
 /** Options of {@link SvcClient}. */
-export interface SvcClientParams {
+export interface SvcClientParams extends ScoreParams {
   /** Project public key. Falls back to SVC_PUBLIC_KEY. */
   publicKey?: string;
   /** Project secret key. Falls back to SVC_SECRET_KEY. */

@@ -1,3 +1,41 @@
+export {
+  AccessDeniedError,
+  BadRequestError,
+  ConflictError,
+  MethodNotAllowedError,
+  NotFoundError,
+  ServerError,
+  SvcAPIError,
+  SvcAPITimeoutError,
+  TooManyRequestsError,
+  UnauthorizedError,
+} from "./api/errors.js";
+// The generated barrel names every export explicitly (SvcApi, the namespace classes, the API types).
+export * from "./api/generated/index.js";
+export type { ApiPromise, EmptyRequest, RequestOptions, WithRawResponse } from "./api/runtime.js";
 export { SvcClient } from "./client.js";
 export type { SvcClientConfig, SvcClientParams } from "./config.js";
 export { DEFAULT_BASE_URL, DEFAULT_TIMEOUT_SECONDS, resolveClientConfig } from "./config.js";
+export type { DatasetDecorator, DatasetGetOptions, FetchedDataset } from "./dataset/dataset-manager.js";
+export { DatasetManager } from "./dataset/dataset-manager.js";
+export type { SvcMediaResolveMediaReferencesParams } from "./media/media-manager.js";
+export { MediaManager } from "./media/media-manager.js";
+export type { SvcMediaReferenceParams } from "./media/media-reference.js";
+export { SvcMediaReference } from "./media/media-reference.js";
+export type { PromptClient } from "./prompt/prompt-clients.js";
+export { ChatPromptClient, TextPromptClient } from "./prompt/prompt-clients.js";
+export type { ChatPromptGetOptions, PromptGetOptions, TextPromptGetOptions } from "./prompt/prompt-manager.js";
+export { PromptManager } from "./prompt/prompt-manager.js";
+export type {
+  ChatMessageOrPlaceholder,
+  ChatMessageWithType,
+  CreateChatPromptBodyWithPlaceholders,
+  CreateTextPromptBody,
+  LangchainMessagesPlaceholder,
+  PromptPlaceholders,
+  PromptVariables,
+} from "./prompt/types.js";
+export { ChatMessageType } from "./prompt/types.js";
+export type { ScoreManagerConfig, ScoreParams } from "./score/config.js";
+export type { ScoreForSpan } from "./score/score-manager.js";
+export { ScoreManager } from "./score/score-manager.js";

@@ -1,0 +1,105 @@
+import { getGlobalLogger } from "@svc/tracing";
+import { ScoresApi } from "./api/generated/scores.js";
+import type { CreateScoreRequest } from "./api/generated/types.js";
+import { RequestRuntime } from "./api/runtime.js";
+import { DEFAULT_BASE_URL } from "./config.js";
+import { describe, invalidScoreReason, snapshotScore } from "./score/validate-score.js";
+
+/** Options of {@link SvcBrowserClient}. */
+export interface SvcBrowserClientParams {
+  /** Project public key; the only credential used in the browser. Required. */
+  publicKey: string;
+  /** Server address. @defaultValue `https://cloud.svc.dev` */
+  baseUrl?: string;
+  /** Environment of scores that name none. */
+  environment?: string;
+  /** Headers added to every request; authentication and SDK headers cannot be overridden. */
+  additionalHeaders?: Record<string, string>;
+  /** Time limit of each request, in seconds. @defaultValue 10 */
+  timeout?: number;
+  /** Retries after a network error, 408, 409, 429 or 5xx. @defaultValue 2 */
+  maxRetries?: number;
+  /** The fetch function to use. @defaultValue `globalThis.fetch` */
+  fetch?: typeof fetch;
+}
+
+const RESERVED_HEADERS = new Set([
+  "authorization",
+  "content-type",
+  "x-svc-public-key",
+  "x-svc-sdk-name",
+  "x-svc-sdk-version",
+  "x-svc-sdk-variant",
+  "x-svc-sdk-integration",
+]);
+
+const OWNER = "SvcBrowserClient";
+
+/**
+ * Records scores from a web page, authenticated with the public key only (never put a secret key in a browser).
+ * @example
+ * ```ts
+ * import { SvcBrowserClient } from "@svc/client/browser";
+ * const svc = new SvcBrowserClient({ publicKey: "pk-..." });
+ * await svc.score({ name: "user-feedback", value: 1, traceId });
+ * ```
+ */
+export class SvcBrowserClient {
+  readonly #scores: ScoresApi;
+  readonly #headers: Record<string, string>;
+  readonly #environment: string | undefined;
+  readonly #maxRetries: number;
+
+  /** @throws {@link TypeError} when `publicKey` is missing. */
+  constructor(params: SvcBrowserClientParams) {
+    if (typeof params?.publicKey !== "string" || params.publicKey === "") {
+      throw new TypeError("SvcBrowserClient: option publicKey is required (a string starting with pk-)");
+    }
+    const extra = Object.entries(params.additionalHeaders ?? {}).filter(
+      ([name]) => !RESERVED_HEADERS.has(name.toLowerCase()),
+    );
+    this.#headers = {
+      ...Object.fromEntries(extra),
+      authorization: `Bearer ${params.publicKey}`,
+      "x-svc-sdk-integration": "browser",
+    };
+    this.#environment = params.environment;
+    this.#maxRetries = params.maxRetries ?? 2;
+    const runtime = new RequestRuntime({
+      baseUrl: (params.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, ""),
+      publicKey: params.publicKey,
+      timeoutSeconds: params.timeout ?? 10,
+      fetch: params.fetch,
+    });
+    this.#scores = new ScoresApi(runtime);
+  }
+
+  /**
+   * Sends one score to `POST /api/public/scores`. Resolves to its id once the server accepted it, or to
+   * `undefined` when it was invalid, rejected or could not be sent (each logged). Never throws or rejects.
+   */
+  async score(score: CreateScoreRequest): Promise<{ id: string } | undefined> {
+    const logger = getGlobalLogger();
+    try {
+      const copy = snapshotScore(score);
+      if (!copy.ok) return void logger.error(`${OWNER}: score dropped: ${copy.reason}`);
+      const problem = invalidScoreReason(copy.value);
+      if (problem) return void logger.error(`${OWNER}: score dropped: ${problem}`);
+      const body = copy.value;
+      const id = typeof body.id === "string" && body.id !== "" ? body.id : crypto.randomUUID();
+      const request: CreateScoreRequest = { ...body, id, timestamp: new Date().toISOString() };
+      if (request.environment == null && this.#environment !== undefined) request.environment = this.#environment;
+      const response = await this.#scores.create([request], { headers: this.#headers, maxRetries: this.#maxRetries });
+      if (response && typeof response === "object" && "rejected" in response) {
+        logger.error(
+          `Svc rejected ${response.rejected} of 1 scores in batch: ${JSON.stringify(response.errors ?? [])}`,
+        );
+        return undefined;
+      }
+      return { id };
+    } catch (error) {
+      logger.error(`${OWNER}: score lost: ${describe(error)}`);
+      return undefined;
+    }
+  }
+}

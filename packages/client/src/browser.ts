@@ -1,0 +1,2 @@
+export type { SvcBrowserClientParams } from "./browser-client.js";
+export { SvcBrowserClient } from "./browser-client.js";

@@ -1,0 +1,70 @@
+import type { PromptClient } from "./prompt-clients.js";
+
+/** Default time a fetched prompt is served from the cache without a refresh, in seconds. */
+export const DEFAULT_PROMPT_CACHE_TTL_SECONDS = 60;
+/** Most prompts kept; the least recently used one goes first. */
+export const DEFAULT_PROMPT_CACHE_MAX_ENTRIES = 1000;
+
+interface Entry {
+  name: string;
+  value: PromptClient;
+  expiresAt: number;
+}
+
+/** What a cache lookup found. */
+export type CacheLookup = { state: "miss" } | { state: "fresh" | "stale"; value: PromptClient };
+
+/**
+ * A bounded prompt cache keyed by name and version or label, with one in-flight fetch per key.
+ * @internal
+ */
+export class PromptCache {
+  readonly #entries = new Map<string, Entry>();
+  readonly #inFlight = new Map<string, Promise<PromptClient>>();
+
+  constructor(
+    private readonly maxEntries = DEFAULT_PROMPT_CACHE_MAX_ENTRIES,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** The structured key of a prompt selector; no version and no label means the `production` label. */
+  static key(name: string, version: number | undefined, label: string | undefined): string {
+    return JSON.stringify([name, version ?? null, version === undefined ? (label ?? "production") : null]);
+  }
+
+  lookup(key: string): CacheLookup {
+    const entry = this.#entries.get(key);
+    if (!entry) return { state: "miss" };
+    this.#entries.delete(key); // re-insert: the Map's order is the recency order
+    this.#entries.set(key, entry);
+    return { state: entry.expiresAt > this.now() ? "fresh" : "stale", value: entry.value };
+  }
+
+  set(key: string, value: PromptClient, ttlSeconds: number): void {
+    this.#entries.delete(key);
+    this.#entries.set(key, {
+      name: (JSON.parse(key) as [string])[0],
+      value,
+      expiresAt: this.now() + ttlSeconds * 1000,
+    });
+    while (this.#entries.size > this.maxEntries) {
+      const oldest = this.#entries.keys().next().value;
+      if (oldest === undefined) break;
+      this.#entries.delete(oldest);
+    }
+  }
+
+  /** Runs `fetch` for the key unless a fetch for it is already running, in which case its promise is shared. */
+  once(key: string, fetch: () => Promise<PromptClient>): Promise<PromptClient> {
+    const running = this.#inFlight.get(key);
+    if (running) return running;
+    const started = fetch().finally(() => this.#inFlight.delete(key));
+    this.#inFlight.set(key, started);
+    return started;
+  }
+
+  /** Drops every entry of the named prompt. */
+  invalidate(name: string): void {
+    for (const [key, entry] of this.#entries) if (entry.name === name) this.#entries.delete(key);
+  }
+}

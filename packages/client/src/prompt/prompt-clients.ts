@@ -1,0 +1,187 @@
+import type { BasePrompt } from "../api/generated/types.js";
+import { renderTemplate, toLangchainTemplate } from "./template.js";
+import {
+  type ChatMessage,
+  type ChatMessageOrPlaceholder,
+  ChatMessageType,
+  type ChatPromptData,
+  type LangchainMessagesPlaceholder,
+  type PlaceholderMessage,
+  type PromptPlaceholders,
+  type PromptVariables,
+  type TextPromptData,
+} from "./types.js";
+
+/** Fields every prompt client has, text or chat. */
+abstract class BasePromptClient {
+  /** Prompt name. */
+  readonly name: string;
+  /** Version number; 0 for a fallback built without a version. */
+  readonly version: number;
+  /** The prompt's config object (model parameters and the like), as stored. */
+  readonly config: unknown;
+  /** Labels of this version, for example `production`. */
+  readonly labels: string[];
+  /** Tags of the prompt. */
+  readonly tags: string[];
+  /** Commit message of this version, when one was given. */
+  readonly commitMessage: string | null | undefined;
+  /** True when the client was built from the `fallback` option because the prompt could not be fetched. */
+  readonly isFallback: boolean;
+
+  protected constructor(meta: BasePrompt, isFallback: boolean) {
+    this.name = meta.name;
+    this.version = meta.version;
+    this.config = meta.config;
+    this.labels = [...(meta.labels ?? [])];
+    this.tags = [...(meta.tags ?? [])];
+    this.commitMessage = meta.commitMessage;
+    this.isFallback = isFallback;
+  }
+}
+
+/** A text prompt: one template string. */
+export class TextPromptClient extends BasePromptClient {
+  /** Always `text`. */
+  readonly type = "text" as const;
+  /** The template, with `{{variables}}`. */
+  readonly prompt: string;
+  /** The prompt as the server returned it. */
+  readonly promptResponse: TextPromptData;
+
+  /** Wraps a text prompt as returned by the server. */
+  constructor(data: TextPromptData, isFallback = false) {
+    super(data, isFallback);
+    this.prompt = data.prompt;
+    this.promptResponse = data;
+  }
+
+  /** Fills `{{variables}}` with the given values (no HTML escaping); missing variables render empty. */
+  compile(variables: PromptVariables = {}): string {
+    return renderTemplate(this.prompt, variables);
+  }
+
+  /** The template in LangChain's syntax: `{{name}}` becomes `{name}` and literal JSON braces are doubled. */
+  getLangchainPrompt(): string {
+    return toLangchainTemplate(this.prompt);
+  }
+
+  /** The prompt's fields as a JSON string. */
+  toJSON(): string {
+    return JSON.stringify({
+      name: this.name,
+      prompt: this.prompt,
+      version: this.version,
+      isFallback: this.isFallback,
+      tags: this.tags,
+      labels: this.labels,
+      type: this.type,
+      config: this.config,
+    });
+  }
+}
+
+/** A chat prompt: a list of messages and placeholders. */
+export class ChatPromptClient extends BasePromptClient {
+  /** Always `chat`. */
+  readonly type = "chat" as const;
+  /** The messages and placeholders; every item carries its `type`. */
+  readonly prompt: ChatMessageOrPlaceholder[];
+  /** The prompt as the server returned it. */
+  readonly promptResponse: ChatPromptData;
+
+  /** Wraps a chat prompt as returned by the server. */
+  constructor(data: ChatPromptData, isFallback = false) {
+    super(data, isFallback);
+    this.prompt = (data.prompt ?? []).map(normalizeChatItem);
+    this.promptResponse = data;
+  }
+
+  /**
+   * Fills `{{variables}}` in every message and replaces each placeholder by the messages given for it.
+   * A placeholder with no value stays in the output; one given an empty list is dropped; one given anything
+   * other than a list of messages is inserted as its JSON text.
+   */
+  compile(
+    variables: PromptVariables = {},
+    placeholders: PromptPlaceholders = {},
+  ): Array<ChatMessage | PlaceholderMessage | string> {
+    return this.expand(placeholders, {
+      message: (m) => ({ role: m.role, content: render(m.content, (c) => renderTemplate(c, variables)) }),
+      unresolved: (p) => ({ type: ChatMessageType.Placeholder, name: p.name }),
+    });
+  }
+
+  /**
+   * The messages in LangChain's syntax, ready for `ChatPromptTemplate.fromMessages`. Placeholders filled
+   * through `placeholders` become messages; the others become `["placeholder", "{name}"]`.
+   */
+  getLangchainPrompt(
+    options: { placeholders?: PromptPlaceholders } = {},
+  ): Array<ChatMessage | LangchainMessagesPlaceholder | string> {
+    return this.expand(options.placeholders ?? {}, {
+      message: (m) => ({ role: m.role, content: render(m.content, toLangchainTemplate) }),
+      unresolved: (p): LangchainMessagesPlaceholder => ["placeholder", `{${p.name}}`],
+    });
+  }
+
+  /** The prompt's fields as a JSON string; messages without their `type`. */
+  toJSON(): string {
+    return JSON.stringify({
+      name: this.name,
+      prompt: this.prompt.map((item) => (isPlaceholder(item) ? item : { role: item.role, content: item.content })),
+      version: this.version,
+      isFallback: this.isFallback,
+      tags: this.tags,
+      labels: this.labels,
+      type: this.type,
+      config: this.config,
+    });
+  }
+
+  private expand<M, U>(
+    placeholders: PromptPlaceholders,
+    build: { message: (m: ChatMessage) => M; unresolved: (p: PlaceholderMessage) => U },
+  ): Array<M | U | string> {
+    const out: Array<M | U | string> = [];
+    for (const item of this.prompt) {
+      if (!isPlaceholder(item)) {
+        out.push(build.message(item));
+        continue;
+      }
+      const value = placeholders[item.name];
+      if (value === undefined) out.push(build.unresolved(item));
+      else if (Array.isArray(value) && value.length === 0) continue;
+      else if (isMessageList(value)) for (const message of value) out.push(build.message(message));
+      else out.push(JSON.stringify(value));
+    }
+    return out;
+  }
+}
+
+/** A text or chat prompt client. */
+export type PromptClient = TextPromptClient | ChatPromptClient;
+
+function normalizeChatItem(item: ChatPromptData["prompt"][number]): ChatMessageOrPlaceholder {
+  if (item.type === ChatMessageType.Placeholder && "name" in item) {
+    return { type: ChatMessageType.Placeholder, name: item.name };
+  }
+  const message = item as ChatMessage;
+  return { role: message.role, content: message.content, type: ChatMessageType.ChatMessage };
+}
+
+function isPlaceholder(item: ChatMessageOrPlaceholder): item is PlaceholderMessage {
+  return item.type === ChatMessageType.Placeholder;
+}
+
+function isMessageList(value: unknown): value is ChatMessage[] {
+  return (
+    Array.isArray(value) &&
+    value.length > 0 &&
+    value.every((m) => typeof m === "object" && m !== null && "role" in m && "content" in m)
+  );
+}
+
+function render(content: unknown, fn: (text: string) => string): string {
+  return typeof content === "string" ? fn(content) : (content as string);
+}

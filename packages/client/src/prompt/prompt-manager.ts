@@ -1,0 +1,178 @@
+import { getGlobalLogger } from "@svc/tracing";
+import type { SvcApi } from "../api/generated/client.js";
+import type { Prompt } from "../api/generated/types.js";
+import type { RequestOptions } from "../api/runtime.js";
+import { describe } from "../score/validate-score.js";
+import { DEFAULT_PROMPT_CACHE_TTL_SECONDS, PromptCache } from "./prompt-cache.js";
+import { ChatPromptClient, type PromptClient, TextPromptClient } from "./prompt-clients.js";
+import {
+  type ChatMessage,
+  ChatMessageType,
+  type ChatPromptData,
+  type CreateChatPromptBodyWithPlaceholders,
+  type CreateTextPromptBody,
+  type TextPromptData,
+} from "./types.js";
+
+/** Options of {@link PromptManager.get}. */
+export interface PromptGetOptions {
+  /** A version number. Without version and label, the version labelled `production`. */
+  version?: number;
+  /** A label, e.g. `staging`. */
+  label?: string;
+  /** The expected type; picks the fallback's type and the return type. */
+  type?: "text" | "chat";
+  /** How long a fetched prompt is served without a refresh, in seconds; 0 disables the cache. @defaultValue 60 */
+  cacheTtlSeconds?: number;
+  /** Used when the prompt cannot be fetched and nothing is cached; the result has `isFallback: true`. */
+  fallback?: string | ChatMessage[];
+  /** Retries of the fetch. @defaultValue the REST client's (2) */
+  maxRetries?: number;
+  /** Time limit of each fetch attempt, in milliseconds. @defaultValue the REST client's timeout */
+  fetchTimeoutMs?: number;
+}
+
+/** Options of {@link PromptManager.get} for a text prompt. */
+export type TextPromptGetOptions = PromptGetOptions & { type: "text"; fallback?: string };
+/** Options of {@link PromptManager.get} for a chat prompt. */
+export type ChatPromptGetOptions = PromptGetOptions & { type: "chat"; fallback?: ChatMessage[] };
+
+/** Fetches, caches, creates and relabels prompts. */
+export class PromptManager {
+  readonly #cache: PromptCache;
+
+  /** @internal Created by {@link SvcClient}. */
+  constructor(
+    private readonly api: SvcApi,
+    options: { now?: () => number } = {},
+  ) {
+    this.#cache = new PromptCache(undefined, options.now);
+  }
+
+  /**
+   * Gets a prompt, from the cache when fresh. An expired entry is returned at once while one background
+   * refresh runs. When nothing is cached and the fetch fails, `fallback` is returned if given.
+   * @throws {@link SvcAPIError} (for example {@link NotFoundError}) when the fetch fails and there is no fallback.
+   */
+  get(name: string, options: ChatPromptGetOptions): Promise<ChatPromptClient>;
+  get(name: string, options: TextPromptGetOptions): Promise<TextPromptClient>;
+  get(name: string, options?: PromptGetOptions): Promise<PromptClient>;
+  async get(name: string, options: PromptGetOptions = {}): Promise<PromptClient> {
+    const ttl = options.cacheTtlSeconds ?? DEFAULT_PROMPT_CACHE_TTL_SECONDS;
+    const key = PromptCache.key(name, options.version, options.label);
+    const fetchAndStore = () => this.#fetch(name, options).then((client) => this.#store(key, client, ttl));
+
+    if (ttl > 0) {
+      const cached = this.#cache.lookup(key);
+      if (cached.state === "fresh") return cached.value;
+      if (cached.state === "stale") {
+        this.#cache.once(key, fetchAndStore).catch((error: unknown) => {
+          getGlobalLogger().warn(
+            `PromptManager: refresh of prompt "${name}" failed, serving the cached version: ${describe(error)}`,
+          );
+        });
+        return cached.value;
+      }
+    }
+    try {
+      return await (ttl > 0 ? this.#cache.once(key, fetchAndStore) : this.#fetch(name, options));
+    } catch (error) {
+      if (options.fallback === undefined) throw error;
+      getGlobalLogger().warn(
+        `PromptManager: prompt "${name}" could not be fetched, using the fallback: ${describe(error)}`,
+      );
+      return fallbackClient(name, options);
+    }
+  }
+
+  /**
+   * Creates a prompt version. Chat items without a `type` are sent as messages.
+   * @throws {@link SvcAPIError} when the request fails.
+   */
+  async create(body: CreateChatPromptBodyWithPlaceholders, options?: RequestOptions): Promise<ChatPromptClient>;
+  async create(body: CreateTextPromptBody, options?: RequestOptions): Promise<TextPromptClient>;
+  async create(
+    body: CreateChatPromptBodyWithPlaceholders | CreateTextPromptBody,
+    options?: RequestOptions,
+  ): Promise<PromptClient> {
+    const request =
+      body.type === "chat"
+        ? {
+            ...body,
+            prompt: body.prompt.map((item) =>
+              "type" in item && item.type === ChatMessageType.Placeholder
+                ? { type: ChatMessageType.Placeholder, name: item.name }
+                : { ...(item as ChatMessage), type: ChatMessageType.ChatMessage },
+            ),
+          }
+        : { ...body, type: body.type ?? "text" };
+    const created = await this.api.prompts.create(request as Parameters<SvcApi["prompts"]["create"]>[0], options);
+    this.#cache.invalidate(body.name);
+    return toClient(created);
+  }
+
+  /**
+   * Sets the labels of a prompt version and drops the prompt from the cache.
+   * @throws {@link SvcAPIError} when the request fails.
+   */
+  async update(
+    params: { name: string; version: number; newLabels: string[] },
+    options?: RequestOptions,
+  ): Promise<Prompt> {
+    const updated = await this.api.promptVersion.update(
+      params.name,
+      params.version,
+      { newLabels: params.newLabels },
+      options,
+    );
+    this.#cache.invalidate(params.name);
+    return updated;
+  }
+
+  /**
+   * Deletes a prompt: every version, or those with the given version or label; drops it from the cache.
+   * @throws {@link SvcAPIError} when the request fails.
+   */
+  async delete(
+    name: string,
+    params: { version?: number; label?: string } = {},
+    options?: RequestOptions,
+  ): Promise<void> {
+    await this.api.prompts.delete(name, { version: params.version, label: params.label }, options);
+    this.#cache.invalidate(name);
+  }
+
+  async #fetch(name: string, options: PromptGetOptions): Promise<PromptClient> {
+    const requestOptions: RequestOptions = {};
+    if (options.maxRetries !== undefined) requestOptions.maxRetries = options.maxRetries;
+    if (options.fetchTimeoutMs !== undefined) requestOptions.timeoutInSeconds = options.fetchTimeoutMs / 1000;
+    const prompt = await this.api.prompts.get(name, { version: options.version, label: options.label }, requestOptions);
+    return toClient(prompt);
+  }
+
+  #store(key: string, client: PromptClient, ttlSeconds: number): PromptClient {
+    this.#cache.set(key, client, ttlSeconds);
+    return client;
+  }
+}
+
+function toClient(prompt: Prompt): PromptClient {
+  if (prompt.type === "chat" || Array.isArray(prompt.prompt)) return new ChatPromptClient(prompt as ChatPromptData);
+  return new TextPromptClient(prompt as TextPromptData);
+}
+
+function fallbackClient(name: string, options: PromptGetOptions): PromptClient {
+  const meta = {
+    name,
+    version: options.version ?? 0,
+    labels: options.label === undefined ? [] : [options.label],
+    config: {},
+    tags: [],
+  };
+  if (options.type === "chat" && Array.isArray(options.fallback)) {
+    const prompt = options.fallback.map((m) => ({ role: m.role, content: m.content, type: "chatmessage" as const }));
+    return new ChatPromptClient({ ...meta, type: "chat", prompt }, true);
+  }
+  const text = typeof options.fallback === "string" ? options.fallback : JSON.stringify(options.fallback);
+  return new TextPromptClient({ ...meta, type: "text", prompt: text }, true);
+}

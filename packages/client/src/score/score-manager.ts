@@ -1,0 +1,143 @@
+import { type Span, trace } from "@opentelemetry/api";
+import { getGlobalLogger } from "@svc/tracing";
+import type { SvcApi } from "../api/generated/client.js";
+import type { CreateScoreRequest } from "../api/generated/types.js";
+import { BatchQueue } from "./batch-queue.js";
+import type { ScoreManagerConfig } from "./config.js";
+import { describe, invalidScoreReason, snapshotScore } from "./validate-score.js";
+
+/** A score for a span: the trace (and observation) ids come from the span. */
+export type ScoreForSpan = Omit<CreateScoreRequest, "traceId" | "observationId">;
+
+/** The response of `api.scores.create`, read defensively: `rejected` marks a partial acceptance. */
+type ScoresResponse = { rejected?: unknown; errors?: unknown } | undefined | null;
+
+const OWNER = "ScoreManager";
+
+/**
+ * Queues scores and sends them in batches of at most 100 to `POST /api/public/scores`.
+ * Its methods never throw: an invalid score is logged at error level and dropped.
+ */
+export class ScoreManager {
+  readonly #queue: BatchQueue<CreateScoreRequest>;
+
+  /** @internal Created by {@link SvcClient}. */
+  constructor(
+    private readonly api: SvcApi,
+    private readonly config: ScoreManagerConfig,
+  ) {
+    this.#queue = new BatchQueue(
+      {
+        flushAt: config.flushAt,
+        flushIntervalMs: config.flushIntervalMs,
+        maxBatchSize: config.maxBatchSize,
+        maxQueueSize: config.maxQueueSize,
+        owner: OWNER,
+        itemName: "score",
+      },
+      (batch) => this.#send(batch),
+    );
+  }
+
+  /**
+   * Queues a score. Its `timestamp` is the time of this call; `id` (a UUID v4) and `environment` are filled
+   * when absent.
+   */
+  create(score: CreateScoreRequest): void {
+    this.#guard("create", () => this.#enqueue(score, {}));
+  }
+
+  /** Queues a score for the observation (span) given, on its trace. */
+  observation(target: { otelSpan: Span }, score: ScoreForSpan): void {
+    this.#guard("observation", () => {
+      const { traceId, spanId } = target.otelSpan.spanContext();
+      this.#enqueue(score, { traceId, observationId: spanId });
+    });
+  }
+
+  /** Queues a score for the trace of the span given. */
+  trace(target: { otelSpan: Span }, score: ScoreForSpan): void {
+    this.#guard("trace", () => this.#enqueue(score, { traceId: target.otelSpan.spanContext().traceId }));
+  }
+
+  /** Queues a score for the active observation (span); logs and drops it when no span is active. */
+  activeObservation(score: ScoreForSpan): void {
+    this.#guard("activeObservation", () => {
+      const span = trace.getActiveSpan();
+      if (!span) return getGlobalLogger().warn(`${OWNER}: no active span, score dropped`);
+      const { traceId, spanId } = span.spanContext();
+      this.#enqueue(score, { traceId, observationId: spanId });
+    });
+  }
+
+  /** Queues a score for the trace of the active span; logs and drops it when no span is active. */
+  activeTrace(score: ScoreForSpan): void {
+    this.#guard("activeTrace", () => {
+      const span = trace.getActiveSpan();
+      if (!span) return getGlobalLogger().warn(`${OWNER}: no active span, score dropped`);
+      this.#enqueue(score, { traceId: span.spanContext().traceId });
+    });
+  }
+
+  /**
+   * Sends every score queued before this call, and waits for batches already being sent; resolves when
+   * all of them were accepted or definitively failed. Never rejects.
+   */
+  flush(): Promise<void> {
+    return this.#queue.flush();
+  }
+
+  /** Sends what is queued; same as {@link ScoreManager.flush}. */
+  shutdown(): Promise<void> {
+    return this.flush();
+  }
+
+  #guard(method: string, fn: () => void): void {
+    try {
+      fn();
+    } catch (error) {
+      getGlobalLogger().error(`${OWNER}: ${method}: score dropped: ${describe(error)}`);
+    }
+  }
+
+  #enqueue(score: unknown, ids: { traceId?: string; observationId?: string }): void {
+    const copy = snapshotScore(score);
+    const problem = copy.ok ? invalidScoreReason(copy.value) : copy.reason;
+    if (problem !== undefined || !copy.ok) {
+      getGlobalLogger().error(`${OWNER}: score dropped: ${problem}`);
+      return;
+    }
+    const body = copy.value as CreateScoreRequest;
+    const request: CreateScoreRequest = {
+      ...body,
+      ...ids,
+      id: typeof body.id === "string" && body.id !== "" ? body.id : crypto.randomUUID(),
+      timestamp: new Date().toISOString(),
+    };
+    if (request.environment === undefined && this.config.environment !== undefined) {
+      request.environment = this.config.environment;
+    }
+    this.#queue.push(request);
+  }
+
+  async #send(batch: CreateScoreRequest[]): Promise<void> {
+    const logger = getGlobalLogger();
+    let response: ScoresResponse;
+    try {
+      response = (await this.api.scores.create(batch, { maxRetries: this.config.maxRetries })) as ScoresResponse;
+    } catch (error) {
+      logger.error(
+        `${OWNER}: ${batch.length} scores lost after ${this.config.maxRetries + 1} attempts at most: ${describe(error)}`,
+      );
+      return;
+    }
+    if (response && typeof response === "object" && "rejected" in response) {
+      const rejected = Number(response.rejected);
+      logger.error(
+        `Svc rejected ${rejected} of ${batch.length} scores in batch: ${JSON.stringify(response.errors ?? [])}`,
+      );
+    } else {
+      logger.debug(`${OWNER}: sent ${batch.length} scores`);
+    }
+  }
+}

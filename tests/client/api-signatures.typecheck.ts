@@ -1,0 +1,61 @@
+// Compile-time checks of the generated method signatures, run by `pnpm typecheck` (not a vitest file).
+// Every `@ts-expect-error` line must fail to compile, or tsc reports the directive as unused.
+import type { CreateScoresResponse, RequestOptions, SvcClient } from "@svc/client";
+
+declare const svc: SvcClient;
+declare const options: RequestOptions;
+
+export async function emptyRequestBeforeOptions(): Promise<void> {
+  await svc.api.projects.get();
+  await svc.api.projects.get({}, { timeoutInSeconds: 5, maxRetries: 1 });
+  await svc.api.datasets.get("ds", {}, options);
+  await svc.api.unstable.skills.deleteVersion("skill", "3", {}, { abortSignal: AbortSignal.abort() });
+
+  // @ts-expect-error request options in the old position
+  await svc.api.projects.get({ timeoutInSeconds: 5 });
+  // @ts-expect-error request options in the old position
+  await svc.api.projects.get(options);
+  // @ts-expect-error request options in the old position
+  await svc.api.datasets.get("ds", { maxRetries: 1 });
+  // @ts-expect-error request options in the old position
+  await svc.api.annotationQueues.getQueueItem("q", "i", options);
+  // @ts-expect-error request options in the old position
+  await svc.api.unstable.dashboards.deletePlacement("d", "p", { headers: {} });
+}
+
+export async function otherMethodsKeepTheirSignature(): Promise<void> {
+  await svc.api.prompts.get("greeting", { label: "production" }, { timeoutInSeconds: 5 });
+  await svc.api.observations.getMany({ traceId: "t", fields: "core,io" }, options);
+  await svc.api.trace.deleteMultiple({ traceIds: ["t-1"] }, options);
+  await svc.api.experiments.listItems({ fromStartTime: new Date(), datasetId: "d", cursor: "c" });
+}
+
+export async function scoresV6(): Promise<void> {
+  const response: CreateScoresResponse = await svc.api.scores.create([{ name: "accuracy", value: 1, traceId: "t" }]);
+  // @ts-expect-error the batch response carries no score id
+  void response.id;
+  // @ts-expect-error create takes an array of scores
+  await svc.api.scores.create({ name: "accuracy", value: 1 });
+  await svc.api.scores.getMany({ traceId: "t", fields: "details", id: "s" });
+}
+
+export function removedSurface(): void {
+  // @ts-expect-error removed in v6
+  void svc.api.legacy;
+  // @ts-expect-error removed in v6
+  void svc.api.scoresV3;
+  // @ts-expect-error removed in v6
+  void svc.api.sessions;
+  // @ts-expect-error removed in v6
+  void svc.api.datasetRunItems;
+  // @ts-expect-error removed in v6
+  void svc.api.ingestion;
+  // @ts-expect-error removed in v6
+  void svc.api.trace.get;
+  // @ts-expect-error removed in v6
+  void svc.api.trace.list;
+  // @ts-expect-error removed in v6
+  void svc.api.datasets.getRuns;
+  // @ts-expect-error removed in v6
+  void svc.api.scores.getById;
+}

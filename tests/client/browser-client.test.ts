@@ -1,0 +1,97 @@
+import { fileURLToPath } from "node:url";
+import { SvcBrowserClient } from "@svc/client/browser";
+import { build } from "esbuild";
+import { describe, expect, it, onTestFinished } from "vitest";
+import { type Reply, type SeenRequest, startServer } from "../support/http-server.ts";
+import { captureLogs } from "../support/logs.ts";
+
+const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+
+async function setup(reply: (req: SeenRequest) => Reply = () => ({ json: { accepted: 1 } })) {
+  const server = await startServer(reply);
+  onTestFinished(() => server.close());
+  const svc = new SvcBrowserClient({
+    publicKey: "pk-1",
+    baseUrl: server.url,
+    environment: "web",
+    additionalHeaders: { "x-team": "a", Authorization: "Basic stolen", "X-Svc-Sdk-Name": "spoof" },
+  });
+  return { server, svc };
+}
+
+describe("SvcBrowserClient.score", () => {
+  it("posts the score as a one-item array to /api/public/scores with Bearer public-key auth only", async () => {
+    const { server, svc } = await setup();
+    const result = await svc.score({ name: "feedback", value: 1, traceId: "t-1" });
+
+    const [request] = server.seen;
+    expect(request).toMatchObject({ method: "POST", path: "/api/public/scores" });
+    expect(request?.headers.authorization).toBe("Bearer pk-1");
+    expect(request?.headers["x-svc-public-key"]).toBe("pk-1");
+    expect(request?.headers["x-svc-sdk-name"]).toBe("javascript");
+    expect(request?.headers["x-svc-sdk-integration"]).toBe("browser");
+    expect(request?.headers["x-team"]).toBe("a");
+    const body = request?.json as Array<Record<string, unknown>>;
+    expect(body).toHaveLength(1);
+    expect(body[0]).toMatchObject({ name: "feedback", value: 1, traceId: "t-1", environment: "web" });
+    expect(body[0]?.timestamp).toEqual(expect.any(String));
+    expect(result).toEqual({ id: body[0]?.id });
+  });
+
+  it("drops an invalid score with an error log and sends nothing", async () => {
+    const logs = captureLogs();
+    const { server, svc } = await setup();
+    expect(await svc.score({ name: "", value: 1 })).toBeUndefined();
+    expect(await svc.score({ name: "x", value: Number.NaN })).toBeUndefined();
+    expect(server.seen).toHaveLength(0);
+    expect(logs.filter((l) => l.level === "error")).toHaveLength(2);
+  });
+
+  it("never throws or rejects on hostile input or a failing server", async () => {
+    captureLogs();
+    const { svc } = await setup(() => ({ status: 400, json: { message: "bad" } }));
+    const cyclic: Record<string, unknown> = { name: "c", value: 1 };
+    cyclic.self = cyclic;
+    for (const input of [undefined, null, 1, "s", cyclic, { name: "ok", value: 1 }]) {
+      await expect(svc.score(input as never)).resolves.toBeUndefined();
+    }
+  });
+
+  it("logs a 207 partial rejection with the server's errors", async () => {
+    const logs = captureLogs();
+    const errors = [{ index: 0, message: "unknown config" }];
+    const { svc } = await setup(() => ({ status: 207, json: { accepted: 0, rejected: 1, errors } }));
+    expect(await svc.score({ name: "n", value: "v" })).toBeUndefined();
+    expect(logs).toContainEqual({
+      level: "error",
+      message: `[Svc SDK] Svc rejected 1 of 1 scores in batch: ${JSON.stringify(errors)}`,
+    });
+  });
+
+  it("requires a public key", () => {
+    expect(() => new SvcBrowserClient({} as never)).toThrow(/publicKey/);
+  });
+});
+
+describe("@svc/client/browser bundle", () => {
+  it("bundles for the browser platform with no Node built-in imports", async () => {
+    const result = await build({
+      entryPoints: [here("../../packages/client/src/browser.ts")],
+      bundle: true,
+      write: false,
+      platform: "browser",
+      format: "esm",
+      metafile: true,
+      logLevel: "silent",
+      alias: { "@svc/tracing": here("../../packages/tracing/src/index.ts") },
+      define: { __SVC_SDK_VERSION__: '"0.0.0-test"' },
+    });
+
+    expect(result.errors).toEqual([]);
+    const imports = Object.values(result.metafile.inputs).flatMap((input) => input.imports.map((i) => i.path));
+    expect(imports.filter((path) => path.startsWith("node:"))).toEqual([]);
+    const code = result.outputFiles[0]?.text ?? "";
+    expect(code).not.toMatch(/from\s*["']node:|require\(["']node:/);
+    expect(Object.keys(result.metafile.inputs).some((path) => path.includes("browser-client.ts"))).toBe(true);
+  });
+});

@@ -1,0 +1,393 @@
+import { context, trace as otelTrace } from "@opentelemetry/api";
+import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
+import { NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
+import { SvcClient, type SvcClientParams } from "@svc/client";
+import { setSvcTracerProvider, startObservation } from "@svc/tracing";
+import { describe, expect, it, onTestFinished, vi } from "vitest";
+import { type Reply, type SeenRequest, startServer, type TestServer } from "../support/http-server.ts";
+import { captureLogs } from "../support/logs.ts";
+
+type Sent = Record<string, unknown>;
+
+async function setup(reply?: (req: SeenRequest) => Reply | Promise<Reply>, params: SvcClientParams = {}) {
+  const server = await startServer(reply);
+  onTestFinished(() => server.close());
+  const svc = new SvcClient({ baseUrl: server.url, publicKey: "pk", secretKey: "sk", ...params });
+  onTestFinished(() => svc.shutdown());
+  return { server, svc };
+}
+
+function scoreRequests(server: TestServer): SeenRequest[] {
+  return server.seen.filter((r) => r.method === "POST" && r.path === "/api/public/scores");
+}
+
+function sentScores(server: TestServer): Sent[] {
+  return scoreRequests(server).flatMap((r) => r.json as Sent[]);
+}
+
+describe("ScoreManager batching", () => {
+  it("sends 250 scores in 3 requests of at most 100, 250 in all", async () => {
+    const { server, svc } = await setup();
+    for (let i = 0; i < 250; i++) svc.score.create({ name: "accuracy", value: i, traceId: "t-1" });
+    await svc.flush();
+
+    const sizes = scoreRequests(server).map((r) => (r.json as Sent[]).length);
+    expect(sizes).toHaveLength(3);
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(100);
+    expect(sizes.reduce((a, b) => a + b, 0)).toBe(250);
+    expect(new Set(sentScores(server).map((s) => s.value)).size).toBe(250);
+  });
+
+  it("sends a JSON array with the score's fields, a UUID v4 id and the environment from SVC_TRACING_ENVIRONMENT", async () => {
+    vi.stubEnv("SVC_TRACING_ENVIRONMENT", "staging");
+    onTestFinished(() => {
+      vi.unstubAllEnvs();
+    });
+    const { server, svc } = await setup();
+    svc.score.create({ name: "accuracy", value: 0.9, traceId: "t-1", comment: "ok", metadata: { a: 1 } });
+    svc.score.create({ id: "my-id", name: "label", value: "good", environment: "prod" });
+    await svc.flush();
+
+    const [first, second] = sentScores(server);
+    expect(first).toMatchObject({ name: "accuracy", value: 0.9, traceId: "t-1", comment: "ok", metadata: { a: 1 } });
+    expect(first?.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(first?.environment).toBe("staging");
+    expect(second).toMatchObject({ id: "my-id", name: "label", value: "good", environment: "prod" });
+    expect(scoreRequests(server)[0]?.headers.authorization).toBe(`Basic ${btoa("pk:sk")}`);
+  });
+
+  it("stamps each score with the time it was queued, not the time it was sent", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
+    const { server, svc } = await setup(undefined, { flushAt: 1000 });
+    vi.setSystemTime(new Date("2026-01-01T10:00:00.000Z"));
+    svc.score.create({ name: "a", value: 1 });
+    vi.setSystemTime(new Date("2026-01-01T10:00:05.000Z"));
+    svc.score.create({ name: "b", value: 2 });
+    vi.setSystemTime(new Date("2026-01-01T11:00:00.000Z"));
+    await svc.flush();
+
+    expect(sentScores(server).map((s) => s.timestamp)).toEqual([
+      "2026-01-01T10:00:00.000Z",
+      "2026-01-01T10:00:05.000Z",
+    ]);
+  });
+
+  it("sends once flushAt scores are queued, without an explicit flush", async () => {
+    const { server, svc } = await setup(undefined, { flushAt: 3, flushInterval: 3600 });
+    for (let i = 0; i < 3; i++) svc.score.create({ name: "n", value: i });
+    await vi.waitFor(() => expect(scoreRequests(server)).toHaveLength(1), { timeout: 2000, interval: 5 });
+    expect(sentScores(server)).toHaveLength(3);
+  });
+
+  it("sends after the flush interval when fewer than flushAt scores are queued", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
+    const { server, svc } = await setup(undefined, { flushAt: 50, flushInterval: 2 });
+    svc.score.create({ name: "n", value: 1 });
+    await vi.advanceTimersByTimeAsync(1900);
+    expect(scoreRequests(server)).toHaveLength(0);
+    await vi.advanceTimersByTimeAsync(200);
+    vi.useRealTimers();
+    await vi.waitFor(() => expect(scoreRequests(server)).toHaveLength(1), { timeout: 2000, interval: 5 });
+  });
+
+  it("reads flushAt from SVC_FLUSH_AT when the option is absent", async () => {
+    vi.stubEnv("SVC_FLUSH_AT", "2");
+    vi.stubEnv("SVC_FLUSH_INTERVAL", "3600");
+    onTestFinished(() => {
+      vi.unstubAllEnvs();
+    });
+    const { server, svc } = await setup();
+    svc.score.create({ name: "n", value: 1 });
+    svc.score.create({ name: "n", value: 2 });
+    await vi.waitFor(() => expect(scoreRequests(server)).toHaveLength(1), { timeout: 2000, interval: 5 });
+  });
+});
+
+describe("ScoreManager targets", () => {
+  it("takes the trace and observation ids from the span for observation() and the trace id for trace()", async () => {
+    const { server, svc } = await setup();
+    const span = new BasicTracerProvider().getTracer("t").startSpan("s");
+    const { traceId, spanId } = span.spanContext();
+    svc.score.observation({ otelSpan: span }, { name: "obs", value: 1 });
+    svc.score.trace({ otelSpan: span }, { name: "tr", value: 2 });
+    await svc.flush();
+
+    const [obs, tr] = sentScores(server);
+    expect(obs).toMatchObject({ name: "obs", traceId, observationId: spanId });
+    expect(tr).toMatchObject({ name: "tr", traceId });
+    expect(tr).not.toHaveProperty("observationId");
+  });
+
+  it("accepts an observation from @svc/tracing as the target", async () => {
+    const { server, svc } = await setup();
+    setSvcTracerProvider(new BasicTracerProvider());
+    onTestFinished(() => setSvcTracerProvider(null));
+    const observation = startObservation("answer");
+    svc.score.observation(observation, { name: "relevance", value: 1 });
+    svc.score.trace(observation, { name: "overall", value: 0.5 });
+    observation.end();
+    await svc.flush();
+
+    expect(sentScores(server)).toEqual([
+      expect.objectContaining({ traceId: observation.traceId, observationId: observation.id }),
+      expect.objectContaining({ traceId: observation.traceId, name: "overall" }),
+    ]);
+  });
+
+  it("scores the active span with activeObservation() and activeTrace()", async () => {
+    const { server, svc } = await setup();
+    const provider = new NodeTracerProvider();
+    provider.register();
+    onTestFinished(() => {
+      otelTrace.disable();
+      context.disable();
+    });
+    const span = otelTrace.getTracer("t").startActiveSpan("s", (active) => {
+      svc.score.activeObservation({ name: "obs", value: 1 });
+      svc.score.activeTrace({ name: "tr", value: 2 });
+      return active;
+    });
+    await svc.flush();
+
+    const { traceId, spanId } = span.spanContext();
+    expect(sentScores(server)).toEqual([
+      expect.objectContaining({ name: "obs", traceId, observationId: spanId }),
+      expect.objectContaining({ name: "tr", traceId }),
+    ]);
+  });
+
+  it("drops an active-span score with a warning when no span is active", async () => {
+    const logs = captureLogs();
+    const { server, svc } = await setup();
+    svc.score.activeTrace({ name: "tr", value: 2 });
+    await svc.flush();
+    expect(scoreRequests(server)).toHaveLength(0);
+    expect(logs).toContainEqual({ level: "warn", message: expect.stringContaining("no active span") });
+  });
+});
+
+describe("ScoreManager validation", () => {
+  it("drops a score with an empty name and logs one error", async () => {
+    const logs = captureLogs();
+    const { server, svc } = await setup();
+    svc.score.create({ name: "", value: 1 });
+    svc.score.create({ name: "ok", value: 1 });
+    await svc.flush();
+
+    expect(sentScores(server).map((s) => s.name)).toEqual(["ok"]);
+    expect(logs.filter((l) => l.level === "error")).toEqual([
+      { level: "error", message: expect.stringContaining("name must be a non-empty string") },
+    ]);
+  });
+
+  it.each([
+    ["NaN", Number.NaN],
+    ["Infinity", Number.POSITIVE_INFINITY],
+    ["a boolean", true],
+    ["null", null],
+    ["an object", { v: 1 }],
+    ["undefined", undefined],
+  ])("drops a score whose value is %s and logs an error", async (_label, value) => {
+    const logs = captureLogs();
+    const { server, svc } = await setup();
+    svc.score.create({ name: "bad", value: value as number });
+    await svc.flush();
+
+    expect(scoreRequests(server)).toHaveLength(0);
+    expect(logs).toContainEqual({
+      level: "error",
+      message: expect.stringContaining("value must be a finite number or a string"),
+    });
+  });
+
+  it("never throws whatever it is given, and still sends the valid scores", async () => {
+    const logs = captureLogs();
+    const { server, svc } = await setup();
+    const cyclic: Record<string, unknown> = { name: "cyclic", value: 1 };
+    cyclic.self = cyclic;
+    const throwing = Object.defineProperty({ value: 1 }, "name", {
+      enumerable: true,
+      get() {
+        throw new Error("boom");
+      },
+    });
+    const hostile: unknown[] = [
+      undefined,
+      null,
+      42,
+      "score",
+      [],
+      cyclic,
+      throwing,
+      { name: "big", value: 1, metadata: { n: 10n } },
+      new Proxy(
+        {},
+        {
+          get: () => {
+            throw new Error("proxy");
+          },
+          ownKeys: () => {
+            throw new Error("keys");
+          },
+        },
+      ),
+      { name: Symbol("s"), value: 1 },
+    ];
+    const span = {
+      spanContext: () => {
+        throw new Error("span");
+      },
+    };
+    for (const input of hostile) {
+      expect(() => svc.score.create(input as never)).not.toThrow();
+      expect(() => svc.score.observation({ otelSpan: span } as never, input as never)).not.toThrow();
+      expect(() => svc.score.trace(undefined as never, input as never)).not.toThrow();
+      expect(() => svc.score.activeObservation(input as never)).not.toThrow();
+    }
+    svc.score.create({ name: "valid", value: "yes" });
+    await expect(svc.flush()).resolves.toBeUndefined();
+
+    expect(sentScores(server).map((s) => s.name)).toEqual(["valid"]);
+    expect(logs.filter((l) => l.level === "error").length).toBeGreaterThanOrEqual(hostile.length);
+  });
+
+  it("sends the score as it was when queued, not as later changed by the caller", async () => {
+    const { server, svc } = await setup();
+    const score = { name: "n", value: 1, metadata: { step: 1 } };
+    svc.score.create(score);
+    score.metadata.step = 2;
+    await svc.flush();
+    expect(sentScores(server)[0]?.metadata).toEqual({ step: 1 });
+  });
+});
+
+describe("ScoreManager server answers", () => {
+  it("logs a 207 partial rejection as 'Svc rejected N of M scores in batch:' with the server's errors, without retrying", async () => {
+    const logs = captureLogs();
+    const errors = [{ index: 1, message: "value must be 0 or 1" }];
+    const { server, svc } = await setup(() => ({ status: 207, json: { accepted: 2, rejected: 1, errors } }));
+    for (let i = 0; i < 3; i++) svc.score.create({ name: "n", value: i });
+    await svc.flush();
+
+    expect(scoreRequests(server)).toHaveLength(1);
+    const line = logs.find((l) => l.message.includes("rejected"));
+    expect(line?.level).toBe("error");
+    expect(line?.message).toBe(`[Svc SDK] Svc rejected 1 of 3 scores in batch: ${JSON.stringify(errors)}`);
+  });
+
+  it("retries the whole batch after a 503 and a 429, then succeeds", async () => {
+    const logs = captureLogs();
+    const statuses = [503, 429, 200];
+    const { server, svc } = await setup(() => ({
+      status: statuses.shift() ?? 200,
+      json: {},
+      headers: { "retry-after": "0" },
+    }));
+    svc.score.create({ name: "a", value: 1 });
+    svc.score.create({ name: "b", value: 2 });
+    await svc.flush();
+
+    const requests = scoreRequests(server);
+    expect(requests).toHaveLength(3);
+    for (const r of requests) expect((r.json as Sent[]).map((s) => s.name)).toEqual(["a", "b"]);
+    expect(logs.filter((l) => l.level === "error")).toEqual([]);
+  });
+
+  it("retries a dropped connection", async () => {
+    let calls = 0;
+    const { server, svc } = await setup(() => (++calls === 1 ? { destroy: true } : { status: 200, json: {} }), {
+      scoreMaxRetries: 1,
+    });
+    svc.score.create({ name: "a", value: 1 });
+    await svc.flush();
+    expect(scoreRequests(server)).toHaveLength(2);
+  });
+
+  it("gives up after the last retry and logs the scores as lost with their count", async () => {
+    const logs = captureLogs();
+    const { server, svc } = await setup(() => ({ status: 500, json: {}, headers: { "retry-after": "0" } }), {
+      scoreMaxRetries: 2,
+    });
+    for (let i = 0; i < 4; i++) svc.score.create({ name: "n", value: i });
+    await svc.flush();
+
+    expect(scoreRequests(server)).toHaveLength(3);
+    expect(logs.filter((l) => l.level === "error")).toEqual([
+      { level: "error", message: expect.stringMatching(/ScoreManager: 4 scores lost/) },
+    ]);
+  });
+
+  it("does not retry a 400 and logs the scores as lost", async () => {
+    const logs = captureLogs();
+    const { server, svc } = await setup(() => ({ status: 400, json: { message: "bad" } }));
+    svc.score.create({ name: "n", value: 1 });
+    await svc.flush();
+    expect(scoreRequests(server)).toHaveLength(1);
+    expect(logs).toContainEqual({ level: "error", message: expect.stringContaining("1 scores lost") });
+  });
+});
+
+describe("ScoreManager flush", () => {
+  it("waits for scores queued while another flush is in flight", async () => {
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const { server, svc } = await setup(async () => {
+      await gate;
+      return { status: 200, json: {} };
+    });
+    svc.score.create({ name: "first", value: 1 });
+    const firstFlush = svc.flush();
+    await vi.waitFor(() => expect(scoreRequests(server)).toHaveLength(1), { timeout: 2000, interval: 5 });
+    svc.score.create({ name: "second", value: 2 });
+    let secondDone = false;
+    const secondFlush = svc.flush().then(() => {
+      secondDone = true;
+    });
+    await vi.waitFor(() => expect(scoreRequests(server)).toHaveLength(2), { timeout: 2000, interval: 5 });
+    expect(secondDone).toBe(false);
+    release();
+    await Promise.all([firstFlush, secondFlush]);
+
+    expect(secondDone).toBe(true);
+    expect(sentScores(server).map((s) => s.name)).toEqual(["first", "second"]);
+  });
+
+  it("resolves flush() only after the batches it started have been answered", async () => {
+    const { server, svc } = await setup(() => ({ status: 200, json: {}, delayMs: 30 }));
+    svc.score.create({ name: "n", value: 1 });
+    let answered = false;
+    server.reply(async () => {
+      await new Promise((r) => setTimeout(r, 30));
+      answered = true;
+      return { status: 200, json: {} };
+    });
+    await svc.flush();
+    expect(answered).toBe(true);
+  });
+
+  it("drops scores beyond the queue cap and logs the drops once with a count", async () => {
+    const logs = captureLogs();
+    const { server, svc } = await setup(undefined, { scoreMaxQueueSize: 5, flushAt: 1000 });
+    for (let i = 0; i < 8; i++) svc.score.create({ name: "n", value: i });
+    await svc.flush();
+
+    expect(sentScores(server).map((s) => s.value)).toEqual([0, 1, 2, 3, 4]);
+    const errors = logs.filter((l) => l.level === "error").map((l) => l.message);
+    expect(errors).toEqual([expect.stringContaining("queue full"), expect.stringContaining("3 scores dropped")]);
+  });
+
+  it("sends the queue on shutdown", async () => {
+    const { server, svc } = await setup(undefined, { flushAt: 1000, flushInterval: 3600 });
+    svc.score.create({ name: "n", value: 1 });
+    await svc.shutdown();
+    expect(sentScores(server)).toHaveLength(1);
+  });
+});
