@@ -1,7 +1,7 @@
 import { SpanStatusCode } from "@opentelemetry/api";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { BasicTracerProvider, BatchSpanProcessor } from "@opentelemetry/sdk-trace-base";
-import { describe, expect, it, onTestFinished } from "vitest";
+import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { startServer } from "../support/http-server.ts";
 import { captureLogs } from "../support/logs.ts";
 import { exportedSpans, otlpRequests, svcProvider } from "../support/otel.ts";
@@ -143,6 +143,55 @@ describe("OTLP export on the wire", () => {
     await processor.forceFlush();
 
     expect(otlpRequests(server)).toHaveLength(2);
+    expect(exportedSpans(server).map((s) => s.name)).toEqual(["work", "work"]);
+  });
+
+  it("retries after a dropped connection with backoff and exports the batch", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
+    const server = await startServer();
+    onTestFinished(server.close);
+    let calls = 0;
+    server.reply(() => (++calls === 1 ? { destroy: true } : { status: 200, json: {} }));
+    const { svc, processor } = svcProvider(server);
+
+    svc.startSpan("work").end();
+    const flush = processor.forceFlush();
+    await vi.waitFor(() => expect(calls).toBe(1), { timeout: 5000, interval: 5 });
+    await vi.advanceTimersByTimeAsync(100);
+    expect(calls).toBe(1);
+    await vi.advanceTimersByTimeAsync(1200);
+    await flush;
+
+    expect(otlpRequests(server)).toHaveLength(2);
+  });
+
+  it("aborts an attempt that exceeds the timeout and retries it", async () => {
+    const server = await startServer();
+    onTestFinished(server.close);
+    let calls = 0;
+    const never = new Promise<never>(() => undefined);
+    server.reply(async () => (++calls === 1 ? never : { status: 200, json: {} }));
+    const { svc, processor } = svcProvider(server, { timeout: 0.05 });
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
+
+    svc.startSpan("work").end();
+    const flush = processor.forceFlush();
+    // The abort runs on real time; the backoff after it on the fake clock.
+    await vi.waitFor(
+      async () => {
+        await vi.advanceTimersByTimeAsync(200);
+        expect(calls).toBe(2);
+      },
+      { timeout: 5000, interval: 20 },
+    );
+    await flush;
+
     expect(exportedSpans(server).map((s) => s.name)).toEqual(["work", "work"]);
   });
 

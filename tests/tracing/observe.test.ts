@@ -235,4 +235,40 @@ describe("observe", () => {
 
     expect(parentId(otel.span("step"))).toBe(otel.span("pipeline").spanContext().spanId);
   });
+
+  it("ends an async generator that the consumer stops early and lets it clean up", async () => {
+    let cleanedUp = false;
+    const ticks = observe(async function* ticks() {
+      try {
+        for (let i = 0; ; i++) {
+          await tick();
+          yield i;
+        }
+      } finally {
+        cleanedUp = true;
+      }
+    });
+
+    for await (const value of ticks()) if (value === 2) break;
+
+    expect(cleanedUp).toBe(true);
+    expect(otel.span("ticks").attributes[A.OBSERVATION_OUTPUT]).toBe("[0,1,2]");
+  });
+
+  it("leaves the observation open with endOnExit: false", () => {
+    const open = observe(() => "value", { name: "open", endOnExit: false });
+
+    open();
+
+    expect(otel.spans()).toHaveLength(0);
+  });
+
+  it("records cyclic arguments without throwing", () => {
+    const node: Record<string, unknown> = { id: 1 };
+    node.self = node;
+    const inspect = observe((value: Record<string, unknown>) => value.id, { name: "inspect" });
+
+    expect(inspect(node)).toBe(1);
+    expect(otel.span("inspect").attributes[A.OBSERVATION_INPUT]).toBe('{"id":1,"self":"[Circular]"}');
+  });
 });

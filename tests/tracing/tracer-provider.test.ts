@@ -8,9 +8,11 @@ import {
   SDK_VERSION,
   SVC_TRACER_NAME,
   setSvcTracerProvider,
+  startActiveObservation,
   startObservation,
 } from "@svc/tracing";
 import { afterEach, describe, expect, it } from "vitest";
+import { captureLogs } from "../support/logs.ts";
 import { useInMemoryTracing } from "../support/tracing.ts";
 
 const global = useInMemoryTracing();
@@ -50,6 +52,29 @@ describe("svc tracer provider", () => {
     expect(getSvcTracer()).not.toBe(isolatedTracer);
     expect(own.getFinishedSpans()).toHaveLength(0);
     expect(global.span("back").attributes[A.OBSERVATION_TYPE]).toBe("span");
+  });
+});
+
+describe("a failing tracer provider", () => {
+  it("yields non-recording observations and a warning instead of an error", () => {
+    const logs = captureLogs();
+    setSvcTracerProvider({
+      getTracer() {
+        throw new Error("provider broken");
+      },
+    });
+
+    const observation = startObservation("unrecorded");
+    const result = startActiveObservation("unrecorded-active", () => "still runs");
+    observation.update({ output: "x" }).end();
+
+    expect(result).toBe("still runs");
+    expect(observation.otelSpan.isRecording()).toBe(false);
+    expect(global.spans()).toHaveLength(0);
+    expect(logs.filter((line) => line.level === "warn").map((line) => line.message)).toEqual([
+      '[Svc SDK] startObservation: span not recorded: provider broken (name="unrecorded")',
+      '[Svc SDK] startObservation: span not recorded: provider broken (name="unrecorded-active")',
+    ]);
   });
 });
 

@@ -42,7 +42,10 @@ export interface SvcSpanProcessorParams {
    * @defaultValue `"gzip"`
    */
   compression?: SpanCompression;
-  /** `batched` gathers spans into requests; `immediate` sends each span as soon as it ends. @defaultValue `"batched"` */
+  /**
+   * `batched` gathers spans into requests of `flushAt`; `immediate` sends each span as soon as it ends (spans that
+   * end while every request slot is busy travel together). @defaultValue `"batched"`
+   */
   exportMode?: SpanExportMode;
   /** Spans per export request; a full batch is sent at once. Falls back to SVC_FLUSH_AT. @defaultValue 512 */
   flushAt?: number;

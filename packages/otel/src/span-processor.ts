@@ -9,7 +9,6 @@ import {
 import { DropCounter } from "./internal/drop-counter.js";
 import { describe, RETRY_WINDOW_MS, type SendResult, sendOtlpJson } from "./internal/otlp-http.js";
 import { type ExportItem, encodeTraceRequest } from "./internal/otlp-json.js";
-import { safely } from "./internal/safely.js";
 import { prepareSpanData } from "./internal/span-data.js";
 import type { MediaUpload } from "./media/media-upload.js";
 import { uploadMedia } from "./media/media-upload.js";
@@ -80,19 +79,30 @@ export class SvcSpanProcessor {
 
   /** Stamps environment, release and propagated attributes on a starting span, and marks app roots. */
   onStart(span: StartedSpan, parentContext: Context): void {
-    safely(`${NAME}.onStart`, () => this.#start(span, parentContext));
+    try {
+      this.#start(span, parentContext);
+    } catch (error) {
+      this.#warn("onStart", error, "; the span is left as it was");
+    }
   }
 
   /** Filters, masks and queues an ended span. */
   onEnd(span: ReadableSpan): void {
-    safely(`${NAME}.onEnd`, () => this.#end(span));
+    try {
+      this.#end(span);
+    } catch (error) {
+      this.#log.error(`${NAME}: onEnd failed; span "${String(span?.name)}" is not exported: ${describe(error)}`);
+    }
   }
 
   /** Resolves when every span that ended before this call has been exported or has definitively failed. */
   async forceFlush(): Promise<void> {
     await this.#flushAll();
     const exporter = this.#config.exporter;
-    if (exporter?.forceFlush) await exporter.forceFlush().catch((e: unknown) => this.#warn("exporter.forceFlush", e));
+    if (exporter?.forceFlush)
+      await Promise.resolve()
+        .then(() => exporter.forceFlush?.())
+        .catch((e: unknown) => this.#warn("exporter.forceFlush", e));
   }
 
   /** Flushes, then stops; spans that end afterwards are counted as dropped. Safe to call more than once. */
@@ -106,7 +116,10 @@ export class SvcSpanProcessor {
     clearTimeout(this.#timer);
     this.#timer = undefined;
     const exporter = this.#config.exporter;
-    if (exporter) await exporter.shutdown().catch((e: unknown) => this.#warn("exporter.shutdown", e));
+    if (exporter)
+      await Promise.resolve()
+        .then(() => exporter.shutdown())
+        .catch((e: unknown) => this.#warn("exporter.shutdown", e));
   }
 
   #start(span: StartedSpan, parentContext: Context): void {
@@ -177,12 +190,12 @@ export class SvcSpanProcessor {
   }
 
   #upload(media: MediaUpload): void {
-    if (this.#uploads.has(media.mediaId)) return;
+    // The server links media to each observation and field, so only exact repeats are skipped.
+    const key = JSON.stringify([media.mediaId, media.traceId, media.observationId, media.field]);
+    if (this.#uploads.has(key)) return;
     const { baseUrl, headers, timeoutMs } = this.#config;
-    const uploading = uploadMedia({ baseUrl, headers, timeoutMs }, media).finally(() =>
-      this.#uploads.delete(media.mediaId),
-    );
-    this.#uploads.set(media.mediaId, uploading);
+    const uploading = uploadMedia({ baseUrl, headers, timeoutMs }, media).finally(() => this.#uploads.delete(key));
+    this.#uploads.set(key, uploading);
   }
 
   #enqueue(item: ExportItem): void {
@@ -264,8 +277,8 @@ export class SvcSpanProcessor {
     set.add(tracked);
   }
 
-  #warn(what: string, error: unknown): void {
-    this.#log.warn(`${NAME}: ${what} failed: ${describe(error)}`);
+  #warn(what: string, error: unknown, outcome = ""): void {
+    this.#log.warn(`${NAME}: ${what} failed${outcome}: ${describe(error)}`);
   }
 }
 

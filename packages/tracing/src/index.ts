@@ -54,6 +54,7 @@ export type {
   ObserveOptions,
   StartActiveObservationOpts,
   StartObservationOptions,
+  StartObservationOpts,
   SvcAgentAttributes,
   SvcAttributesByType,
   SvcChainAttributes,

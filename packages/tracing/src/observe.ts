@@ -1,6 +1,6 @@
 import { type Context, context } from "@opentelemetry/api";
+import { activeContext, isThenable, parentContext } from "./internal/context.js";
 import { createObservation, markFailed, type SvcObservationBase, setOutput } from "./observation.js";
-import { activeContext, isThenable, parentContext } from "./start-observation.js";
 import type { ObserveOptions, SvcObservationType } from "./types.js";
 
 /** Yielded items kept as the output of an observed generator; later items are counted, not kept. */

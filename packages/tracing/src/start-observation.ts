@@ -1,10 +1,10 @@
-import { type Attributes, type Context, context, type SpanContext, trace } from "@opentelemetry/api";
+import { type Attributes, type Context, context, trace } from "@opentelemetry/api";
 import { SvcOtelSpanAttributes as A } from "./attributes.js";
+import { activeContext, isThenable, parentContext } from "./internal/context.js";
 import { safely } from "./internal/safely.js";
 import { getGlobalLogger } from "./logger.js";
 import { createObservation, markFailed, type SvcObservationBase, type SvcObservationByType } from "./observation.js";
 import { writeObservationAttributes } from "./observation-attributes.js";
-import { withTraceIdClaim } from "./propagation.js";
 import type {
   StartActiveObservationOpts,
   StartObservationOptions,
@@ -51,19 +51,18 @@ export function startActiveObservation<R, T extends SvcObservationType = "span">
   const parent = parentContext(options?.parentSpanContext);
   const observation = createObservation(name, undefined, type, options?.startTime, parent);
   const active = activeContext(parent, observation);
-  return runObserved(observation, active, fn, observation, options?.endOnExit !== false);
+  return runObserved(observation, active, fn, options?.endOnExit !== false);
 }
 
-export function runObserved<R, O extends SvcObservationBase>(
-  observation: SvcObservationBase,
+function runObserved<R, O extends SvcObservationBase>(
+  observation: O,
   active: Context,
   fn: (observation: O) => R,
-  argument: O,
   endOnExit: boolean,
 ): R {
   let result: R;
   try {
-    result = context.with(active, fn, undefined, argument);
+    result = context.with(active, fn, undefined, observation);
   } catch (err) {
     markFailed(observation, err, "Unknown error");
     if (endOnExit) observation.end();
@@ -125,30 +124,4 @@ export function getActiveTraceId(): string | undefined {
 /** Span id of the active span (the active observation's `id`), or `undefined` outside of one. */
 export function getActiveSpanId(): string | undefined {
   return trace.getActiveSpan()?.spanContext().spanId;
-}
-
-/** The context new observations start in: the active one, re-parented when a parent is given. */
-export function parentContext(parentSpanContext: SpanContext | undefined): Context {
-  const active = context.active();
-  if (parentSpanContext === undefined) return active;
-  return safely("parentSpanContext", () => trace.setSpanContext(active, parentSpanContext)) ?? active;
-}
-
-/** `parent` with `observation` as active span and the trace-id claim for its trace. */
-export function activeContext(parent: Context, observation: SvcObservationBase): Context {
-  return (
-    safely("activate observation", () =>
-      withTraceIdClaim(trace.setSpan(parent, observation.otelSpan), observation.traceId),
-    ) ?? parent
-  );
-}
-
-/** Whether `value` is a promise or another thenable. */
-export function isThenable(value: unknown): value is PromiseLike<unknown> {
-  if (value === null || (typeof value !== "object" && typeof value !== "function")) return false;
-  try {
-    return typeof (value as { then?: unknown }).then === "function";
-  } catch {
-    return false;
-  }
 }

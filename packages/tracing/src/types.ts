@@ -101,6 +101,9 @@ export interface StartObservationOptions<T extends SvcObservationType = SvcObser
   parentSpanContext?: SpanContext;
 }
 
+/** The v5 name of {@link StartObservationOptions}. */
+export type StartObservationOpts<T extends SvcObservationType = SvcObservationType> = StartObservationOptions<T>;
+
 /** Options of {@link startActiveObservation}. */
 export interface StartActiveObservationOpts<T extends SvcObservationType = SvcObservationType>
   extends StartObservationOptions<T> {

@@ -18,7 +18,10 @@ let cached: Gzip | null | undefined;
 export function runtimeGzip(): Gzip | null {
   if (cached !== undefined) return cached;
   const proc = (globalThis as { process?: ProcessLike }).process;
-  if (!proc?.versions?.node) return (cached = null);
+  if (!proc?.versions?.node) {
+    cached = null;
+    return cached;
+  }
   const zlib = proc.getBuiltinModule?.("node:zlib") as ZlibLike | undefined;
   if (zlib) {
     cached = (body) =>

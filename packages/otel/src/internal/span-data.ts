@@ -43,7 +43,10 @@ export function prepareSpanData(source: Attributes, mask: MaskFunction | undefin
       if (value === undefined) delete attributes[key];
       else attributes[key] = value;
     }
-    if (scanMedia && typeof value === "string" && value.includes("data:")) (media ??= []).push({ key, value });
+    if (scanMedia && typeof value === "string" && value.includes("data:")) {
+      media ??= [];
+      media.push({ key, value });
+    }
   }
   return { attributes, media };
 }

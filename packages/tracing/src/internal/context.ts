@@ -1,0 +1,30 @@
+import { type Context, context, type SpanContext, trace } from "@opentelemetry/api";
+import type { SvcObservationBase } from "../observation.js";
+import { withTraceIdClaim } from "../propagation.js";
+import { safely } from "./safely.js";
+
+/** The context new observations start in: the active one, re-parented when a parent is given. */
+export function parentContext(parentSpanContext: SpanContext | undefined): Context {
+  const active = context.active();
+  if (parentSpanContext === undefined) return active;
+  return safely("parentSpanContext", () => trace.setSpanContext(active, parentSpanContext)) ?? active;
+}
+
+/** `parent` with `observation` as active span and the trace-id claim for its trace. */
+export function activeContext(parent: Context, observation: SvcObservationBase): Context {
+  return (
+    safely("activate observation", () =>
+      withTraceIdClaim(trace.setSpan(parent, observation.otelSpan), observation.traceId),
+    ) ?? parent
+  );
+}
+
+/** Whether `value` is a promise or another thenable. */
+export function isThenable(value: unknown): value is PromiseLike<unknown> {
+  if (value === null || (typeof value !== "object" && typeof value !== "function")) return false;
+  try {
+    return typeof (value as { then?: unknown }).then === "function";
+  } catch {
+    return false;
+  }
+}
