@@ -38,10 +38,15 @@ async function runSpans(mod: ContenderModule, burst: boolean) {
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   let apiMs = 0;
+  let apiCpuUs = 0;
   for (let i = 0; i < count; i++) {
+    // Wall time of the tracing calls, and this thread's CPU time in them (steadier on a busy machine).
+    const cpuA = process.threadCpuUsage();
     const a = performance.now();
     c.trace(i);
     apiMs += performance.now() - a;
+    const cpuB = process.threadCpuUsage();
+    apiCpuUs += cpuB.user - cpuA.user + cpuB.system - cpuA.system;
     if (!burst) await yieldToLoop();
   }
   const loopMs = performance.now() - t0;
@@ -53,6 +58,7 @@ async function runSpans(mod: ContenderModule, burst: boolean) {
   return {
     observations: count * OBSERVATIONS_PER_TRACE,
     apiUsPerObservation: (apiMs * 1000) / (count * OBSERVATIONS_PER_TRACE),
+    apiCpuUsPerObservation: apiCpuUs / (count * OBSERVATIONS_PER_TRACE),
     loopMs,
     flushMs: flush.ms,
     flushSettled: flush.ok,
@@ -68,10 +74,16 @@ async function runScores(mod: ContenderModule) {
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   let createMs = 0;
-  for (let i = 0; i < count; i++) {
-    const a = performance.now();
-    c.create(i);
-    createMs += performance.now() - a;
+  let createCpuUs = 0;
+  for (let i = 0; i < count; i += 100) {
+    const cpuA = process.threadCpuUsage();
+    for (let j = i; j < Math.min(i + 100, count); j++) {
+      const a = performance.now();
+      c.create(j);
+      createMs += performance.now() - a;
+    }
+    const cpuB = process.threadCpuUsage();
+    createCpuUs += cpuB.user - cpuA.user + cpuB.system - cpuA.system;
   }
   const flush = await bounded("flush()", c.flush());
   const atFlush = await sinkStats();
@@ -80,6 +92,7 @@ async function runScores(mod: ContenderModule) {
   return {
     scoresCreated: count,
     createUsPerScore: (createMs * 1000) / count,
+    createCpuUsPerScore: createCpuUs / count,
     flushMs: flush.ms,
     flushSettled: flush.ok,
     shutdownSettled: shutdown.ok,

@@ -285,6 +285,18 @@ interface Metric {
 const METRICS: Metric[] = [
   { label: "API µs/observation (yield)", workload: "spans-yield", key: "apiUsPerObservation", target: 1.3 },
   { label: "API µs/observation (burst)", workload: "spans-burst", key: "apiUsPerObservation", target: 1.3 },
+  {
+    label: "API thread-CPU µs/observation (yield)",
+    workload: "spans-yield",
+    key: "apiCpuUsPerObservation",
+    target: 1.3,
+  },
+  {
+    label: "API thread-CPU µs/observation (burst)",
+    workload: "spans-burst",
+    key: "apiCpuUsPerObservation",
+    target: 1.3,
+  },
   { label: "total ms until shutdown (yield)", workload: "spans-yield", key: "totalMs" },
   { label: "total ms until shutdown (burst)", workload: "spans-burst", key: "totalMs" },
   { label: "CPU ms (yield)", workload: "spans-yield", key: "cpuMs" },
@@ -315,6 +327,7 @@ const METRICS: Metric[] = [
     ];
   }),
   { label: "score create() µs", workload: "scores", key: "createUsPerScore", target: 1.2 },
+  { label: "score create() thread-CPU µs", workload: "scores", key: "createCpuUsPerScore", target: 1.2 },
   {
     label: "scores at flush()",
     workload: "scores",
