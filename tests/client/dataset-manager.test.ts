@@ -1,4 +1,5 @@
-import { NotFoundError, SvcClient } from "@svc/client";
+import { createHash } from "node:crypto";
+import { NotFoundError, SvcClient, SvcMedia } from "@svc/client";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { type Reply, type SeenRequest, startServer } from "../support/http-server.ts";
 
@@ -103,5 +104,106 @@ describe("DatasetManager.createItem", () => {
     expect(server.seen[0]).toMatchObject({ method: "POST", path: "/api/public/dataset-items" });
     expect(server.seen[0]?.json).toEqual({ datasetName: "qa", input: { q: "x" }, expectedOutput: "y", id: "i-7" });
     expect(created).toMatchObject({ id: "i-7", datasetName: "qa" });
+  });
+});
+
+describe("DatasetManager.createItem with media", () => {
+  const png = new Uint8Array([137, 80, 78, 71, 1, 2, 3]);
+  const sha = createHash("sha256").update(png).digest("base64");
+  const mediaId = sha.replace(/\+/g, "-").replace(/\//g, "_").slice(0, 22);
+
+  function mediaServer(options: { uploadStatus?: number; alreadyStored?: boolean; wrongId?: boolean } = {}) {
+    return async (req: SeenRequest): Promise<Reply> => {
+      if (req.path === "/api/public/v2/datasets/qa") return { json: dataset };
+      if (req.method === "POST" && req.path === "/api/public/media") {
+        const uploadUrl = options.alreadyStored ? null : `http://${req.headers.host}/upload/${mediaId}`;
+        return { json: { mediaId: options.wrongId ? "other" : mediaId, uploadUrl } };
+      }
+      if (req.method === "PUT")
+        return { status: options.uploadStatus ?? 200, text: options.uploadStatus ? "denied" : "" };
+      if (req.method === "PATCH") return { status: 204 };
+      if (req.method === "POST" && req.path === "/api/public/dataset-items") return { json: req.json };
+      return { status: 404, json: {} };
+    };
+  }
+
+  it("uploads each media once, then posts the item with reference strings in place of the media", async () => {
+    const { server, svc } = await setup(() => ({ json: {} }));
+    server.reply(mediaServer());
+    const image = new SvcMedia({ contentBytes: png, contentType: "image/png" });
+    const input = { question: "What is shown?", image, again: [image] };
+    await svc.dataset.createItem({ datasetName: "qa", input, metadata: { thumb: image } });
+
+    const reference = `@@@svcMedia:type=image/png|id=${mediaId}|source=bytes@@@`;
+    const registered = server.seen.filter((r) => r.method === "POST" && r.path === "/api/public/media");
+    expect(registered).toHaveLength(1);
+    const item = server.seen.find((r) => r.path === "/api/public/dataset-items")?.json as Record<string, unknown>;
+    expect(registered[0]?.json).toEqual({
+      field: "input",
+      datasetId: "ds-1",
+      datasetItemId: item.id,
+      contentType: "image/png",
+      contentLength: png.length,
+      sha256Hash: sha,
+    });
+    const put = server.seen.find((r) => r.method === "PUT");
+    expect(put?.path).toBe(`/upload/${mediaId}`);
+    expect(put?.headers["content-type"]).toBe("image/png");
+    expect(put?.headers["x-amz-checksum-sha256"]).toBe(sha);
+    expect(new Uint8Array(put?.body ?? [])).toEqual(png);
+    const patch = server.seen.find((r) => r.method === "PATCH");
+    expect(patch?.path).toBe(`/api/public/media/${mediaId}`);
+    expect(patch?.json).toMatchObject({ uploadHttpStatus: 200 });
+    expect(item).toMatchObject({
+      datasetName: "qa",
+      input: { question: "What is shown?", image: reference, again: [reference] },
+      metadata: { thumb: reference },
+    });
+    expect(item.id).toEqual(expect.any(String));
+    expect(input.image).toBe(image);
+  });
+
+  it("skips the upload of a media the server already stores", async () => {
+    const { server, svc } = await setup(() => ({ json: {} }));
+    server.reply(mediaServer({ alreadyStored: true }));
+    const image = new SvcMedia({ base64DataUri: `data:image/png;base64,${Buffer.from(png).toString("base64")}` });
+    await svc.dataset.createItem({ datasetName: "qa", input: image });
+    expect(server.seen.filter((r) => r.method === "PUT")).toHaveLength(0);
+    const item = server.seen.find((r) => r.path === "/api/public/dataset-items")?.json as Record<string, unknown>;
+    expect(item.input).toBe(`@@@svcMedia:type=image/png|id=${mediaId}|source=base64_data_uri@@@`);
+  });
+
+  it("throws and creates no item when the upload fails", async () => {
+    const { server, svc } = await setup(() => ({ json: {} }));
+    server.reply(mediaServer({ uploadStatus: 403 }));
+    const image = new SvcMedia({ contentBytes: png, contentType: "image/png" });
+    await expect(svc.dataset.createItem({ datasetName: "qa", input: { image } })).rejects.toThrow(/HTTP 403/);
+    expect(server.seen.find((r) => r.method === "PATCH")?.json).toMatchObject({
+      uploadHttpStatus: 403,
+      uploadHttpError: "denied",
+    });
+    expect(server.seen.some((r) => r.path === "/api/public/dataset-items")).toBe(false);
+  });
+
+  it("throws when the server's media id differs from the content's", async () => {
+    const { server, svc } = await setup(() => ({ json: {} }));
+    server.reply(mediaServer({ wrongId: true }));
+    const image = new SvcMedia({ contentBytes: png, contentType: "image/png" });
+    await expect(svc.dataset.createItem({ datasetName: "qa", input: image })).rejects.toThrow(/media id/);
+    expect(server.seen.some((r) => r.method === "PUT")).toBe(false);
+  });
+});
+
+describe("SvcMedia", () => {
+  it("reads a base64 data URI and serialises back to it", async () => {
+    const uri = `data:text/plain;base64,${Buffer.from("hello").toString("base64")}`;
+    const media = new SvcMedia({ base64DataUri: uri });
+    expect(media).toMatchObject({ contentType: "text/plain", contentLength: 5, source: "base64_data_uri" });
+    expect(JSON.stringify({ m: media })).toBe(JSON.stringify({ m: uri }));
+  });
+
+  it("rejects a data URI that is not base64 with a TypeError", () => {
+    expect(() => new SvcMedia({ base64DataUri: "data:text/plain,hello" })).toThrow(TypeError);
+    expect(() => new SvcMedia({ base64DataUri: "hello" })).toThrow(TypeError);
   });
 });

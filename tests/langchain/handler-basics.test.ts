@@ -9,3 +9,13 @@ describe("CallbackHandler", () => {
     expect(handler.params).toMatchObject({ userId: "u-1", tags: ["a"] });
   });
 });
+
+describe("CallbackHandler.copy", () => {
+  it("returns a handler with the same options", () => {
+    const handler = new CallbackHandler({ sessionId: "s-1", updateRoot: true });
+    const copy = handler.copy();
+    expect(copy).not.toBe(handler);
+    expect(copy.params).toEqual(handler.params);
+    expect(copy.awaitHandlers).toBe(true);
+  });
+});

@@ -232,4 +232,17 @@ describe("startObservation", () => {
       "[Svc SDK] observation.update failed and was skipped: getter exploded",
     ]);
   });
+
+  it("falls back to a span and logs a warning for an unknown type", () => {
+    const logs = captureLogs();
+
+    const observation = startObservation("odd", {}, { asType: "widget" as SvcObservationType });
+    observation.end();
+
+    expect(observation).toBeInstanceOf(SvcSpan);
+    expect(otel.span("odd").attributes[A.OBSERVATION_TYPE]).toBe("span");
+    expect(logs.map((line) => line.message)).toEqual([
+      '[Svc SDK] startObservation: unknown observation type widget; using span (name="odd")',
+    ]);
+  });
 });

@@ -271,4 +271,20 @@ describe("observe", () => {
     expect(inspect(node)).toBe(1);
     expect(otel.span("inspect").attributes[A.OBSERVATION_INPUT]).toBe('{"id":1,"self":"[Circular]"}');
   });
+
+  it("returns an iterable that is not a generator unchanged", () => {
+    const stream = {
+      extra: () => "kept",
+      next: () => ({ done: true, value: undefined }),
+      throw: () => ({ done: true, value: undefined }),
+      return: () => ({ done: true, value: undefined }),
+      [Symbol.iterator]() {
+        return this;
+      },
+    };
+    const open = observe(() => stream, { name: "stream-like", captureOutput: false });
+
+    expect(open()).toBe(stream);
+    expect(otel.spans().map((span) => span.name)).toEqual(["stream-like"]);
+  });
 });

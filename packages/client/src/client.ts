@@ -47,7 +47,7 @@ export class SvcClient {
     );
     this.score = new ScoreManager(this.api, resolveScoreConfig(params, env));
     this.prompt = new PromptManager(this.api);
-    this.dataset = new DatasetManager(this.api);
+    this.dataset = new DatasetManager(this.api, { uploadTimeoutMs: this.config.timeoutSeconds * 1000 });
     this.media = new MediaManager(this.api, { downloadTimeoutMs: this.config.timeoutSeconds * 1000 });
   }
 

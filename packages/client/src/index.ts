@@ -16,12 +16,19 @@ export type { ApiPromise, EmptyRequest, RequestOptions, WithRawResponse } from "
 export { SvcClient } from "./client.js";
 export type { SvcClientConfig, SvcClientParams } from "./config.js";
 export { DEFAULT_BASE_URL, DEFAULT_TIMEOUT_SECONDS, resolveClientConfig } from "./config.js";
-export type { DatasetDecorator, DatasetGetOptions, FetchedDataset } from "./dataset/dataset-manager.js";
+export type {
+  DatasetDecorator,
+  DatasetGetOptions,
+  DatasetManagerOptions,
+  FetchedDataset,
+} from "./dataset/dataset-manager.js";
 export { DatasetManager } from "./dataset/dataset-manager.js";
 export type { SvcMediaResolveMediaReferencesParams } from "./media/media-manager.js";
 export { MediaManager } from "./media/media-manager.js";
 export type { SvcMediaReferenceParams } from "./media/media-reference.js";
 export { SvcMediaReference } from "./media/media-reference.js";
+export type { SvcMediaParams } from "./media/svc-media.js";
+export { SvcMedia } from "./media/svc-media.js";
 export type { PromptClient } from "./prompt/prompt-clients.js";
 export { ChatPromptClient, TextPromptClient } from "./prompt/prompt-clients.js";
 export type { ChatPromptGetOptions, PromptGetOptions, TextPromptGetOptions } from "./prompt/prompt-manager.js";

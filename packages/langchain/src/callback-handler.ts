@@ -1,33 +1,275 @@
+import type { AgentAction, AgentFinish } from "@langchain/core/agents";
 import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
+import type { DocumentInterface } from "@langchain/core/documents";
+import type { Serialized } from "@langchain/core/load/serializable";
+import type { BaseMessage } from "@langchain/core/messages";
+import type { LLMResult } from "@langchain/core/outputs";
+import type { ChainValues } from "@langchain/core/utils/types";
+import { getGlobalLogger, type PropagateAttributesParams, type SvcGenerationAttributes } from "@svc/tracing";
+import { chainInput, chainOutput } from "./internal/chain-io.js";
+import { generationOutput } from "./internal/generation-output.js";
+import { chatModelInput, modelNameAtEnd, modelNameAtStart, modelParameters } from "./internal/model.js";
+import { PROMPT_METADATA_KEY, PromptLinks, parsePromptLink } from "./internal/prompt-links.js";
+import { errorMessage, metadataString, runName } from "./internal/run-info.js";
+import { type RunState, RunTracker } from "./internal/run-tracker.js";
+import { extractUsageDetails } from "./internal/usage.js";
 
 /** Options of {@link CallbackHandler}. */
 export interface CallbackHandlerParams {
-  /** User id recorded on the trace. */
+  /** User id recorded on the trace; run metadata `svcUserId` overrides it per invocation. */
   userId?: string;
-  /** Session id recorded on the trace. */
+  /** Session id recorded on the trace; run metadata `svcSessionId` overrides it per invocation. */
   sessionId?: string;
-  /** Tags recorded on the trace. */
+  /** Tags recorded on the trace, added to the tags of the top-level run. @defaultValue [] */
   tags?: string[];
-  /** Version recorded on every observation. */
+  /** Version recorded on the trace and on every observation. */
   version?: string;
   /** Metadata recorded on the trace. */
   traceMetadata?: Record<string, unknown>;
+  /**
+   * When the handler's top-level run starts inside an active svc observation, also record the run's input and
+   * output on that observation, so that they become the trace input and output when it is the trace root.
+   * Without an active observation the top-level run is the root already and this changes nothing.
+   * @defaultValue false
+   */
+  updateRoot?: boolean;
 }
 
-/** LangChain callback handler that records runs as svc observations. */
+const log = () => getGlobalLogger();
+
+/**
+ * LangChain callback handler that records every run as an svc observation: chains and graph nodes as chains,
+ * LLM and chat model runs as generations, tools as tools, retrievers as retrievers and agent actions as agents,
+ * nested as LangChain nests them and under the active svc observation, if any. It never throws into the run.
+ * @example
+ * const handler = new CallbackHandler({ userId: "u-1", sessionId: "s-1" });
+ * await chain.invoke({ topic: "owls" }, { callbacks: [handler] });
+ */
 export class CallbackHandler extends BaseCallbackHandler {
   name = "SvcCallbackHandler";
-  /** Trace id of the last run that ended, or null before the first. */
+  /** Trace id of the last top-level run that ended, or null before the first. */
   last_trace_id: string | null = null;
   readonly #params: CallbackHandlerParams;
+  readonly #runs: RunTracker;
+  readonly #prompts = new PromptLinks();
 
   constructor(params: CallbackHandlerParams = {}) {
-    super();
+    // Awaited handlers run in the caller's async context, which is what nests runs under an active observation.
+    super({ _awaitHandler: true });
     this.#params = { ...params, tags: [...(params.tags ?? [])] };
+    this.#runs = new RunTracker({
+      version: this.#params.version,
+      updateRoot: this.#params.updateRoot === true,
+      traceAttributes: (tags, metadata) => this.#traceAttributes(tags, metadata),
+    });
   }
 
   /** The options this handler was created with. */
   get params(): Readonly<CallbackHandlerParams> {
     return this.#params;
+  }
+
+  /** A handler with the same options and no open runs. */
+  override copy(): CallbackHandler {
+    return new CallbackHandler(this.#params);
+  }
+
+  // The parameter order is the one @langchain/core calls with (parent run id fourth, run name eighth); its type
+  // declaration names the fourth and seventh parameters differently, with the same types.
+  override handleChainStart(
+    chain: Serialized,
+    inputs: ChainValues,
+    runId: string,
+    parentRunId?: string,
+    tags?: string[],
+    metadata?: Record<string, unknown>,
+    _runType?: string,
+    name?: string,
+  ): void {
+    this.#safely("handleChainStart", () => {
+      this.#registerPrompt(metadata, parentRunId);
+      this.#runs.start("chain", runId, parentRunId, runName(name, chain, "Langchain Run"), tags, metadata, {
+        input: chainInput(inputs),
+      });
+    });
+  }
+
+  override handleChainEnd(outputs: ChainValues, runId: string): void {
+    this.#safely("handleChainEnd", () => {
+      this.#prompts.release(runId);
+      this.#ended(this.#runs.end("handleChainEnd", runId, { output: chainOutput(outputs) }));
+    });
+  }
+
+  override handleChainError(err: Error, runId: string): void {
+    this.#safely("handleChainError", () => {
+      this.#prompts.release(runId);
+      this.#ended(this.#runs.fail("handleChainError", runId, err));
+    });
+  }
+
+  override handleLLMStart(
+    llm: Serialized,
+    prompts: string[],
+    runId: string,
+    parentRunId?: string,
+    extraParams?: Record<string, unknown>,
+    tags?: string[],
+    metadata?: Record<string, unknown>,
+    name?: string,
+  ): void {
+    this.#safely("handleLLMStart", () =>
+      this.#startGeneration(llm, prompts, runId, parentRunId, extraParams, tags, metadata, name),
+    );
+  }
+
+  override handleChatModelStart(
+    llm: Serialized,
+    messages: BaseMessage[][],
+    runId: string,
+    parentRunId?: string,
+    extraParams?: Record<string, unknown>,
+    tags?: string[],
+    metadata?: Record<string, unknown>,
+    name?: string,
+  ): void {
+    this.#safely("handleChatModelStart", () => {
+      const input = chatModelInput(messages, extraParams);
+      this.#startGeneration(llm, input, runId, parentRunId, extraParams, tags, metadata, name);
+    });
+  }
+
+  override handleLLMNewToken(_token: string, _idx: unknown, runId: string): void {
+    this.#safely("handleLLMNewToken", () => this.#runs.markFirstToken(runId));
+  }
+
+  override handleLLMEnd(output: LLMResult, runId: string): void {
+    this.#safely("handleLLMEnd", () => {
+      const attributes: SvcGenerationAttributes = { output: generationOutput(output) };
+      const model = modelNameAtEnd(output);
+      if (model) attributes.model = model;
+      const usage = extractUsageDetails(output);
+      if (usage) attributes.usageDetails = usage;
+      this.#ended(this.#runs.end("handleLLMEnd", runId, attributes));
+    });
+  }
+
+  override handleLLMError(err: Error, runId: string): void {
+    this.#safely("handleLLMError", () => this.#ended(this.#runs.fail("handleLLMError", runId, err)));
+  }
+
+  override handleToolStart(
+    tool: Serialized,
+    input: string,
+    runId: string,
+    parentRunId?: string,
+    tags?: string[],
+    metadata?: Record<string, unknown>,
+    name?: string,
+  ): void {
+    this.#safely("handleToolStart", () => {
+      this.#runs.start("tool", runId, parentRunId, runName(name, tool, "Tool execution"), tags, metadata, { input });
+    });
+  }
+
+  override handleToolEnd(output: unknown, runId: string): void {
+    this.#safely("handleToolEnd", () => this.#ended(this.#runs.end("handleToolEnd", runId, { output })));
+  }
+
+  override handleToolError(err: Error, runId: string): void {
+    this.#safely("handleToolError", () => this.#ended(this.#runs.fail("handleToolError", runId, err)));
+  }
+
+  override handleRetrieverStart(
+    retriever: Serialized,
+    query: string,
+    runId: string,
+    parentRunId?: string,
+    tags?: string[],
+    metadata?: Record<string, unknown>,
+    name?: string,
+  ): void {
+    this.#safely("handleRetrieverStart", () => {
+      const observationName = runName(name, retriever, "Retriever");
+      this.#runs.start("retriever", runId, parentRunId, observationName, tags, metadata, { input: query });
+    });
+  }
+
+  override handleRetrieverEnd(documents: DocumentInterface[], runId: string): void {
+    this.#safely("handleRetrieverEnd", () =>
+      this.#ended(this.#runs.end("handleRetrieverEnd", runId, { output: documents })),
+    );
+  }
+
+  override handleRetrieverError(err: Error, runId: string): void {
+    this.#safely("handleRetrieverError", () => this.#ended(this.#runs.fail("handleRetrieverError", runId, err)));
+  }
+
+  override handleAgentAction(action: AgentAction, runId: string, parentRunId?: string): void {
+    this.#safely("handleAgentAction", () => this.#runs.startAgentAction(action, runId, parentRunId));
+  }
+
+  override handleAgentEnd(finish: AgentFinish, runId: string): void {
+    this.#safely("handleAgentEnd", () => this.#runs.finishAgent(finish, runId));
+  }
+
+  #startGeneration(
+    llm: Serialized,
+    input: unknown,
+    runId: string,
+    parentRunId: string | undefined,
+    extraParams: Record<string, unknown> | undefined,
+    tags: string[] | undefined,
+    metadata: Record<string, unknown> | undefined,
+    name: string | undefined,
+  ): void {
+    const attributes: SvcGenerationAttributes = { input };
+    const model = modelNameAtStart(extraParams, metadata);
+    if (model) attributes.model = model;
+    const parameters = modelParameters(extraParams);
+    if (parameters) attributes.modelParameters = parameters;
+    const prompt = this.#prompts.take(parentRunId);
+    if (prompt && !prompt.isFallback) attributes.prompt = prompt;
+    const observationName = runName(name, llm, "Langchain Generation");
+    this.#runs.start("generation", runId, parentRunId, observationName, tags, metadata, attributes);
+  }
+
+  #traceAttributes(
+    tags: string[] | undefined,
+    metadata: Record<string, unknown> | undefined,
+  ): PropagateAttributesParams {
+    const params: PropagateAttributesParams = {};
+    const userId = metadataString(metadata, "svcUserId") ?? this.#params.userId;
+    const sessionId = metadataString(metadata, "svcSessionId") ?? this.#params.sessionId;
+    if (userId !== undefined) params.userId = userId;
+    if (sessionId !== undefined) params.sessionId = sessionId;
+    const allTags = [...new Set([...(tags ?? []), ...(this.#params.tags ?? [])])];
+    if (allTags.length > 0) params.tags = allTags;
+    if (this.#params.version !== undefined) params.version = this.#params.version;
+    if (this.#params.traceMetadata !== undefined) params.metadata = this.#params.traceMetadata;
+    return params;
+  }
+
+  #ended(run: RunState | undefined): void {
+    if (run?.isTopLevel) this.last_trace_id = run.observation.traceId;
+  }
+
+  #registerPrompt(metadata: Record<string, unknown> | undefined, parentRunId: string | undefined): void {
+    const value = metadata?.[PROMPT_METADATA_KEY];
+    if (value === undefined || parentRunId === undefined) return;
+    const link = parsePromptLink(value);
+    if (typeof link === "string") {
+      log().warn(`CallbackHandler: metadata ${PROMPT_METADATA_KEY} ignored: ${link}`);
+      return;
+    }
+    this.#prompts.register(parentRunId, link);
+  }
+
+  #safely(what: string, fn: () => void): void {
+    try {
+      fn();
+    } catch (err) {
+      log().warn(`CallbackHandler: ${what} failed and was skipped: ${errorMessage(err)}`);
+    }
   }
 }

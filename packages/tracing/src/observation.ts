@@ -161,8 +161,11 @@ const CLASSES: { [T in SvcObservationType]: new (span: Span, type: T) => SvcObse
 
 /** Wraps an existing span as an observation of `type` (unknown types become `span`). */
 export function wrapSpan<T extends SvcObservationType>(span: Span, type: T): SvcObservationByType[T] {
-  const Class = CLASSES[type] ?? CLASSES.span;
-  return new Class(span, type) as SvcObservationByType[T];
+  const Class = (Object.hasOwn(CLASSES, type) ? CLASSES[type] : CLASSES.span) as new (
+    span: Span,
+    type: T,
+  ) => SvcObservationByType[T];
+  return new Class(span, type);
 }
 
 /**
@@ -173,10 +176,11 @@ export function wrapSpan<T extends SvcObservationType>(span: Span, type: T): Svc
 export function createObservation<T extends SvcObservationType>(
   name: string,
   attributes: SvcAttributesByType[T] | undefined,
-  type: T,
+  requestedType: T,
   startTime: TimeInput | undefined,
   parent: Context,
 ): SvcObservationByType[T] {
+  const type: T = Object.hasOwn(CLASSES, requestedType) ? requestedType : unknownType<T>(requestedType, name);
   try {
     const propagated = getPropagatedAttributes(parent);
     const out: Attributes = {};
@@ -185,11 +189,16 @@ export function createObservation<T extends SvcObservationType>(
     if (attributes) writeAttributesSafely(out, attributes as SvcObservationAttributes, name);
     const span = getSvcTracer().startSpan(name, { attributes: out, startTime }, parent);
     if (type === "event") span.end(startTime);
-    return wrapSpan(span, CLASSES[type] ? type : ("span" as T));
+    return wrapSpan(span, type);
   } catch (err) {
     getGlobalLogger().warn(`startObservation: span not recorded: ${describeError(err)} (name="${name}")`);
     return wrapSpan(trace.wrapSpanContext(INVALID_SPAN_CONTEXT), type);
   }
+}
+
+function unknownType<T extends SvcObservationType>(type: unknown, name: string): T {
+  getGlobalLogger().warn(`startObservation: unknown observation type ${String(type)}; using span (name="${name}")`);
+  return "span" as T;
 }
 
 function writeAttributesSafely(out: Attributes, attributes: SvcObservationAttributes, name: string): void {

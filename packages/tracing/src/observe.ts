@@ -199,25 +199,20 @@ class YieldRecorder {
   }
 }
 
+// Only real generator objects are wrapped: other iterables (streams with extra methods) pass through untouched.
 function isGenerator(value: unknown): value is Generator {
-  return hasMethods(value, Symbol.iterator);
+  return tagOf(value) === "[object Generator]";
 }
 
 function isAsyncGenerator(value: unknown): value is AsyncGenerator {
-  return hasMethods(value, Symbol.asyncIterator);
+  return tagOf(value) === "[object AsyncGenerator]";
 }
 
-function hasMethods(value: unknown, iteratorSymbol: symbol): boolean {
-  if (value === null || typeof value !== "object") return false;
+function tagOf(value: unknown): string | undefined {
+  if (value === null || typeof value !== "object") return undefined;
   try {
-    const candidate = value as Record<string | symbol, unknown>;
-    return (
-      typeof candidate.next === "function" &&
-      typeof candidate.throw === "function" &&
-      typeof candidate.return === "function" &&
-      typeof candidate[iteratorSymbol] === "function"
-    );
+    return Object.prototype.toString.call(value);
   } catch {
-    return false;
+    return undefined;
   }
 }

@@ -1,11 +1,17 @@
 import type { SvcApi } from "../api/generated/client.js";
 import type { CreateDatasetItemRequest, Dataset, DatasetItem } from "../api/generated/types.js";
 import type { RequestOptions } from "../api/runtime.js";
+import { mapLimit } from "../internal/map-limit.js";
+import { uploadMedia } from "../media/media-upload.js";
+import { SvcMedia } from "../media/svc-media.js";
 
 /** Default number of items fetched per page by {@link DatasetManager.get}. */
 export const DEFAULT_DATASET_ITEMS_PAGE_SIZE = 50;
 /** Most item pages one `get` reads, whatever the server reports. */
 export const MAX_DATASET_ITEM_PAGES = 10_000;
+/** Nesting depth up to which `createItem` looks for media. */
+export const DATASET_MEDIA_MAX_DEPTH = 20;
+const MEDIA_FIELDS = ["input", "expectedOutput", "metadata"] as const;
 
 /** A dataset with all its items, as returned by {@link DatasetManager.get}; items are plain data. */
 export type FetchedDataset = Dataset & {
@@ -26,13 +32,27 @@ export interface DatasetGetOptions {
 /** Adds methods to a fetched dataset (the experiment runner adds `runExperiment` this way). */
 export type DatasetDecorator = (dataset: FetchedDataset) => FetchedDataset;
 
+/** Settings of the dataset manager. */
+export interface DatasetManagerOptions {
+  /** Adds methods to each fetched dataset. */
+  decorate?: DatasetDecorator;
+  /** Time limit of each media upload attempt, in milliseconds. @defaultValue 60000 */
+  uploadTimeoutMs?: number;
+}
+
 /** Reads datasets with their items and adds items. */
 export class DatasetManager {
+  readonly #decorate: DatasetDecorator;
+  readonly #uploadTimeoutMs: number;
+
   /** @internal Created by {@link SvcClient}. */
   constructor(
     private readonly api: SvcApi,
-    private readonly decorate: DatasetDecorator = (dataset) => dataset,
-  ) {}
+    options: DatasetManagerOptions = {},
+  ) {
+    this.#decorate = options.decorate ?? ((dataset) => dataset);
+    this.#uploadTimeoutMs = options.uploadTimeoutMs ?? 60_000;
+  }
 
   /**
    * Fetches a dataset and all its items, page by page.
@@ -53,14 +73,72 @@ export class DatasetManager {
       items.push(...result.data);
       if (result.data.length === 0 || result.meta.totalPages <= page) break;
     }
-    return this.decorate({ ...dataset, items });
+    return this.#decorate({ ...dataset, items });
   }
 
   /**
-   * Adds an item to a dataset (or replaces the item with the same `id`).
-   * @throws {@link SvcAPIError} when the request fails.
+   * Adds an item to a dataset (or replaces the item with the same `id`). {@link SvcMedia} values in `input`,
+   * `expectedOutput` or `metadata` are uploaded first and replaced by their reference strings.
+   * @throws {@link SvcAPIError} when a request fails, or an `Error` when a media upload fails.
    */
-  createItem(request: CreateDatasetItemRequest, options?: RequestOptions): Promise<DatasetItem> {
-    return Promise.resolve(this.api.datasetItems.create(request, options));
+  async createItem(request: CreateDatasetItemRequest, options?: RequestOptions): Promise<DatasetItem> {
+    const found = new Map<SvcMedia, string>();
+    for (const field of MEDIA_FIELDS) collectMedia(request[field], field, found);
+    if (found.size === 0) return this.api.datasetItems.create(request, options);
+
+    const id = request.id || crypto.randomUUID();
+    const dataset = await this.api.datasets.get(request.datasetName, {}, options);
+    const media = [...found];
+    const references = await mapLimit(media, 4, ([item, field]) =>
+      uploadMedia(
+        this.api,
+        item,
+        { field, datasetId: dataset.id, datasetItemId: id },
+        { timeoutMs: this.#uploadTimeoutMs },
+      ),
+    );
+    const byMedia = new Map(media.map(([item], i) => [item, references[i] as string]));
+    const body: CreateDatasetItemRequest = { ...request, id };
+    for (const field of MEDIA_FIELDS) {
+      if (request[field] !== undefined) body[field] = replaceMedia(request[field], byMedia);
+    }
+    return this.api.datasetItems.create(body, options);
   }
+}
+
+function collectMedia(value: unknown, field: string, found: Map<SvcMedia, string>): void {
+  const onPath = new Set<object>();
+  const visit = (node: unknown, depth: number): void => {
+    if (node instanceof SvcMedia) {
+      if (!found.has(node)) found.set(node, field);
+      return;
+    }
+    if (depth > DATASET_MEDIA_MAX_DEPTH || !isContainer(node) || onPath.has(node)) return;
+    onPath.add(node);
+    for (const child of Object.values(node)) visit(child, depth + 1);
+    onPath.delete(node);
+  };
+  visit(value, 0);
+}
+
+function replaceMedia(value: unknown, references: Map<SvcMedia, string>): unknown {
+  const onPath = new Set<object>();
+  const rebuild = (node: unknown, depth: number): unknown => {
+    if (node instanceof SvcMedia) return references.get(node) ?? node;
+    if (depth > DATASET_MEDIA_MAX_DEPTH || !isContainer(node) || onPath.has(node)) return node;
+    onPath.add(node);
+    const out = Array.isArray(node)
+      ? node.map((child) => rebuild(child, depth + 1))
+      : Object.fromEntries(Object.entries(node).map(([key, child]) => [key, rebuild(child, depth + 1)]));
+    onPath.delete(node);
+    return out;
+  };
+  return rebuild(value, 0);
+}
+
+function isContainer(value: unknown): value is Record<string, unknown> | unknown[] {
+  if (Array.isArray(value)) return true;
+  if (value === null || typeof value !== "object") return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
 }

@@ -3,6 +3,7 @@ import type { SvcApi } from "../api/generated/client.js";
 import { mapLimit } from "../internal/map-limit.js";
 import { describe } from "../score/validate-score.js";
 import { MEDIA_REFERENCE_PATTERN, SvcMediaReference } from "./media-reference.js";
+import { bytesToBase64 } from "./svc-media.js";
 
 /** Default depth below which values are left as they are. */
 export const DEFAULT_MEDIA_RESOLVE_MAX_DEPTH = 10;
@@ -82,7 +83,7 @@ export class MediaManager {
         throw new Error(`download answered HTTP ${response.status}`);
       }
       const bytes = new Uint8Array(await response.arrayBuffer());
-      return `data:${media.contentType};base64,${toBase64(bytes)}`;
+      return `data:${media.contentType};base64,${bytesToBase64(bytes)}`;
     } catch (error) {
       getGlobalLogger().warn(`MediaManager: media ${mediaId} left unresolved: ${describe(error)}`);
       return undefined;
@@ -100,10 +101,4 @@ function walk(value: unknown, depthLeft: number, onString: (text: string) => str
   const out: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) out[key] = walk(item, depthLeft - 1, onString);
   return out;
-}
-
-function toBase64(bytes: Uint8Array): string {
-  let binary = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(binary);
 }

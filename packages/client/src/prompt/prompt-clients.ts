@@ -6,7 +6,7 @@ import {
   ChatMessageType,
   type ChatPromptData,
   type LangchainMessagesPlaceholder,
-  type PlaceholderMessage,
+  type PlaceholderWithType,
   type PromptPlaceholders,
   type PromptVariables,
   type TextPromptData,
@@ -105,10 +105,10 @@ export class ChatPromptClient extends BasePromptClient {
   compile(
     variables: PromptVariables = {},
     placeholders: PromptPlaceholders = {},
-  ): Array<ChatMessage | PlaceholderMessage | string> {
+  ): Array<ChatMessage | PlaceholderWithType | string> {
     return this.expand(placeholders, {
       message: (m) => ({ role: m.role, content: render(m.content, (c) => renderTemplate(c, variables)) }),
-      unresolved: (p) => ({ type: ChatMessageType.Placeholder, name: p.name }),
+      unresolved: (p): PlaceholderWithType => ({ type: "placeholder", name: p.name }),
     });
   }
 
@@ -141,7 +141,7 @@ export class ChatPromptClient extends BasePromptClient {
 
   private expand<M, U>(
     placeholders: PromptPlaceholders,
-    build: { message: (m: ChatMessage) => M; unresolved: (p: PlaceholderMessage) => U },
+    build: { message: (m: ChatMessage) => M; unresolved: (p: PlaceholderWithType) => U },
   ): Array<M | U | string> {
     const out: Array<M | U | string> = [];
     for (const item of this.prompt) {
@@ -164,13 +164,13 @@ export type PromptClient = TextPromptClient | ChatPromptClient;
 
 function normalizeChatItem(item: ChatPromptData["prompt"][number]): ChatMessageOrPlaceholder {
   if (item.type === ChatMessageType.Placeholder && "name" in item) {
-    return { type: ChatMessageType.Placeholder, name: item.name };
+    return { type: "placeholder", name: item.name };
   }
   const message = item as ChatMessage;
-  return { role: message.role, content: message.content, type: ChatMessageType.ChatMessage };
+  return { role: message.role, content: message.content, type: "chatmessage" };
 }
 
-function isPlaceholder(item: ChatMessageOrPlaceholder): item is PlaceholderMessage {
+function isPlaceholder(item: ChatMessageOrPlaceholder): item is PlaceholderWithType {
   return item.type === ChatMessageType.Placeholder;
 }
 

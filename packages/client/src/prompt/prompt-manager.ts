@@ -42,11 +42,8 @@ export class PromptManager {
   readonly #cache: PromptCache;
 
   /** @internal Created by {@link SvcClient}. */
-  constructor(
-    private readonly api: SvcApi,
-    options: { now?: () => number } = {},
-  ) {
-    this.#cache = new PromptCache(undefined, options.now);
+  constructor(private readonly api: SvcApi) {
+    this.#cache = new PromptCache();
   }
 
   /**

@@ -1,9 +1,13 @@
 import type {
+  ChatMessage,
   ChatPrompt,
   CreateChatPromptRequest,
   CreateTextPromptRequest,
+  PlaceholderMessage,
   TextPrompt,
 } from "../api/generated/types.js";
+
+export type { ChatMessage, PlaceholderMessage };
 
 /** Kind of an item in a chat prompt. */
 export enum ChatMessageType {
@@ -11,25 +15,14 @@ export enum ChatMessageType {
   Placeholder = "placeholder",
 }
 
-/** A chat message: a role and its content. */
-export interface ChatMessage {
-  role: string;
-  content: string;
-}
-
 /** A chat message as stored in a chat prompt. */
-export interface ChatMessageWithType extends ChatMessage {
-  type: ChatMessageType.ChatMessage | "chatmessage";
-}
+export type ChatMessageWithType = ChatMessage & { type: "chatmessage" };
 
 /** A slot in a chat prompt that {@link ChatPromptClient.compile} fills with a list of messages. */
-export interface PlaceholderMessage {
-  type: ChatMessageType.Placeholder | "placeholder";
-  name: string;
-}
+export type PlaceholderWithType = PlaceholderMessage & { type: "placeholder" };
 
 /** An item of a chat prompt: a message or a placeholder. */
-export type ChatMessageOrPlaceholder = ChatMessageWithType | PlaceholderMessage;
+export type ChatMessageOrPlaceholder = ChatMessageWithType | PlaceholderWithType;
 
 /** A chat item as LangChain's `ChatPromptTemplate.fromMessages` takes it for an unfilled placeholder. */
 export type LangchainMessagesPlaceholder = ["placeholder", string];

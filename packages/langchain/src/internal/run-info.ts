@@ -1,0 +1,63 @@
+import type { Serialized } from "@langchain/core/load/serializable";
+
+const RESERVED_METADATA_KEYS = new Set(["svcPrompt", "svcUserId", "svcSessionId"]);
+const HIDDEN_TAG = "langsmith:hidden";
+
+/** The observation name of a run: the run name, else the last part of the serialized id, else `fallback`. */
+export function runName(name: string | undefined, serialized: Serialized | undefined, fallback: string): string {
+  if (typeof name === "string" && name !== "") return name;
+  const id = (serialized as { id?: unknown } | undefined)?.id;
+  const last = Array.isArray(id) ? id.at(-1) : undefined;
+  return typeof last === "string" && last !== "" ? last : fallback;
+}
+
+/**
+ * Observation metadata of a run: its LangChain tags (when any) and its metadata, without the keys that only
+ * steer this handler (`svcPrompt`, `svcUserId`, `svcSessionId`).
+ */
+export function observationMetadata(
+  tags: readonly string[] | undefined,
+  metadata: Record<string, unknown> | undefined,
+): Record<string, unknown> | undefined {
+  const result: Record<string, unknown> = {};
+  if (tags && tags.length > 0) result.tags = [...tags];
+  for (const [key, value] of Object.entries(metadata ?? {})) {
+    if (!RESERVED_METADATA_KEYS.has(key)) result[key] = value;
+  }
+  return Object.keys(result).length > 0 ? result : undefined;
+}
+
+/** `DEBUG` for runs LangChain marks as hidden, else undefined (the default level). */
+export function runLevel(tags: readonly string[] | undefined): "DEBUG" | undefined {
+  return tags?.includes(HIDDEN_TAG) ? "DEBUG" : undefined;
+}
+
+/** The status message of a failed run: the error's text, plus the provider's error details when it carries them. */
+export function errorMessage(err: unknown): string {
+  const text = describe(err);
+  const details = (err as { error?: unknown } | null | undefined)?.error;
+  if (details === undefined || details === null) return text;
+  return `${text}\n\nError details:\n${prettyJson(details)}`;
+}
+
+function describe(err: unknown): string {
+  try {
+    return String(err);
+  } catch {
+    return "Unknown error";
+  }
+}
+
+function prettyJson(value: unknown): string {
+  try {
+    return JSON.stringify(value, null, 2) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+/** A string value from run metadata, if the key holds a non-empty string. */
+export function metadataString(metadata: Record<string, unknown> | undefined, key: string): string | undefined {
+  const value = metadata?.[key];
+  return typeof value === "string" && value !== "" ? value : undefined;
+}

@@ -1,0 +1,172 @@
+import type { AgentAction, AgentFinish } from "@langchain/core/agents";
+import { type Context, context, SpanStatusCode, trace } from "@opentelemetry/api";
+import {
+  getGlobalLogger,
+  type PropagateAttributesParams,
+  propagateAttributes,
+  type SvcGenerationAttributes,
+  type SvcObservationType,
+  type SvcUpdatableObservation,
+  startObservation,
+  updateActiveObservation,
+} from "@svc/tracing";
+import { BoundedMap } from "./bounded-map.js";
+import { errorMessage, observationMetadata, runLevel } from "./run-info.js";
+
+type RunObservation = SvcUpdatableObservation<SvcGenerationAttributes>;
+
+/** An open LangChain run and the observation recording it. */
+export interface RunState {
+  observation: RunObservation;
+  /** Context the run's children start in: it carries the trace attributes of the top-level run. */
+  context: Context;
+  /** True for a run with no parent known to this handler: it carries the trace attributes. */
+  isTopLevel: boolean;
+  /** Set on a top-level run whose input and output also go to the observation that was active at its start. */
+  updatesOuter: boolean;
+  completionStartTime?: Date;
+}
+
+/** What a {@link RunTracker} needs from the handler's options. */
+export interface RunTrackerOptions {
+  version?: string;
+  updateRoot: boolean;
+  /** Trace attributes of a top-level run, from its tags and metadata. */
+  traceAttributes(tags: string[] | undefined, metadata: Record<string, unknown> | undefined): PropagateAttributesParams;
+  /** Runs kept open at most; past it the oldest is ended. @defaultValue 10000 */
+  maxOpenRuns?: number;
+}
+
+const DEFAULT_MAX_OPEN_RUNS = 10_000;
+const log = () => getGlobalLogger();
+
+/**
+ * Keeps one observation per open LangChain run, keyed by run id: starts it under the parent run's observation
+ * (or the active context for a top-level run), ends it on the run's end or error. Runs that never end are
+ * ended once `maxOpenRuns` newer ones are open, so memory stays bounded.
+ */
+export class RunTracker {
+  readonly #options: RunTrackerOptions;
+  readonly #maxOpenRuns: number;
+  readonly #runs: BoundedMap<string, RunState>;
+  readonly #agents: BoundedMap<string, RunObservation>;
+
+  constructor(options: RunTrackerOptions) {
+    this.#options = options;
+    this.#maxOpenRuns = options.maxOpenRuns ?? DEFAULT_MAX_OPEN_RUNS;
+    this.#runs = new BoundedMap(this.#maxOpenRuns, (runId, run) => this.#evict(runId, run));
+    this.#agents = new BoundedMap(this.#maxOpenRuns, (_, agent) => agent.end());
+  }
+
+  /** The open run with this id, if any. */
+  get(runId: string): RunState | undefined {
+    return this.#runs.get(runId);
+  }
+
+  /** Starts the observation of a run, as a child of its parent run's observation when that one is open. */
+  start(
+    type: SvcObservationType,
+    runId: string,
+    parentRunId: string | undefined,
+    name: string,
+    tags: string[] | undefined,
+    metadata: Record<string, unknown> | undefined,
+    attributes: SvcGenerationAttributes,
+  ): void {
+    const full: SvcGenerationAttributes = { ...attributes, version: this.#options.version };
+    const observationMetadataValue = observationMetadata(tags, metadata);
+    if (observationMetadataValue) full.metadata = observationMetadataValue;
+    const level = runLevel(tags);
+    if (level) full.level = level;
+
+    const parent = parentRunId ? this.#runs.get(parentRunId) : undefined;
+    if (parent) {
+      const parentSpanContext = parent.observation.otelSpan.spanContext();
+      const observation = context.with(parent.context, () =>
+        startObservation(name, full, { asType: type, parentSpanContext }),
+      ) as RunObservation;
+      this.#runs.set(runId, { observation, context: parent.context, isTopLevel: false, updatesOuter: false });
+      return;
+    }
+
+    const traceContext = propagateAttributes(this.#options.traceAttributes(tags, metadata), () => context.active());
+    const outer = trace.getSpan(traceContext);
+    const updatesOuter = this.#options.updateRoot && outer?.isRecording() === true;
+    if (updatesOuter) context.with(traceContext, () => updateActiveObservation({ input: full.input }));
+    const observation = context.with(traceContext, () =>
+      startObservation(name, full, { asType: type }),
+    ) as RunObservation;
+    this.#runs.set(runId, { observation, context: traceContext, isTopLevel: true, updatesOuter });
+  }
+
+  /** Records the first streamed token of a run as its completion start time. */
+  markFirstToken(runId: string): void {
+    const run = this.#runs.get(runId);
+    if (!run || run.completionStartTime) return;
+    run.completionStartTime = new Date();
+    run.observation.update({ completionStartTime: run.completionStartTime });
+  }
+
+  /** Records `attributes` on the run's observation and ends it; returns the ended run, if it was open. */
+  end(callback: string, runId: string, attributes: SvcGenerationAttributes): RunState | undefined {
+    const run = this.#runs.take(runId);
+    if (!run) {
+      log().warn(`CallbackHandler: ${callback} for unknown run ${runId}; nothing recorded`);
+      return undefined;
+    }
+    this.#endAgent(runId);
+    if (run.completionStartTime) attributes.completionStartTime = run.completionStartTime;
+    run.observation.update(attributes).end();
+    if (run.updatesOuter) context.with(run.context, () => updateActiveObservation({ output: attributes.output }));
+    return run;
+  }
+
+  /** Records the run's error (level ERROR, status message) and ends it; returns the ended run, if it was open. */
+  fail(callback: string, runId: string, err: unknown): RunState | undefined {
+    const run = this.#runs.take(runId);
+    if (!run) {
+      log().warn(`CallbackHandler: ${callback} for unknown run ${runId}; error not recorded`);
+      return undefined;
+    }
+    this.#endAgent(runId);
+    const message = errorMessage(err);
+    const attributes: SvcGenerationAttributes = { level: "ERROR", statusMessage: message };
+    if (run.completionStartTime) attributes.completionStartTime = run.completionStartTime;
+    run.observation.update(attributes);
+    run.observation.otelSpan.setStatus({ code: SpanStatusCode.ERROR, message });
+    run.observation.end();
+    return run;
+  }
+
+  /** Starts an agent observation for an action of the agent run `runId`, ending its previous action's. */
+  startAgentAction(action: AgentAction, runId: string, parentRunId: string | undefined): void {
+    this.#endAgent(runId);
+    const owner = this.#runs.get(runId) ?? (parentRunId ? this.#runs.get(parentRunId) : undefined);
+    const start = () =>
+      startObservation(
+        action.tool,
+        { input: action, version: this.#options.version },
+        { asType: "agent", parentSpanContext: owner?.observation.otelSpan.spanContext() },
+      );
+    this.#agents.set(runId, owner ? context.with(owner.context, start) : start());
+  }
+
+  /** Records the agent's finish on its open action and ends it. */
+  finishAgent(finish: AgentFinish, runId: string): void {
+    const agent = this.#agents.take(runId);
+    if (!agent) {
+      log().debug(`CallbackHandler: agent finish for run ${runId} without an open agent action; not recorded`);
+      return;
+    }
+    agent.update({ output: finish }).end();
+  }
+
+  #endAgent(runId: string): void {
+    this.#agents.take(runId)?.end();
+  }
+
+  #evict(runId: string, run: RunState): void {
+    log().warn(`CallbackHandler: run ${runId} still open after ${this.#maxOpenRuns} newer runs; ended without output`);
+    run.observation.end();
+  }
+}

@@ -1,0 +1,92 @@
+import {
+  AIMessage,
+  ChatMessage,
+  FunctionMessage,
+  HumanMessage,
+  SystemMessage,
+  ToolMessage,
+} from "@langchain/core/messages";
+import { describe, expect, it } from "vitest";
+import { chainInput, chainOutput } from "../../packages/langchain/src/internal/chain-io.ts";
+import { convertMessage } from "../../packages/langchain/src/internal/messages.ts";
+
+describe("message conversion", () => {
+  it("maps human, system and generic messages to user, system and human roles", () => {
+    expect(convertMessage(new HumanMessage("hi"))).toEqual({ role: "user", content: "hi" });
+    expect(convertMessage(new SystemMessage("be brief"))).toEqual({ role: "system", content: "be brief" });
+    expect(convertMessage(new ChatMessage("hey", "critic"))).toEqual({ role: "human", content: "hey" });
+  });
+
+  it("maps an AI message to the assistant role with its tool calls", () => {
+    const message = new AIMessage({
+      content: "",
+      tool_calls: [{ id: "c-1", name: "add", args: { a: 1 }, type: "tool_call" }],
+    });
+    expect(convertMessage(message)).toEqual({
+      role: "assistant",
+      content: "",
+      tool_calls: [{ id: "c-1", name: "add", args: { a: 1 }, type: "tool_call" }],
+    });
+  });
+
+  it("prefers the provider's raw tool calls from additional_kwargs on an AI message", () => {
+    const raw = [{ id: "c-1", type: "function" as const, function: { name: "add", arguments: "{}" } }];
+    const message = new AIMessage({
+      content: "",
+      tool_calls: [{ id: "c-1", name: "add", args: {}, type: "tool_call" }],
+      additional_kwargs: { tool_calls: raw },
+    });
+    expect(convertMessage(message)).toEqual({ role: "assistant", content: "", tool_calls: raw });
+  });
+
+  it("leaves tool_calls out of an AI message without tool calls", () => {
+    expect(convertMessage(new AIMessage("plain"))).toEqual({ role: "assistant", content: "plain" });
+  });
+
+  it("names tool and function messages by their name and keeps their additional_kwargs", () => {
+    const tool = new ToolMessage({ content: "3", tool_call_id: "c-1", name: "add" });
+    expect(convertMessage(tool)).toEqual({ role: "add", content: "3", additional_kwargs: {} });
+    const fn = new FunctionMessage({ content: "ok", name: "lookup" });
+    expect(convertMessage(fn)).toEqual({ role: "lookup", content: "ok", additional_kwargs: {} });
+  });
+
+  it("keeps additional_kwargs carrying a legacy function call when no tool calls were set", () => {
+    const message = new HumanMessage({
+      content: "x",
+      additional_kwargs: { function_call: { name: "f", arguments: "{}" } },
+    });
+    expect(convertMessage(message)).toEqual({
+      role: "user",
+      content: "x",
+      additional_kwargs: { function_call: { name: "f", arguments: "{}" } },
+    });
+  });
+});
+
+describe("chain input and output shaping", () => {
+  it("converts a message list under input or messages", () => {
+    expect(chainInput({ input: [new HumanMessage("a")] })).toEqual([{ role: "user", content: "a" }]);
+    expect(chainInput({ messages: [new SystemMessage("s"), new HumanMessage("a")] })).toEqual([
+      { role: "system", content: "s" },
+      { role: "user", content: "a" },
+    ]);
+  });
+
+  it("unwraps an input that holds only a string content", () => {
+    expect(chainInput({ content: "question" })).toBe("question");
+  });
+
+  it("keeps any other input as it is", () => {
+    expect(chainInput({ topic: "bears", content: "x" })).toEqual({ topic: "bears", content: "x" });
+    expect(chainInput("plain")).toBe("plain");
+    expect(chainInput({ input: [new HumanMessage("a"), "text"] })).toEqual({ input: [new HumanMessage("a"), "text"] });
+  });
+
+  it("unwraps a string output and converts an output message list", () => {
+    expect(chainOutput({ output: "answer" })).toBe("answer");
+    expect(chainOutput({ messages: [new AIMessage("hi")] })).toEqual({
+      messages: [{ role: "assistant", content: "hi" }],
+    });
+    expect(chainOutput({ steps: 2 })).toEqual({ steps: 2 });
+  });
+});
