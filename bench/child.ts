@@ -109,8 +109,10 @@ async function main(): Promise<void> {
   if (contender.endsWith("-gzip")) process.env.OTEL_EXPORTER_OTLP_TRACES_COMPRESSION = "gzip";
   const mod = (await import(`./contenders/${contender.replace(/-gzip$/, "")}.ts`)) as ContenderModule;
   const result = workload === "scores" ? await runScores(mod) : await runSpans(mod, workload === "spans-burst");
-  const peakRssMb = process.resourceUsage().maxRSS / 1024;
-  process.stdout.write(`${JSON.stringify({ contender, workload, count, ...result, peakRssMb })}\n`);
+  const usage = process.resourceUsage();
+  const peakRssMb = usage.maxRSS / 1024;
+  const contextSwitches = { voluntary: usage.voluntaryContextSwitches, involuntary: usage.involuntaryContextSwitches };
+  process.stdout.write(`${JSON.stringify({ contender, workload, count, ...result, peakRssMb, contextSwitches })}\n`);
 }
 
 const guard = setTimeout(() => {

@@ -82,6 +82,8 @@ function combine(workload: Workload, count: number, outcome: ChildOutcome, sink:
   const row: Row = { ...(outcome.row ?? {}), exitCode: outcome.exitCode ?? -1, logLines: outcome.stderr.length };
   if (outcome.stderr.length > 0) row.firstLogLine = outcome.stderr[0]!.slice(0, 200);
   row.malformed = sink.malformed;
+  const switches = row.contextSwitches as unknown as { involuntary?: number } | undefined;
+  if (switches?.involuntary !== undefined) row.involuntarySwitches = switches.involuntary;
   if (workload === "scores") {
     row.scoresAtEnd = sink.scores;
     row.scoresLost = count - sink.scores;
@@ -324,6 +326,7 @@ const METRICS: Metric[] = [
       { label: `bytes/span (${p})`, workload: w, key: "bytesPerSpan", target: 1.05 },
       { label: `peak RSS MB (${p})`, workload: w, key: "peakRssMb", target: 1.0 },
       { label: `log lines (${p})`, workload: w, key: "logLines" },
+      { label: `involuntary context switches (${p})`, workload: w, key: "involuntarySwitches" },
     ];
   }),
   { label: "score create() µs", workload: "scores", key: "createUsPerScore", target: 1.2 },
