@@ -56,6 +56,16 @@ describe("resolveProcessorConfig", () => {
     expect(headers["x-svc-ingestion-version"]).toBe("3");
   });
 
+  it("adds headers from the OpenTelemetry header variables without replacing headers set in code", () => {
+    const env = {
+      OTEL_EXPORTER_OTLP_HEADERS: "x-proxy=a%20b,x-both=generic",
+      OTEL_EXPORTER_OTLP_TRACES_HEADERS: "x-both=traces,authorization=Bearer nope",
+    };
+    const { headers } = resolveProcessorConfig({ ...keys, additionalHeaders: { "X-Mine": "1" } }, env);
+    expect(headers).toMatchObject({ "x-proxy": "a b", "x-both": "traces", "x-mine": "1" });
+    expect(headers.authorization).toBe(`Basic ${Buffer.from("pk:sk").toString("base64")}`);
+  });
+
   describe("compression order", () => {
     it("uses the compression option before every environment variable", () => {
       const env = { SVC_OTEL_COMPRESSION: "gzip", OTEL_EXPORTER_OTLP_COMPRESSION: "gzip" };

@@ -211,6 +211,24 @@ describe("OTLP export on the wire", () => {
     expect(errors[0]?.message).toMatch(/export failed: 2 span\(s\) dropped: HTTP 400/);
   });
 
+  it("counts spans a user-supplied exporter reports as failed and logs them at error level", async () => {
+    const logs = captureLogs();
+    const server = await sink();
+    const exporter = {
+      export: (_spans: unknown[], done: (result: { code: number; error?: Error }) => void) =>
+        done({ code: 1, error: new Error("collector refused") }),
+      shutdown: async () => undefined,
+    };
+    const { svc, processor } = svcProvider(server, { exporter });
+
+    svc.startSpan("a").end();
+    await processor.forceFlush();
+
+    expect(logs.filter((l) => l.level === "error").map((l) => l.message)).toEqual([
+      expect.stringMatching(/export failed: 1 span\(s\) dropped: collector refused/),
+    ]);
+  });
+
   it("passes spans to a user-supplied exporter with masked attributes", async () => {
     const server = await sink();
     const exporter = new OTLPTraceExporter({ url: `${server.url}/custom`, compression: "none" as never });

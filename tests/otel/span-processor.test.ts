@@ -227,6 +227,25 @@ describe("span content", () => {
     expect(logs.some((l) => l.level === "error" && l.message.includes("mask bug"))).toBe(true);
   });
 
+  it("logs a mask that throws for every span once, then the number of repeats at flush", async () => {
+    const logs = captureLogs();
+    const server = await sink();
+    const { svc, processor } = svcProvider(server, {
+      mask: () => {
+        throw new Error("mask bug");
+      },
+    });
+
+    for (const name of ["a", "b", "c"]) svc.startSpan(name, { attributes: { "svc.observation.input": "x" } }).end();
+    await processor.forceFlush();
+
+    expect(exportedSpans(server)).toHaveLength(3);
+    expect(logs.filter((l) => l.level === "error").map((l) => l.message)).toEqual([
+      expect.stringContaining("mask function threw on svc.observation.input"),
+      expect.stringContaining("mask function threw: happened 2 more time(s)"),
+    ]);
+  });
+
   it("exports svc, gen_ai and known-instrumentation spans and drops the rest by default", async () => {
     const server = await sink();
     const { svc, tracer, processor } = svcProvider(server);

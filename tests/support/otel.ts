@@ -1,4 +1,4 @@
-import { BasicTracerProvider, type SpanProcessor } from "@opentelemetry/sdk-trace-base";
+import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
 import { SvcSpanProcessor, type SvcSpanProcessorParams } from "@svc/otel";
 import { onTestFinished, vi } from "vitest";
 import type { TestServer } from "./http-server.ts";
@@ -11,7 +11,7 @@ export function svcProvider(server: TestServer, params: SvcSpanProcessorParams =
     { baseUrl: server.url, publicKey: "pk-test", secretKey: "sk-test", ...params },
     env,
   );
-  const provider = new BasicTracerProvider({ spanProcessors: [processor as unknown as SpanProcessor] });
+  const provider = new BasicTracerProvider({ spanProcessors: [processor] });
   onTestFinished(() => provider.shutdown());
   return {
     processor,

@@ -3,6 +3,8 @@ import { SvcApi } from "./api/generated/client.js";
 import { RequestRuntime } from "./api/runtime.js";
 import { resolveClientConfig, type SvcClientConfig, type SvcClientParams } from "./config.js";
 import { DatasetManager } from "./dataset/dataset-manager.js";
+import { ExperimentManager } from "./experiment/experiment-manager.js";
+import { createRunExperimentOnDataset } from "./experiment/run-on-dataset.js";
 import { MediaManager } from "./media/media-manager.js";
 import { PromptManager } from "./prompt/prompt-manager.js";
 import { resolveScoreConfig } from "./score/config.js";
@@ -31,6 +33,8 @@ export class SvcClient {
   readonly dataset: DatasetManager;
   /** Resolves media references into the media's content. */
   readonly media: MediaManager;
+  /** Runs experiments on local data and deletes an experiment's data. */
+  readonly experiment: ExperimentManager;
   #projectId: Promise<string> | undefined;
 
   constructor(params: SvcClientParams = {}) {
@@ -47,7 +51,15 @@ export class SvcClient {
     );
     this.score = new ScoreManager(this.api, resolveScoreConfig(params, env));
     this.prompt = new PromptManager(this.api);
-    this.dataset = new DatasetManager(this.api, { uploadTimeoutMs: this.config.timeoutSeconds * 1000 });
+    this.experiment = new ExperimentManager({
+      score: this.score,
+      api: this.api,
+      getExperimentUrl: (experimentId) => this.getExperimentUrl(experimentId),
+    });
+    this.dataset = new DatasetManager(this.api, {
+      decorate: (dataset) => ({ ...dataset, runExperiment: createRunExperimentOnDataset(this.experiment, dataset) }),
+      uploadTimeoutMs: this.config.timeoutSeconds * 1000,
+    });
     this.media = new MediaManager(this.api, { downloadTimeoutMs: this.config.timeoutSeconds * 1000 });
   }
 

@@ -20,9 +20,43 @@ export type {
   DatasetDecorator,
   DatasetGetOptions,
   DatasetManagerOptions,
+  DatasetWithItems,
   FetchedDataset,
 } from "./dataset/dataset-manager.js";
 export { DatasetManager } from "./dataset/dataset-manager.js";
+export { createEvaluatorFromAutoevals } from "./experiment/autoevals.js";
+export type { ExperimentDataApi } from "./experiment/delete-experiment-data.js";
+export type { ExperimentManagerDeps } from "./experiment/experiment-manager.js";
+export { DEFAULT_EXPERIMENT_MAX_CONCURRENCY, ExperimentManager } from "./experiment/experiment-manager.js";
+export type { ExperimentScoreBody } from "./experiment/internal/run-item.js";
+export type {
+  RegressionErrorMessageOptions,
+  RegressionErrorMetricOptions,
+  RegressionErrorOptions,
+} from "./experiment/regression-error.js";
+export { RegressionError } from "./experiment/regression-error.js";
+export type { RunnerContextExperimentParams, RunnerContextOptions } from "./experiment/runner-context.js";
+export { RunnerContext } from "./experiment/runner-context.js";
+export type {
+  DeleteExperimentDataParams,
+  DeleteExperimentDataResult,
+  Evaluation,
+  EvaluationFailure,
+  Evaluator,
+  EvaluatorParams,
+  ExperimentItem,
+  ExperimentItemResult,
+  ExperimentMetadata,
+  ExperimentParams,
+  ExperimentResult,
+  ExperimentTask,
+  ExperimentTaskParams,
+  FormatOptions,
+  RunEvaluator,
+  RunEvaluatorParams,
+  RunExperimentOnDataset,
+  RunExperimentOnDatasetParams,
+} from "./experiment/types.js";
 export type { SvcMediaResolveMediaReferencesParams } from "./media/media-manager.js";
 export { MediaManager } from "./media/media-manager.js";
 export type { SvcMediaReferenceParams } from "./media/media-reference.js";

@@ -146,7 +146,7 @@ export function resolveProcessorConfig(
     secretKey,
     baseUrl,
     endpoint: `${baseUrl}/api/public/otel/v1/traces`,
-    headers: exportHeaders(publicKey, secretKey, params.additionalHeaders),
+    headers: exportHeaders(publicKey, secretKey, params.additionalHeaders, env),
     compression: resolveCompression(params.compression, env),
     exportMode: params.exportMode ?? "batched",
     flushAt: params.flushAt ?? envPositiveInt(env, "SVC_FLUSH_AT") ?? DEFAULT_FLUSH_AT,
@@ -204,6 +204,7 @@ function exportHeaders(
   publicKey: string | undefined,
   secretKey: string | undefined,
   additional: Record<string, string> | undefined,
+  env: Env,
 ): Record<string, string> {
   const headers: Record<string, string> = {
     authorization: `Basic ${base64(`${publicKey ?? ""}:${secretKey ?? ""}`)}`,
@@ -213,8 +214,30 @@ function exportHeaders(
     "x-svc-ingestion-version": "4",
   };
   for (const [name, value] of Object.entries(additional ?? {})) headers[name.toLowerCase()] = String(value);
+  // OpenTelemetry's header variables add headers but, as with the OTLP exporters, never replace ones set in code.
+  const fromEnv = {
+    ...parseOtelHeaders(env.OTEL_EXPORTER_OTLP_HEADERS),
+    ...parseOtelHeaders(env.OTEL_EXPORTER_OTLP_TRACES_HEADERS),
+  };
+  for (const [name, value] of Object.entries(fromEnv)) headers[name] ??= value;
   headers["content-type"] = "application/json";
   return headers;
+}
+
+/** Parses `name=value,name2=value2` (values URL-encoded) as the OpenTelemetry header variables are written. */
+function parseOtelHeaders(raw: string | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const pair of (raw ?? "").split(",")) {
+    const at = pair.indexOf("=");
+    if (at <= 0) continue;
+    const name = pair.slice(0, at).trim().toLowerCase();
+    try {
+      if (name) out[name] = decodeURIComponent(pair.slice(at + 1).trim());
+    } catch {
+      getGlobalLogger().warn(`${PREFIX} ignoring the malformed OTLP header "${name}" from the environment.`);
+    }
+  }
+  return out;
 }
 
 function base64(text: string): string {

@@ -9,6 +9,7 @@ import {
 import { DropCounter } from "./internal/drop-counter.js";
 import { describe, RETRY_WINDOW_MS, type SendResult, sendOtlpJson } from "./internal/otlp-http.js";
 import { type ExportItem, encodeTraceRequest } from "./internal/otlp-json.js";
+import { RepeatLog } from "./internal/repeat-log.js";
 import { prepareSpanData } from "./internal/span-data.js";
 import type { MediaUpload } from "./media/media-upload.js";
 import { uploadMedia } from "./media/media-upload.js";
@@ -66,6 +67,7 @@ export class SvcSpanProcessor {
   readonly #queueDrops = new DropCounter(`${NAME}: export queue full`);
   readonly #exportDrops = new DropCounter(`${NAME}: export failed`);
   readonly #lateDrops = new DropCounter(`${NAME}: span ended after shutdown`);
+  readonly #errors = new RepeatLog();
 
   /**
    * Creates the processor. Missing keys are logged, not thrown.
@@ -91,7 +93,8 @@ export class SvcSpanProcessor {
     try {
       this.#end(span);
     } catch (error) {
-      this.#log.error(`${NAME}: onEnd failed; span "${String(span?.name)}" is not exported: ${describe(error)}`);
+      const message = `${NAME}: onEnd failed; span "${String(span?.name)}" is not exported: ${describe(error)}`;
+      this.#errors.error(`${NAME}: onEnd failed`, message);
     }
   }
 
@@ -143,7 +146,7 @@ export class SvcSpanProcessor {
   }
 
   #markAppRoot(span: StartedSpan, parentContext: Context): void {
-    if (!this.#shouldExport(span as unknown as ReadableSpan)) return;
+    if (!this.#shouldExport(span as unknown as ReadableSpan, true)) return;
     const { spanId, traceId } = span.spanContext();
     const parentId = span.parentSpanContext?.spanId ?? span.parentSpanId;
     const parentExpected = parentId !== undefined && this.#openSpans.has(parentId);
@@ -162,21 +165,30 @@ export class SvcSpanProcessor {
     }
     if (!this.#shouldExport(span)) return;
     const { mask, mediaUploadEnabled } = this.#config;
-    const { attributes, media } = prepareSpanData(span.attributes, mask, mediaUploadEnabled);
+    const { attributes, media } = prepareSpanData(span.attributes, mask, mediaUploadEnabled, this.#onMaskError);
     if (media) this.#track(this.#preparing, this.#withMedia(span, attributes, media));
     else this.#enqueue({ span, attributes });
   }
 
-  #shouldExport(span: ReadableSpan): boolean {
+  /** Runs the filter; at start (app-root check) a throw only means "not known to be exported". */
+  #shouldExport(span: ReadableSpan, atStart = false): boolean {
     const custom = this.#config.shouldExportSpan;
     if (!custom) return isDefaultExportSpan(span);
     try {
       return custom({ otelSpan: span }) === true;
     } catch (error) {
-      this.#log.error(`${NAME}: shouldExportSpan threw; span "${span.name}" not exported: ${describe(error)}`);
+      if (!atStart) {
+        const message = `${NAME}: shouldExportSpan threw; span "${span.name}" is not exported: ${describe(error)}`;
+        this.#errors.error(`${NAME}: shouldExportSpan threw`, message);
+      }
       return false;
     }
   }
+
+  readonly #onMaskError = (key: string, error: unknown): void => {
+    const message = `${NAME}: mask function threw on ${key}; the value is exported as a fixed marker: ${describe(error)}`;
+    this.#errors.error(`${NAME}: mask function threw`, message);
+  };
 
   async #withMedia(span: ReadableSpan, attributes: Attributes, media: MediaCandidate[]): Promise<void> {
     const own = attributes === span.attributes ? { ...attributes } : attributes;
@@ -270,6 +282,7 @@ export class SvcSpanProcessor {
     this.#queueDrops.report();
     this.#exportDrops.report();
     this.#lateDrops.report();
+    this.#errors.report();
   }
 
   #track(set: Set<Promise<void>>, work: Promise<void>): void {

@@ -1,6 +1,7 @@
 import type { SvcApi } from "../api/generated/client.js";
 import type { CreateDatasetItemRequest, Dataset, DatasetItem } from "../api/generated/types.js";
 import type { RequestOptions } from "../api/runtime.js";
+import type { RunExperimentOnDataset } from "../experiment/types.js";
 import { mapLimit } from "../internal/map-limit.js";
 import { uploadMedia } from "../media/media-upload.js";
 import { SvcMedia } from "../media/svc-media.js";
@@ -13,10 +14,18 @@ export const MAX_DATASET_ITEM_PAGES = 10_000;
 export const DATASET_MEDIA_MAX_DEPTH = 20;
 const MEDIA_FIELDS = ["input", "expectedOutput", "metadata"] as const;
 
-/** A dataset with all its items, as returned by {@link DatasetManager.get}; items are plain data. */
-export type FetchedDataset = Dataset & {
+/** A dataset with all its items; items are plain data. */
+export type DatasetWithItems = Dataset & {
   /** Every item of the dataset, all pages fetched. */
   items: DatasetItem[];
+  /** The version the items were read at, when `get` was given one. */
+  version?: string;
+};
+
+/** A dataset as returned by {@link DatasetManager.get}: its items, and `runExperiment` to run a task on them. */
+export type FetchedDataset = DatasetWithItems & {
+  /** Runs an experiment on the dataset's items, recording the dataset version the items were read at. */
+  runExperiment: RunExperimentOnDataset;
 };
 
 /** Options of {@link DatasetManager.get}. */
@@ -30,12 +39,12 @@ export interface DatasetGetOptions {
 }
 
 /** Adds methods to a fetched dataset (the experiment runner adds `runExperiment` this way). */
-export type DatasetDecorator = (dataset: FetchedDataset) => FetchedDataset;
+export type DatasetDecorator = (dataset: DatasetWithItems) => FetchedDataset;
 
 /** Settings of the dataset manager. */
 export interface DatasetManagerOptions {
-  /** Adds methods to each fetched dataset. */
-  decorate?: DatasetDecorator;
+  /** Adds methods to each fetched dataset (`runExperiment`). */
+  decorate: DatasetDecorator;
   /** Time limit of each media upload attempt, in milliseconds. @defaultValue 60000 */
   uploadTimeoutMs?: number;
 }
@@ -48,9 +57,9 @@ export class DatasetManager {
   /** @internal Created by {@link SvcClient}. */
   constructor(
     private readonly api: SvcApi,
-    options: DatasetManagerOptions = {},
+    options: DatasetManagerOptions,
   ) {
-    this.#decorate = options.decorate ?? ((dataset) => dataset);
+    this.#decorate = options.decorate;
     this.#uploadTimeoutMs = options.uploadTimeoutMs ?? 60_000;
   }
 
@@ -73,7 +82,11 @@ export class DatasetManager {
       items.push(...result.data);
       if (result.data.length === 0 || result.meta.totalPages <= page) break;
     }
-    return this.#decorate({ ...dataset, items });
+    return this.#decorate({
+      ...dataset,
+      items,
+      ...(options.version === undefined ? {} : { version: options.version }),
+    });
   }
 
   /**

@@ -1,8 +1,6 @@
 import type { Attributes, AttributeValue } from "@opentelemetry/api";
-import { getGlobalLogger } from "@svc/tracing";
 import type { MaskFunction } from "../config.js";
 import type { MediaCandidate } from "../media/span-media.js";
-import { describe } from "./otlp-http.js";
 
 /** Attribute key prefixes that hold input, output and metadata (including per-key metadata). */
 export const DATA_KEY_PREFIXES = [
@@ -30,7 +28,12 @@ export interface PreparedData {
 }
 
 /** Applies the mask to input, output and metadata attributes and finds values with data URIs. */
-export function prepareSpanData(source: Attributes, mask: MaskFunction | undefined, scanMedia: boolean): PreparedData {
+export function prepareSpanData(
+  source: Attributes,
+  mask: MaskFunction | undefined,
+  scanMedia: boolean,
+  onMaskError: (key: string, error: unknown) => void,
+): PreparedData {
   if (!mask && !scanMedia) return { attributes: source, media: undefined };
   let attributes = source;
   let media: MediaCandidate[] | undefined;
@@ -38,7 +41,7 @@ export function prepareSpanData(source: Attributes, mask: MaskFunction | undefin
     if (!isDataKey(key)) continue;
     let value = source[key];
     if (mask) {
-      value = applyMask(mask, key, value);
+      value = applyMask(mask, key, value, onMaskError);
       if (attributes === source) attributes = { ...source };
       if (value === undefined) delete attributes[key];
       else attributes[key] = value;
@@ -51,12 +54,17 @@ export function prepareSpanData(source: Attributes, mask: MaskFunction | undefin
   return { attributes, media };
 }
 
-function applyMask(mask: MaskFunction, key: string, value: AttributeValue | undefined): AttributeValue | undefined {
+function applyMask(
+  mask: MaskFunction,
+  key: string,
+  value: AttributeValue | undefined,
+  onError: (key: string, error: unknown) => void,
+): AttributeValue | undefined {
   let masked: unknown;
   try {
     masked = mask({ data: value });
   } catch (error) {
-    getGlobalLogger().error(`SvcSpanProcessor: mask function threw on ${key}; value replaced: ${describe(error)}`);
+    onError(key, error);
     return MASK_FAILED_MARKER;
   }
   if (masked === undefined || masked === null) return undefined;

@@ -1,0 +1,69 @@
+// The traced part of the quickstart: a retriever, a generation and a LangChain chain in one trace.
+import { StringOutputParser } from "@langchain/core/output_parsers";
+import { ChatPromptTemplate } from "@langchain/core/prompts";
+import { FakeListChatModel } from "@langchain/core/utils/testing";
+import type { SvcClient, TextPromptClient } from "@svc/client";
+import { CallbackHandler } from "@svc/langchain";
+import { observe, propagateAttributes, startActiveObservation } from "@svc/tracing";
+
+const DOCUMENTS = [
+  "Traces are trees of observations: spans, generations and events.",
+  "Scores attach evaluations to traces, observations and experiments.",
+];
+
+/** Looks up documents that share a word with the question (a stand-in for a vector store). */
+export const retrieve = observe(
+  async (question: string) => {
+    const words = new Set(question.toLowerCase().match(/[a-z]+/g) ?? []);
+    return DOCUMENTS.filter((d) => (d.toLowerCase().match(/[a-z]+/g) ?? []).some((w) => words.has(w)));
+  },
+  { name: "retrieve-documents", asType: "retriever" },
+);
+
+/** Answers a question with the compiled prompt; a fixed reply stands in for a model call. */
+export async function answer(prompt: TextPromptClient, question: string): Promise<string> {
+  const context = await retrieve(question);
+  const compiled = prompt.compile({ context: context.join(" "), question });
+  return startActiveObservation(
+    "answer-question",
+    async (generation) => {
+      generation.update({
+        model: "fake-llm-1",
+        modelParameters: { temperature: 0 },
+        input: [{ role: "user", content: compiled }],
+        prompt,
+      });
+      const text = context.length
+        ? "It records traces of observations and the scores that evaluate them."
+        : "I do not know.";
+      generation.update({ output: text, usageDetails: { input: compiled.length, output: text.length } });
+      return text;
+    },
+    { asType: "generation" },
+  );
+}
+
+/** Runs the pipeline in one trace and scores it; returns the trace id. */
+export async function runPipeline(svc: SvcClient, prompt: TextPromptClient, question: string): Promise<string> {
+  const summarize = ChatPromptTemplate.fromMessages([
+    ["system", "Summarise the answer in three words."],
+    ["human", "{answer}"],
+  ])
+    .pipe(new FakeListChatModel({ responses: ["Traces and scores."] }))
+    .pipe(new StringOutputParser());
+
+  return propagateAttributes({ userId: "user-42", sessionId: "quickstart-session", tags: ["quickstart"] }, () =>
+    startActiveObservation("quickstart-pipeline", async (root) => {
+      root.update({ input: { question } });
+      const text = await answer(prompt, question);
+      const summary = await summarize.invoke(
+        { answer: text },
+        { callbacks: [new CallbackHandler()], runName: "summarize-chain" },
+      );
+      root.update({ output: { answer: text, summary } });
+      svc.score.trace({ otelSpan: root.otelSpan }, { name: "helpfulness", value: 0.9, comment: "clear and short" });
+      svc.score.trace({ otelSpan: root.otelSpan }, { name: "tone", value: "neutral", dataType: "CATEGORICAL" });
+      return root.traceId;
+    }),
+  );
+}

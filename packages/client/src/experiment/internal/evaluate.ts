@@ -1,0 +1,62 @@
+import type { Evaluation, EvaluationFailure } from "../types.js";
+
+/** Evaluations that were produced, and the evaluators that failed. */
+export interface EvaluationOutcome {
+  evaluations: Evaluation[];
+  failures: EvaluationFailure[];
+}
+
+type AnyEvaluator<P> = (params: P) => Evaluation | Evaluation[] | Promise<Evaluation | Evaluation[]>;
+
+/**
+ * Calls every evaluator with `params`, all at once. A throw, a rejection or an invalid evaluation is
+ * recorded as a failure of that evaluator; the valid evaluations of the others are kept, in order.
+ */
+export async function runEvaluators<P>(evaluators: readonly AnyEvaluator<P>[], params: P): Promise<EvaluationOutcome> {
+  const settled = await Promise.allSettled(evaluators.map(async (evaluate) => evaluate(params)));
+  const outcome: EvaluationOutcome = { evaluations: [], failures: [] };
+  settled.forEach((result, index) => {
+    const evaluator = evaluatorName(evaluators[index], index);
+    if (result.status === "rejected") {
+      outcome.failures.push({ evaluator, message: errorMessage(result.reason) });
+      return;
+    }
+    for (const evaluation of Array.isArray(result.value) ? result.value : [result.value]) {
+      const problem = invalidEvaluationReason(evaluation);
+      if (problem) outcome.failures.push({ evaluator, message: `returned an invalid evaluation: ${problem}` });
+      else outcome.evaluations.push(evaluation);
+    }
+  });
+  return outcome;
+}
+
+function evaluatorName(evaluator: unknown, index: number): string {
+  const name = typeof evaluator === "function" ? evaluator.name : "";
+  return name ? `evaluator ${name}` : `evaluator #${index + 1}`;
+}
+
+/** Why `value` is not a usable evaluation, or `undefined` when it is one. */
+export function invalidEvaluationReason(value: unknown): string | undefined {
+  if (typeof value !== "object" || value === null) return `expected an object, got ${describe(value)}`;
+  const { name, value: score } = value as Partial<Evaluation>;
+  if (typeof name !== "string" || name.length === 0) return "name must be a non-empty string";
+  const valid =
+    (typeof score === "number" && Number.isFinite(score)) || typeof score === "string" || typeof score === "boolean";
+  if (!valid) return `value must be a finite number, a string or a boolean (name="${name}")`;
+  return undefined;
+}
+
+function describe(value: unknown): string {
+  return value === null ? "null" : typeof value;
+}
+
+/** The message of a thrown value: `error.message` for errors, else the value as text. */
+export function errorMessage(error: unknown): string {
+  if (error instanceof Error) return error.message || error.name;
+  if (typeof error === "string") return error;
+  try {
+    return JSON.stringify(error) ?? String(error);
+  } catch {
+    return String(error);
+  }
+}

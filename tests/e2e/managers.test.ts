@@ -1,0 +1,141 @@
+import { randomUUID } from "node:crypto";
+import { SvcMedia } from "@svc/client";
+import { SvcBrowserClient } from "@svc/client/browser";
+import { startActiveObservation } from "@svc/tracing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type E2eSetup, startE2e } from "../support/e2e.ts";
+
+let e2e: E2eSetup;
+beforeAll(async () => {
+  e2e = await startE2e();
+});
+afterAll(() => e2e.close());
+
+const unique = (prefix: string) => `${prefix}-${randomUUID().slice(0, 8)}`;
+
+describe("svc.score against the dev server", () => {
+  it("sends queued scores that read back through Scores v3 with their subjects", async () => {
+    const { traceId, spanId } = await startActiveObservation("scored", async (span) => {
+      e2e.svc.score.trace({ otelSpan: span.otelSpan }, { name: "quality", value: 0.8, comment: "good" });
+      e2e.svc.score.observation({ otelSpan: span.otelSpan }, { name: "verdict", value: "pass" });
+      return { traceId: span.traceId, spanId: span.id };
+    });
+    e2e.svc.score.create({ traceId, name: "manual", value: 1, dataType: "BOOLEAN" });
+    await e2e.flush();
+
+    const { data } = await e2e.svc.api.scores.getMany({ traceId, fields: "details,subject" });
+
+    const byName = Object.fromEntries(data.map((s) => [s.name, s]));
+    expect(byName.quality).toMatchObject({ value: 0.8, comment: "good", subject: { kind: "trace", id: traceId } });
+    expect(byName.verdict).toMatchObject({ value: "pass", subject: { kind: "observation", id: spanId, traceId } });
+    expect(byName.manual).toMatchObject({ value: true, dataType: "BOOLEAN" });
+  });
+
+  it("sends more than one batch when more scores are queued than fit in one request", async () => {
+    const traceId = unique("trace");
+    for (let i = 0; i < 230; i++) e2e.svc.score.create({ traceId, name: "bulk", value: i });
+    await e2e.svc.score.flush();
+
+    const ids = new Set<string>();
+    let cursor: string | undefined;
+    for (let page = 0; page < 10; page++) {
+      const res = await e2e.svc.api.scores.getMany({ traceId, limit: 100, cursor });
+      for (const s of res.data) ids.add(s.id);
+      cursor = res.meta.cursor ?? undefined;
+      if (!cursor) break;
+    }
+
+    expect(ids.size).toBe(230);
+  });
+});
+
+describe("svc.prompt against the dev server", () => {
+  it("creates a text prompt, fetches and compiles it", async () => {
+    const name = unique("greeting");
+    await e2e.svc.prompt.create({ name, type: "text", prompt: "Hello {{who}}!", labels: ["production"] });
+
+    const prompt = await e2e.svc.prompt.get(name, { type: "text" });
+
+    expect(prompt.version).toBe(1);
+    expect(prompt.compile({ who: "world" })).toBe("Hello world!");
+  });
+
+  it("creates a chat prompt and fills its placeholder", async () => {
+    const name = unique("chat");
+    await e2e.svc.prompt.create({
+      name,
+      type: "chat",
+      prompt: [
+        { role: "system", content: "You help {{user}}." },
+        { type: "placeholder", name: "history" },
+      ],
+      labels: ["production"],
+    });
+
+    const prompt = await e2e.svc.prompt.get(name, { type: "chat" });
+
+    expect(prompt.compile({ user: "Ada" }, { history: [{ role: "user", content: "hi" }] })).toEqual([
+      { role: "system", content: "You help Ada." },
+      { role: "user", content: "hi" },
+    ]);
+  });
+
+  it("moves a label with update and serves the newly labelled version", async () => {
+    const name = unique("moving");
+    await e2e.svc.prompt.create({ name, type: "text", prompt: "one", labels: ["production"] });
+    await e2e.svc.prompt.create({ name, type: "text", prompt: "two" });
+
+    await e2e.svc.prompt.update({ name, version: 2, newLabels: ["production"] });
+    const prompt = await e2e.svc.prompt.get(name, { type: "text", cacheTtlSeconds: 0 });
+
+    expect(prompt).toMatchObject({ version: 2, prompt: "two" });
+  });
+});
+
+describe("svc.dataset against the dev server", () => {
+  it("creates items and gets the dataset with every item across pages", async () => {
+    const name = unique("dataset");
+    await e2e.svc.api.datasets.create({ name });
+    for (let i = 0; i < 7; i++) {
+      await e2e.svc.dataset.createItem({ datasetName: name, input: { n: i }, expectedOutput: i * i });
+    }
+
+    const dataset = await e2e.svc.dataset.get(name, { fetchItemsPageSize: 3 });
+
+    expect(dataset.name).toBe(name);
+    expect(dataset.items.map((item) => (item.input as { n: number }).n).sort()).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    expect(dataset.items.every((item) => item.expectedOutput === (item.input as { n: number }).n ** 2)).toBe(true);
+  });
+});
+
+describe("svc.media against the dev server", () => {
+  it("uploads media placed in a dataset item and resolves its reference back to the content", async () => {
+    const name = unique("media-dataset");
+    await e2e.svc.api.datasets.create({ name });
+    const pdf = Buffer.from(`%PDF-1.4 ${randomUUID()}`);
+    const dataUri = `data:application/pdf;base64,${pdf.toString("base64")}`;
+
+    const item = await e2e.svc.dataset.createItem({
+      datasetName: name,
+      input: { document: new SvcMedia({ base64DataUri: dataUri }), question: "summary?" },
+    });
+    const stored = (await e2e.svc.api.datasetItems.get(item.id)).input as { document: string; question: string };
+    const resolved = await e2e.svc.media.resolveReferences({ obj: stored, resolveWith: "base64DataUri" });
+
+    expect(stored.document).toMatch(/^@@@svcMedia:type=application\/pdf\|id=[^|]+\|source=base64_data_uri@@@$/);
+    expect(resolved).toEqual({ document: dataUri, question: "summary?" });
+  });
+});
+
+describe("SvcBrowserClient against the dev server", () => {
+  it("sends a score with the public key only and it reads back", async () => {
+    const traceId = unique("trace");
+    const browser = new SvcBrowserClient({ publicKey: e2e.server.publicKey, baseUrl: e2e.server.url });
+
+    const sent = await browser.score({ name: "thumbs-up", value: 1, traceId });
+    const { data } = await e2e.svc.api.scores.getMany({ traceId });
+
+    expect(sent?.id).toEqual(expect.any(String));
+    expect(data).toEqual([expect.objectContaining({ id: sent?.id, name: "thumbs-up", value: 1 })]);
+  });
+});
