@@ -38,21 +38,9 @@ export async function prepareOtlpBody(target: HttpExportTarget, json: string): P
 }
 
 /**
- * Sends one OTLP/JSON body: gzip off the main thread when asked (and the runtime has it), then
- * POST with a per-attempt timeout; 429, 502, 503, 504 and network errors are retried with bounded
- * backoff that honours Retry-After. Never rejects.
+ * POSTs a prepared body with a per-attempt timeout; 429, 502, 503, 504 and network errors are
+ * retried with bounded backoff that honours Retry-After. Never rejects.
  */
-export async function sendOtlpJson(target: HttpExportTarget, json: string): Promise<SendResult> {
-  let prepared: PreparedBody;
-  try {
-    prepared = await prepareOtlpBody(target, json);
-  } catch (error) {
-    return { ok: false, reason: `gzip failed: ${describe(error)}` };
-  }
-  return postOtlpBody(target, prepared);
-}
-
-/** POSTs a prepared body with a per-attempt timeout and bounded retries. Never rejects. */
 export async function postOtlpBody(target: HttpExportTarget, { body, headers }: PreparedBody): Promise<SendResult> {
   const started = Date.now();
   for (let attempt = 0; ; attempt++) {
