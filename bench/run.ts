@@ -1,5 +1,5 @@
 // The performance suite: every contender does the same work, each run in a fresh Node process, alternating order,
-// against a local sink. Prints a table and writes results/latest.json.
+// against a local sink. Prints a table and writes results/latest.json (results/quick.json in quick mode).
 //   node run.ts                full suite (5 runs)
 //   node run.ts --quick        small sizes, one run, correctness only (non-zero exit when anything is lost)
 //   node run.ts --runs 7 --traces 2000 --scores 10000 --skip-install
@@ -239,7 +239,7 @@ async function main(): Promise<void> {
   console.log(`\n${report.table}`);
   mkdirSync(join(HERE, "results"), { recursive: true });
   writeFileSync(
-    join(HERE, "results", "latest.json"),
+    join(HERE, "results", quick ? "quick.json" : "latest.json"),
     JSON.stringify(
       {
         date: started.toISOString(),

@@ -18,7 +18,7 @@ describe("pnpm bench --quick", () => {
       throw new Error(`bench --quick failed:\n${error.stdout ?? ""}\n${error.stderr ?? ""}`);
     });
     expect(stdout).toContain("correctness: nothing lost, every request well formed");
-    const latest = JSON.parse(readFileSync(join(ROOT, "bench", "results", "latest.json"), "utf8")) as {
+    const latest = JSON.parse(readFileSync(join(ROOT, "bench", "results", "quick.json"), "utf8")) as {
       rows: Record<string, Record<string, { spansLost?: number; scoresLost?: number; spansAtFlush?: number }[]>>;
     };
     const svc = latest.rows.svc ?? {};
