@@ -236,6 +236,7 @@ async function main(): Promise<void> {
   }
 
   const report = buildReport(rows, statics);
+  if (quick) console.log("\nquick mode: sizes too small for timing; the ratios below are not measurements");
   console.log(`\n${report.table}`);
   mkdirSync(join(HERE, "results"), { recursive: true });
   writeFileSync(
