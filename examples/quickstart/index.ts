@@ -32,7 +32,7 @@ async function main(): Promise<void> {
     });
     const prompt = await svc.prompt.get("quickstart-answer", { type: "text" });
 
-    const traceId = await runPipeline(svc, prompt, "What does an observability platform for LLM apps record?");
+    const traceId = await runPipeline(svc, prompt, "What do traces and scores record?");
     const experiment = await runExperiment(svc, prompt);
 
     // Everything recorded so far reaches the server before it is read back.
@@ -47,6 +47,7 @@ async function main(): Promise<void> {
     const { data: scores } = await svc.api.scores.getMany({ traceId });
     console.log(`\nTrace ${traceId}: ${observations.length} observations`);
     printTree(observations);
+    scores.sort((a, b) => a.name.localeCompare(b.name));
     console.log(`  scores: ${scores.map((s) => `${s.name}=${short(s.value)}`).join(", ")}`);
 
     const { createdAt } = await svc.api.datasets.get(DATASET);

@@ -11,14 +11,20 @@ const DOCUMENTS = [
   "Scores attach evaluations to traces, observations and experiments.",
 ];
 
-/** Looks up documents that share a word with the question (a stand-in for a vector store). */
+/** The words of a text longer than three letters, lower-cased. */
+const keywords = (text: string) => (text.toLowerCase().match(/[a-z]+/g) ?? []).filter((w) => w.length > 3);
+
+/** Looks up documents that share a keyword with the question (a stand-in for a vector store). */
 export const retrieve = observe(
   async (question: string) => {
-    const words = new Set(question.toLowerCase().match(/[a-z]+/g) ?? []);
-    return DOCUMENTS.filter((d) => (d.toLowerCase().match(/[a-z]+/g) ?? []).some((w) => words.has(w)));
+    const wanted = new Set(keywords(question));
+    return DOCUMENTS.filter((d) => keywords(d).some((w) => wanted.has(w)));
   },
   { name: "retrieve-documents", asType: "retriever" },
 );
+
+/** A rough token count; a real model reports its own usage. */
+const countWords = (text: string) => text.split(/\s+/).filter(Boolean).length;
 
 /** Answers a question with the compiled prompt; a fixed reply stands in for a model call. */
 export async function answer(prompt: TextPromptClient, question: string): Promise<string> {
@@ -36,7 +42,7 @@ export async function answer(prompt: TextPromptClient, question: string): Promis
       const text = context.length
         ? "It records traces of observations and the scores that evaluate them."
         : "I do not know.";
-      generation.update({ output: text, usageDetails: { input: compiled.length, output: text.length } });
+      generation.update({ output: text, usageDetails: { input: countWords(compiled), output: countWords(text) } });
       return text;
     },
     { asType: "generation" },

@@ -2,7 +2,15 @@ import { AlwaysOffSampler, BasicTracerProvider } from "@opentelemetry/sdk-trace-
 import { createEvaluatorFromAutoevals, type ExperimentResult, RegressionError, RunnerContext } from "@svc/client";
 import { SvcOtelSpanAttributes as A, setSvcTracerProvider } from "@svc/tracing";
 import { describe, expect, it } from "vitest";
-import { answer, capitals, rootSpans, sentScores, setup, useExperimentTracing } from "../support/experiment.ts";
+import {
+  answer,
+  capitals,
+  concurrencyProbe,
+  rootSpans,
+  sentScores,
+  setup,
+  useExperimentTracing,
+} from "../support/experiment.ts";
 import { captureLogs } from "../support/logs.ts";
 import { attributesOf } from "../support/otel.ts";
 
@@ -84,21 +92,16 @@ describe("experiment options", () => {
   it("falls back to 50 items in flight for an invalid maxConcurrency and logs a warning", async () => {
     const { svc } = await setup();
     const logs = captureLogs();
-    let inFlight = 0;
-    let maxInFlight = 0;
+    const probe = concurrencyProbe(50);
 
     await svc.experiment.run({
       name: "load",
       maxConcurrency: 0,
       data: Array.from({ length: 60 }, (_, i) => ({ input: i })),
-      task: async () => {
-        maxInFlight = Math.max(maxInFlight, ++inFlight);
-        await new Promise((resolve) => setTimeout(resolve, 1));
-        inFlight--;
-      },
+      task: ({ input }) => probe.run(input),
     });
 
-    expect(maxInFlight).toBe(50);
+    expect(probe.peak).toBe(50);
     expect(logs.some((l) => l.level === "warn" && l.message.includes("maxConcurrency"))).toBe(true);
   });
 

@@ -4,6 +4,7 @@ import { describe, expect, it, onTestFinished } from "vitest";
 import {
   answer,
   capitals,
+  concurrencyProbe,
   DATASET,
   rootSpans,
   sentScores,
@@ -55,6 +56,8 @@ describe("svc.experiment.run", () => {
     await svc.experiment.run({
       name: "capitals",
       description: "with a child",
+      metadata: { model: "m-1" },
+      datasetVersion: "2026-02-03T04:05:06.000Z",
       data: [capitals[0]!],
       task: (item) => startActiveObservation("model-call", async () => answer(item), { asType: "generation" }),
     });
@@ -64,10 +67,17 @@ describe("svc.experiment.run", () => {
     expect(child.traceId).toBe(root!.traceId);
     const rootAttributes = attributesOf(root!);
     const childAttributes = attributesOf(child);
+    expect(rootAttributes).toMatchObject({
+      [A.EXPERIMENT_METADATA]: '{"model":"m-1"}',
+      [A.EXPERIMENT_ITEM_VERSION]: "2026-02-03T04:05:06.000Z",
+      [A.EXPERIMENT_ITEM_METADATA]: '{"region":"eu"}',
+    });
     for (const key of [
       A.EXPERIMENT_ID,
       A.EXPERIMENT_NAME,
+      A.EXPERIMENT_METADATA,
       A.EXPERIMENT_ITEM_ID,
+      A.EXPERIMENT_ITEM_VERSION,
       A.EXPERIMENT_ITEM_METADATA,
       A.EXPERIMENT_ITEM_ROOT_OBSERVATION_ID,
     ]) {
@@ -76,6 +86,22 @@ describe("svc.experiment.run", () => {
     expect(childAttributes[A.ENVIRONMENT]).toBe("sdk-experiment");
     expect(childAttributes[A.EXPERIMENT_DESCRIPTION]).toBeUndefined();
     expect(childAttributes[A.EXPERIMENT_ITEM_EXPECTED_OUTPUT]).toBeUndefined();
+  });
+
+  it("starts a new trace for each item even when run inside an active observation", async () => {
+    const { server, svc } = await setup();
+
+    const outerTraceId = await startActiveObservation("ci-job", async (outer) => {
+      await svc.experiment.run({ name: "capitals", data: capitals, task: answer });
+      return outer.traceId;
+    });
+
+    const roots = rootSpans(server);
+    expect(roots).toHaveLength(2);
+    for (const root of roots) {
+      expect(root.traceId).not.toBe(outerTraceId);
+      expect(root.parentSpanId).toBeUndefined();
+    }
   });
 
   it("defaults the run name to the experiment name and the start time", async () => {
@@ -125,23 +151,16 @@ describe("svc.experiment.run", () => {
 
   it("never has more items in flight than maxConcurrency", async () => {
     const { svc } = await setup();
-    let inFlight = 0;
-    let maxInFlight = 0;
+    const probe = concurrencyProbe(3);
 
     const result = await svc.experiment.run({
       name: "load",
       maxConcurrency: 3,
       data: Array.from({ length: 12 }, (_, i) => ({ input: i })),
-      task: async ({ input }) => {
-        inFlight++;
-        maxInFlight = Math.max(maxInFlight, inFlight);
-        await new Promise((resolve) => setTimeout(resolve, 2));
-        inFlight--;
-        return input;
-      },
+      task: ({ input }) => probe.run(input),
     });
 
-    expect(maxInFlight).toBe(3);
+    expect(probe.peak).toBe(3);
     expect(result.itemResults.map((r) => r.output)).toEqual(Array.from({ length: 12 }, (_, i) => i));
   });
 

@@ -219,6 +219,31 @@ describe("PromptManager.create and update", () => {
     expect(created).toBeInstanceOf(TextPromptClient);
   });
 
+  it("does not cache a prompt read while it was being relabelled", async () => {
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let current = 1;
+    const { server, svc } = await setup(async (req) => {
+      if (req.method === "PATCH") {
+        current = 2;
+        return { json: textPrompt(2) };
+      }
+      const labelled = current; // the version labelled production when the request arrived
+      if (promptGets(server).length === 1) await gate;
+      return { json: textPrompt(labelled) };
+    });
+    const first = svc.prompt.get("greeting");
+    await vi.waitFor(() => expect(promptGets(server)).toHaveLength(1), { timeout: 2000, interval: 5 });
+    await svc.prompt.update({ name: "greeting", version: 2, newLabels: ["production"] });
+    release();
+
+    expect((await first).version).toBe(1);
+    expect((await svc.prompt.get("greeting")).version).toBe(2);
+    expect(promptGets(server)).toHaveLength(2);
+  });
+
   it("updates labels through PATCH and refetches the prompt on the next get", async () => {
     const { server, svc } = await setup((req) => ({ json: req.method === "PATCH" ? textPrompt(2) : textPrompt(1) }));
     await svc.prompt.get("greeting");

@@ -281,6 +281,17 @@ describe("ScoreManager server answers", () => {
     expect(line?.message).toBe(`[Svc SDK] Svc rejected 1 of 3 scores in batch: ${JSON.stringify(errors)}`);
   });
 
+  it("logs no rejection when the server reports rejected: 0", async () => {
+    const logs = captureLogs();
+    const { server, svc } = await setup(() => ({ status: 200, json: { accepted: 2, rejected: 0, errors: [] } }));
+    svc.score.create({ name: "a", value: 1 });
+    svc.score.create({ name: "b", value: 2 });
+    await svc.flush();
+
+    expect(scoreRequests(server)).toHaveLength(1);
+    expect(logs.filter((l) => l.level === "error")).toEqual([]);
+  });
+
   it("retries the whole batch after a 503 and a 429, then succeeds", async () => {
     const logs = captureLogs();
     const statuses = [503, 429, 200];
@@ -300,13 +311,25 @@ describe("ScoreManager server answers", () => {
   });
 
   it("retries a dropped connection", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
     let calls = 0;
     const { server, svc } = await setup(() => (++calls === 1 ? { destroy: true } : { status: 200, json: {} }), {
       scoreMaxRetries: 1,
     });
     svc.score.create({ name: "a", value: 1 });
-    await svc.flush();
-    expect(scoreRequests(server)).toHaveLength(2);
+    const flushed = svc.flush();
+    await vi.waitFor(
+      async () => {
+        await vi.advanceTimersByTimeAsync(250);
+        expect(scoreRequests(server)).toHaveLength(2);
+      },
+      { timeout: 2000, interval: 5 },
+    );
+    await flushed;
+    expect(sentScores(server).map((s) => s.name)).toEqual(["a", "a"]);
   });
 
   it("gives up after the last retry and logs the scores as lost with their count", async () => {

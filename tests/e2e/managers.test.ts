@@ -3,7 +3,8 @@ import { SvcMedia } from "@svc/client";
 import { SvcBrowserClient } from "@svc/client/browser";
 import { startActiveObservation } from "@svc/tracing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type E2eSetup, startE2e } from "../support/e2e.ts";
+import { byName, type E2eSetup, startE2e } from "../support/e2e.ts";
+import { captureLogs } from "../support/logs.ts";
 
 let e2e: E2eSetup;
 beforeAll(async () => {
@@ -49,6 +50,39 @@ describe("svc.score against the dev server", () => {
   });
 });
 
+describe("svc.score rejections by the dev server", () => {
+  it("logs the server's rejection of a score only the server can judge, and the valid one reads back", async () => {
+    const logs = captureLogs();
+    const traceId = unique("trace");
+    e2e.svc.score.create({ id: `${traceId}-ok`, traceId, name: "good", value: 1 });
+    e2e.svc.score.create({ id: `${traceId}-bad`, traceId, name: "flag", value: 2, dataType: "BOOLEAN" });
+    await e2e.svc.score.flush();
+
+    const { data } = await e2e.svc.api.scores.getMany({ traceId });
+    const line = logs.find((l) => l.message.includes("Svc rejected"));
+
+    expect(data.map((s) => s.id)).toEqual([`${traceId}-ok`]);
+    expect(line?.level).toBe("error");
+    expect(line?.message).toMatch(/^\[Svc SDK\] Svc rejected 1 of 2 scores in batch: \[.*"id":".*-bad".*0 or 1/);
+  });
+
+  it("logs a batch the server rejects in full with the same line, and sends it only once", async () => {
+    const logs = captureLogs();
+    const traceId = unique("trace");
+    e2e.svc.score.create({ traceId, name: "flag", value: 5, dataType: "BOOLEAN" });
+    e2e.svc.score.create({ traceId, name: "note", value: "", dataType: "TEXT" });
+    await e2e.svc.score.flush();
+
+    const { data } = await e2e.svc.api.scores.getMany({ traceId });
+
+    expect(data).toEqual([]);
+    expect(logs.filter((l) => l.message.includes("Svc rejected"))).toEqual([
+      { level: "error", message: expect.stringMatching(/^\[Svc SDK\] Svc rejected 2 of 2 scores in batch: \[/) },
+    ]);
+    expect(logs.filter((l) => l.message.includes("lost"))).toEqual([]);
+  });
+});
+
 describe("svc.prompt against the dev server", () => {
   it("creates a text prompt, fetches and compiles it", async () => {
     const name = unique("greeting");
@@ -80,6 +114,35 @@ describe("svc.prompt against the dev server", () => {
     ]);
   });
 
+  it("links a fetched prompt to the generation that uses it, and never a fallback", async () => {
+    captureLogs(); // the fallback's fetch fails on purpose
+    const name = unique("linked");
+    await e2e.svc.prompt.create({ name, type: "text", prompt: "Say {{what}}", labels: ["production"] });
+    await e2e.svc.prompt.create({ name, type: "text", prompt: "Say {{what}} twice", labels: ["production"] });
+    const prompt = await e2e.svc.prompt.get(name, { type: "text" });
+    const fallback = await e2e.svc.prompt.get(unique("missing"), { type: "text", fallback: "Say hi", maxRetries: 0 });
+
+    const traceId = await startActiveObservation("prompted", async (root) => {
+      startActiveObservation("with-prompt", (g) => g.update({ prompt, input: prompt.compile({ what: "hi" }) }), {
+        asType: "generation",
+      });
+      startActiveObservation("with-fallback", (g) => g.update({ prompt: fallback, input: fallback.compile() }), {
+        asType: "generation",
+      });
+      return root.traceId;
+    });
+    await e2e.flush();
+    const observations = await e2e.observations(traceId);
+
+    expect(fallback.isFallback).toBe(true);
+    expect(byName(observations, "with-prompt")).toMatchObject({
+      promptName: name,
+      promptVersion: 2,
+      input: "Say hi twice",
+    });
+    expect(byName(observations, "with-fallback").promptName ?? null).toBeNull();
+  });
+
   it("moves a label with update and serves the newly labelled version", async () => {
     const name = unique("moving");
     await e2e.svc.prompt.create({ name, type: "text", prompt: "one", labels: ["production"] });
@@ -109,7 +172,7 @@ describe("svc.dataset against the dev server", () => {
 });
 
 describe("svc.media against the dev server", () => {
-  it("uploads media placed in a dataset item and resolves its reference back to the content", async () => {
+  it("uploads media placed in a dataset item; dataset.get returns its reference string, which resolves to the content", async () => {
     const name = unique("media-dataset");
     await e2e.svc.api.datasets.create({ name });
     const pdf = Buffer.from(`%PDF-1.4 ${randomUUID()}`);
@@ -119,9 +182,11 @@ describe("svc.media against the dev server", () => {
       datasetName: name,
       input: { document: new SvcMedia({ base64DataUri: dataUri }), question: "summary?" },
     });
-    const stored = (await e2e.svc.api.datasetItems.get(item.id)).input as { document: string; question: string };
+    const [fetched] = (await e2e.svc.dataset.get(name)).items;
+    const stored = fetched?.input as { document: string; question: string };
     const resolved = await e2e.svc.media.resolveReferences({ obj: stored, resolveWith: "base64DataUri" });
 
+    expect(fetched?.id).toBe(item.id);
     expect(stored.document).toMatch(/^@@@svcMedia:type=application\/pdf\|id=[^|]+\|source=base64_data_uri@@@$/);
     expect(resolved).toEqual({ document: dataUri, question: "summary?" });
   });

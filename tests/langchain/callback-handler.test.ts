@@ -9,9 +9,10 @@ import { BaseRetriever } from "@langchain/core/retrievers";
 import { RunnableLambda, RunnableSequence } from "@langchain/core/runnables";
 import { type DynamicStructuredTool, tool } from "@langchain/core/tools";
 import { FakeListChatModel, FakeLLM, FakeStreamingChatModel } from "@langchain/core/utils/testing";
+import type { Span, Tracer, TracerProvider } from "@opentelemetry/api";
 import { CallbackHandler } from "@svc/langchain";
-import { SvcOtelSpanAttributes as A, startActiveObservation } from "@svc/tracing";
-import { describe, expect, it } from "vitest";
+import { SvcOtelSpanAttributes as A, setSvcTracerProvider, startActiveObservation } from "@svc/tracing";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { hrToMs, jsonAttribute, singleTraceId, typeOf } from "../support/langchain.ts";
 import { captureLogs } from "../support/logs.ts";
 import { parentId, useInMemoryTracing } from "../support/tracing.ts";
@@ -224,6 +225,19 @@ describe("CallbackHandler with @langchain/core runnables", () => {
     expect(parentId(tracing.span("RunnableSequence"))).toBe(outer.spanContext().spanId);
   });
 
+  it("also records the trace attributes on the active svc observation the run starts in", async () => {
+    const chain = prompt.pipe(new FakeListChatModel({ responses: ["ok"] }));
+
+    await startActiveObservation("handle-request", () =>
+      chain.invoke({ question: "q" }, { callbacks: [new CallbackHandler({ userId: "user-1", sessionId: "s-1" })] }),
+    );
+
+    expect(tracing.span("handle-request").attributes).toMatchObject({
+      [A.TRACE_USER_ID]: "user-1",
+      [A.TRACE_SESSION_ID]: "s-1",
+    });
+  });
+
   it("records user, session, tags, version and trace metadata on every observation of the run", async () => {
     const handler = new CallbackHandler({
       userId: "user-1",
@@ -346,8 +360,10 @@ describe("CallbackHandler with @langchain/core runnables", () => {
       },
     };
     const step = RunnableLambda.from((_: unknown) => "still works");
+    const handler = new CallbackHandler();
+    handler.raiseError = true; // LangChain would now pass anything the handler throws on into the run
 
-    const result = await step.invoke(hostile, { callbacks: [new CallbackHandler()] });
+    const result = await step.invoke(hostile, { callbacks: [handler] });
 
     expect(result).toBe("still works");
     expect(logs.filter((l) => l.level === "warn").map((l) => l.message)).toEqual([
@@ -355,4 +371,69 @@ describe("CallbackHandler with @langchain/core runnables", () => {
       expect.stringContaining("CallbackHandler: handleChainEnd for unknown run"),
     ]);
   });
+
+  it("still ends a run whose output cannot be read, without output, and logs one warning", async () => {
+    const logs = captureLogs();
+    const unreadable = {
+      get output(): never {
+        throw new Error("unreadable output");
+      },
+    };
+    const step = RunnableLambda.from((_: string) => unreadable).withConfig({ runName: "unreadable-step" });
+
+    const result = await step.invoke("x", { callbacks: [new CallbackHandler()] });
+
+    expect(result).toBe(unreadable);
+    expect(tracing.span("unreadable-step").attributes[A.OBSERVATION_OUTPUT]).toBeUndefined();
+    expect(logs.filter((l) => l.level === "warn").map((l) => l.message)).toEqual([
+      "[Svc SDK] CallbackHandler: handleChainEnd failed and was skipped: Error: unreadable output",
+    ]);
+  });
+
+  it("keeps the run's result and error unchanged when the spans it records into fail", async () => {
+    const logs = captureLogs();
+    setSvcTracerProvider(brokenProvider());
+    onTestFinished(() => setSvcTracerProvider(null));
+    const handler = new CallbackHandler();
+    handler.raiseError = true;
+
+    const answer = await RunnableSequence.from([
+      prompt,
+      new FakeListChatModel({ responses: ["fine"] }),
+      new StringOutputParser(),
+    ]).invoke({ question: "q" }, { callbacks: [handler] });
+    const error = await prompt
+      .pipe(new FakeListChatModel({ responses: ["never"] }))
+      .invoke({ question: "q" }, { callbacks: [handler], thrownErrorString: "quota exceeded" } as never)
+      .catch((e: unknown) => e);
+
+    expect(answer).toBe("fine");
+    expect((error as Error).message).toBe("quota exceeded");
+    expect(logs.map((l) => l.message)).toContain(
+      "[Svc SDK] CallbackHandler: handleLLMError failed and was skipped: Error: span broken",
+    );
+  });
 });
+
+/** A tracer provider whose spans throw from every method but spanContext() and isRecording(). */
+function brokenProvider(): TracerProvider {
+  const spanContext = { traceId: "0af7651916cd43dd8448eb211c80319c", spanId: "b7ad6b7169203331", traceFlags: 1 };
+  const fail = (): never => {
+    throw new Error("span broken");
+  };
+  const span = {
+    spanContext: () => spanContext,
+    isRecording: () => true,
+    setAttribute: fail,
+    setAttributes: fail,
+    addEvent: fail,
+    addLink: fail,
+    addLinks: fail,
+    setStatus: fail,
+    updateName: fail,
+    end: fail,
+    recordException: fail,
+  } satisfies Span;
+  const tracer = { startSpan: () => span, startActiveSpan: fail } as unknown as Tracer;
+  return { getTracer: () => tracer };
+}

@@ -31,8 +31,8 @@ describe("RunTracker", () => {
     const runs = tracker(10);
     runs.start("tool", "run-1", undefined, "lookup", undefined, undefined, { input: "q" });
 
-    runs.end("handleToolEnd", "run-1", { output: "a" });
-    runs.end("handleToolEnd", "run-1", { output: "b" });
+    runs.end("handleToolEnd", "run-1", () => ({ output: "a" }));
+    runs.end("handleToolEnd", "run-1", () => ({ output: "b" }));
 
     expect(tracing.span("lookup").attributes[A.OBSERVATION_OUTPUT]).toBe("a");
     expect(logs.map((l) => l.message)).toEqual([
@@ -43,10 +43,10 @@ describe("RunTracker", () => {
   it("starts a run whose parent already ended in the active context instead", () => {
     const runs = tracker(10);
     runs.start("chain", "parent", undefined, "parent", undefined, undefined, {});
-    runs.end("handleChainEnd", "parent", {});
+    runs.end("handleChainEnd", "parent", () => ({}));
 
     runs.start("chain", "child", "parent", "late-child", undefined, undefined, {});
-    runs.end("handleChainEnd", "child", {});
+    runs.end("handleChainEnd", "child", () => ({}));
 
     expect(parentId(tracing.span("late-child"))).toBeUndefined();
   });

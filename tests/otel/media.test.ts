@@ -115,6 +115,44 @@ describe("media in span data", () => {
     expect(find(server, "PATCH", "/api/public/media/")).toHaveLength(1);
   });
 
+  it("keeps at most 8 media uploads in flight and uploads the rest as slots free up", async () => {
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const server = await startServer(async (req) => {
+      if (req.method === "POST" && req.path === "/api/public/media") {
+        await gate;
+        const { sha256Hash } = req.json as { sha256Hash: string };
+        return {
+          json: { mediaId: sha256Hash.replaceAll("+", "-").replaceAll("/", "_").slice(0, 22), uploadUrl: null },
+        };
+      }
+      return { status: 200, json: {} };
+    });
+    onTestFinished(server.close);
+    const logs = captureLogs();
+    const { svc, processor } = svcProvider(server, { exportMode: "immediate" });
+    onTestFinished(() => open()); // runs before the provider's shutdown, which waits for the uploads
+
+    for (let i = 0; i < 12; i++) {
+      const image = Buffer.concat([PNG, Buffer.from([i])]).toString("base64");
+      svc.startSpan(`img-${i}`, { attributes: { "svc.observation.input": `data:image/png;base64,${image}` } }).end();
+    }
+    await waitForOtlpRequests(server, 1);
+    await vi.waitFor(() => expect(find(server, "POST", "/api/public/media").length).toBeGreaterThanOrEqual(8), {
+      timeout: 5000,
+      interval: 5,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(find(server, "POST", "/api/public/media")).toHaveLength(8);
+    open();
+    await processor.forceFlush();
+
+    expect(find(server, "POST", "/api/public/media")).toHaveLength(12);
+    expect(logs.filter((l) => l.level === "error")).toEqual([]);
+  });
+
   it("leaves data URIs untouched when media upload is turned off", async () => {
     const server = await mediaServer();
     const { svc, processor } = svcProvider(server, {}, { SVC_MEDIA_UPLOAD_ENABLED: "false" });

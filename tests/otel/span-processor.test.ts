@@ -194,6 +194,81 @@ describe("flush and shutdown", () => {
     expect(logs.some((l) => l.level === "error" && l.message.includes('"after" ended after shutdown()'))).toBe(true);
   });
 
+  it("flushes and shuts the exporter down once, however often shutdown is called", async () => {
+    const server = await sink();
+    const exported: string[] = [];
+    let shutdowns = 0;
+    const exporter = {
+      export: (spans: { name: string }[], done: (result: { code: number }) => void) => {
+        exported.push(...spans.map((s) => s.name));
+        done({ code: 0 });
+      },
+      shutdown: async () => {
+        shutdowns++;
+      },
+    };
+    const { svc, processor } = svcProvider(server, { exporter, flushInterval: 3600 });
+    svc.startSpan("a").end();
+
+    const first = processor.shutdown();
+    const second = processor.shutdown();
+    await Promise.all([first, second, processor.shutdown()]);
+
+    expect(second).toBe(first);
+    expect(exported).toEqual(["a"]);
+    expect(shutdowns).toBe(1);
+  });
+
+  it("leaves no flush timer behind after shutdown", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
+    const exporter = {
+      export: (_: unknown[], done: (r: { code: number }) => void) => done({ code: 0 }),
+      shutdown: async () => undefined,
+    };
+    const { svc, processor } = svcProvider(await sink(), { exporter, flushInterval: 3600 });
+    svc.startSpan("a").end();
+    expect(vi.getTimerCount()).toBe(1);
+
+    await processor.shutdown();
+
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it("does not keep the process alive while a partial batch waits for the flush interval", async () => {
+    const server = await sink();
+    const { svc } = svcProvider(server, { flushInterval: 3600 });
+    const before = refedTimers();
+
+    svc.startSpan("waiting").end();
+
+    expect(refedTimers()).toBe(before);
+  });
+
+  it("does not keep the process alive while a user-supplied exporter has not answered", async () => {
+    const server = await sink();
+    const pending: ((result: { code: number }) => void)[] = [];
+    const exporter = {
+      export: (_spans: unknown[], done: (result: { code: number }) => void) => {
+        pending.push(done);
+      },
+      shutdown: async () => undefined,
+    };
+    const { svc } = svcProvider(server, { exporter, exportMode: "immediate" });
+    onTestFinished(() => {
+      for (const done of pending) done({ code: 0 });
+    });
+    const before = refedTimers();
+
+    svc.startSpan("slow").end();
+    for (let i = 0; i < 10 && pending.length === 0; i++) await Promise.resolve();
+
+    expect(pending).toHaveLength(1);
+    expect(refedTimers()).toBe(before);
+  });
+
   it("resolves forceFlush when the server rejects the keys, logging the lost spans", async () => {
     const logs = captureLogs();
     const server = await startServer(() => ({ status: 401, json: { message: "bad key" } }));
@@ -252,6 +327,22 @@ describe("span content", () => {
     expect(logs.some((l) => l.level === "error" && l.message.includes("mask bug"))).toBe(true);
   });
 
+  it("exports a fixed marker and logs the error when the mask returns a value that cannot be serialized", async () => {
+    const logs = captureLogs();
+    const server = await sink();
+    const { svc, processor } = svcProvider(server, { mask: () => ({ big: 1n }) });
+
+    svc.startSpan("work", { attributes: { "svc.observation.output": "secret" } }).end();
+    await processor.forceFlush();
+
+    expect(attributesOf(exportedSpans(server)[0]!)["svc.observation.output"]).toBe(
+      "<fully masked due to failed mask function>",
+    );
+    expect(logs.filter((l) => l.level === "error").map((l) => l.message)).toEqual([
+      expect.stringMatching(/mask function failed on svc.observation.output.*cannot be serialized.*BigInt/),
+    ]);
+  });
+
   it("logs a mask that throws for every span once, then the number of repeats at flush", async () => {
     const logs = captureLogs();
     const server = await sink();
@@ -266,8 +357,8 @@ describe("span content", () => {
 
     expect(exportedSpans(server)).toHaveLength(3);
     expect(logs.filter((l) => l.level === "error").map((l) => l.message)).toEqual([
-      expect.stringContaining("mask function threw on svc.observation.input"),
-      expect.stringContaining("mask function threw: happened 2 more time(s)"),
+      expect.stringContaining("mask function failed on svc.observation.input"),
+      expect.stringContaining("mask function failed: happened 2 more time(s)"),
     ]);
   });
 
@@ -332,6 +423,11 @@ describe("span content", () => {
     expect(byName.experiment).toMatchObject({ "svc.environment": "sdk-experiment", "svc.release": "r-7" });
   });
 });
+
+/** Timers that keep the process alive (unref'd ones are not listed). */
+function refedTimers(): number {
+  return process.getActiveResourcesInfo().filter((r) => r === "Timeout").length;
+}
 
 function exportedSpansOf(json: unknown): { name: string }[] {
   const body = json as { resourceSpans: { scopeSpans: { spans: { name: string }[] }[] }[] };

@@ -32,8 +32,13 @@ describe("@svc/langchain peer dependency on @langchain/core", () => {
     expect(app.output).toMatch(/peer @langchain\/core@"\^1\.0\.0" from @svc\/langchain@6/);
   });
 
-  it("installs cleanly next to @langchain/core ^1 and runs a model with the handler attached", () => {
-    const app = installApp({ ...svcDeps, "@langchain/core": "^1.0.0" });
+  it("installs cleanly next to @langchain/core ^1 and records a model run with the handler attached", () => {
+    const app = installApp({
+      ...svcDeps,
+      "@langchain/core": "^1.0.0",
+      "@opentelemetry/sdk-trace-base": "2.12.1",
+      "@opentelemetry/sdk-trace-node": "2.12.0",
+    });
     dirs.push(app.dir);
 
     const tree = execFileSync("npm", ["ls", "@langchain/core", "@svc/langchain"], { cwd: app.dir, encoding: "utf8" });
@@ -43,13 +48,23 @@ describe("@svc/langchain peer dependency on @langchain/core", () => {
     writeFileSync(
       join(app.dir, "run.mjs"),
       [
+        'import { InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";',
+        'import { NodeTracerProvider } from "@opentelemetry/sdk-trace-node";',
         'import { CallbackHandler } from "@svc/langchain";',
         'import { FakeListChatModel } from "@langchain/core/utils/testing";',
+        "const exporter = new InMemorySpanExporter();",
+        "new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }).register();",
         "const handler = new CallbackHandler({ userId: 'u-1' });",
         "const reply = await new FakeListChatModel({ responses: ['pong'] }).invoke('ping', { callbacks: [handler] });",
         "console.log('reply=' + reply.content);",
+        "for (const span of exporter.getFinishedSpans()) {",
+        "  const a = span.attributes;",
+        "  console.log(['span=' + span.name, a['svc.observation.type'], a['user.id'], a['svc.observation.output']].join(' '));",
+        "}",
       ].join("\n"),
     );
-    expect(execFileSync("node", ["run.mjs"], { cwd: app.dir, encoding: "utf8" })).toContain("reply=pong");
+    const output = execFileSync("node", ["run.mjs"], { cwd: app.dir, encoding: "utf8" });
+    expect(output).toContain("reply=pong");
+    expect(output).toContain('span=FakeListChatModel generation u-1 {"role":"assistant","content":"pong"}');
   });
 });

@@ -39,14 +39,26 @@ import { trace } from "@opentelemetry/api";
 import { NodeSDK } from "@opentelemetry/sdk-node";
 import { ${providerClass} as Provider } from "${tracePackage}";
 import { SvcSpanProcessor } from "@svc/otel";
-import { propagateAttributes, startActiveObservation } from "@svc/tracing";
+import { observe, propagateAttributes, startActiveObservation } from "@svc/tracing";
 
 const options = { baseUrl: process.env.SINK_URL, publicKey: "pk", secretKey: "sk", flushInterval: 3600 };
 const sdk = new NodeSDK({ spanProcessors: [new SvcSpanProcessor(options)] });
 sdk.start();
-startActiveObservation("sdk-root", (root) => {
-  root.update({ input: "question" });
-  propagateAttributes({ userId: "u-1" }, () => trace.getTracer("ai").startSpan("sdk-llm").end());
+const tick = () => new Promise((resolve) => setTimeout(resolve, 1));
+const callModel = observe(
+  async (question) => {
+    await tick();
+    return "answer to " + question;
+  },
+  { name: "sdk-generation", asType: "generation" },
+);
+await startActiveObservation("sdk-root", async (root) => {
+  root.update({ input: "question", metadata: { attempt: 2, cached: false, plan: { tier: "pro" } } });
+  await propagateAttributes({ userId: "u-1" }, async () => {
+    await tick();
+    trace.getTracer("ai").startSpan("sdk-llm").end();
+    await callModel("question");
+  });
 });
 trace.getTracer("@opentelemetry/instrumentation-http").startSpan("sdk-http").end();
 await sdk.shutdown();
@@ -58,9 +70,25 @@ console.log("app done");
 `;
 }
 
+type SentSpan = {
+  name: string;
+  spanId: string;
+  parentSpanId?: string;
+  attributes: { key: string; value: Record<string, unknown> }[];
+};
+
+/** Every span the sink received on the OTLP route. */
+function sentSpans(sink: TestServer): SentSpan[] {
+  type Body = { resourceSpans: { scopeSpans: { spans: SentSpan[] }[] }[] };
+  return sink.seen
+    .filter((r) => r.path === "/api/public/otel/v1/traces")
+    .flatMap((r) => (r.json as Body).resourceSpans.flatMap((rs) => rs.scopeSpans.flatMap((ss) => ss.spans)));
+}
+
 describe.each(LINES)("SvcSpanProcessor with the OpenTelemetry $line line", ({ deps, tracePackage, providerClass }) => {
   let packDir = "";
   let appDir = "";
+  let appOutput = "";
   let sink: TestServer;
 
   beforeAll(async () => {
@@ -72,6 +100,15 @@ describe.each(LINES)("SvcSpanProcessor with the OpenTelemetry $line line", ({ de
       "@svc/otel": `file:${packed.tarballs["@svc/otel"]}`,
       ...deps,
     }).dir;
+    writeFileSync(join(appDir, "app.mjs"), appScript(tracePackage, providerClass));
+    appOutput = (
+      await run("node", ["app.mjs"], {
+        cwd: appDir,
+        encoding: "utf8",
+        env: { ...process.env, SINK_URL: sink.url },
+        timeout: 60_000,
+      })
+    ).stdout;
   });
 
   afterAll(async () => {
@@ -86,27 +123,29 @@ describe.each(LINES)("SvcSpanProcessor with the OpenTelemetry $line line", ({ de
     expect(stdout).toContain(`@opentelemetry/api@${deps["@opentelemetry/api"]}`);
   });
 
-  it("exports spans through NodeSDK and a bare tracer provider to the OTLP route", async () => {
-    writeFileSync(join(appDir, "app.mjs"), appScript(tracePackage, providerClass));
-
-    const { stdout } = await run("node", ["app.mjs"], {
-      cwd: appDir,
-      encoding: "utf8",
-      env: { ...process.env, SINK_URL: sink.url },
-      timeout: 60_000,
-    });
-
-    expect(stdout).toContain("app done");
+  it("exports spans through NodeSDK and a bare tracer provider to the OTLP route", () => {
+    expect(appOutput).toContain("app done");
     const requests = sink.seen.filter((r) => r.path === "/api/public/otel/v1/traces");
     expect(requests.every((r) => r.headers["x-svc-ingestion-version"] === "4")).toBe(true);
     expect(requests.every((r) => r.headers["content-encoding"] === "gzip")).toBe(true);
-    type Body = { resourceSpans: { scopeSpans: { spans: { name: string; attributes: { key: string }[] }[] }[] }[] };
-    const spans = requests.flatMap((r) =>
-      (r.json as Body).resourceSpans.flatMap((rs) => rs.scopeSpans.flatMap((ss) => ss.spans)),
-    );
-    expect(spans.map((s) => s.name).sort()).toEqual(["bare", "sdk-llm", "sdk-root"]);
+    const spans = sentSpans(sink);
+    expect(spans.map((s) => s.name).sort()).toEqual(["bare", "sdk-generation", "sdk-llm", "sdk-root"]);
     const keys = (name: string) => spans.find((s) => s.name === name)?.attributes.map((a) => a.key) ?? [];
     expect(keys("sdk-root")).toEqual(expect.arrayContaining(["svc.observation.input", "svc.internal.is_app_root"]));
     expect(keys("sdk-llm")).toContain("user.id");
+  });
+
+  it("records @svc/tracing observations: nesting across await, types and typed metadata", () => {
+    const spans = sentSpans(sink);
+    const span = (name: string) => spans.find((s) => s.name === name)!;
+    const value = (name: string, key: string) => span(name).attributes.find((a) => a.key === key)?.value;
+
+    expect(span("sdk-generation").parentSpanId).toBe(span("sdk-root").spanId);
+    expect(value("sdk-generation", "svc.observation.type")).toEqual({ stringValue: "generation" });
+    expect(value("sdk-generation", "svc.observation.output")).toEqual({ stringValue: "answer to question" });
+    expect(value("sdk-generation", "user.id")).toEqual({ stringValue: "u-1" });
+    expect(Number(value("sdk-root", "svc.observation.metadata.attempt")?.intValue)).toBe(2);
+    expect(value("sdk-root", "svc.observation.metadata.cached")).toEqual({ boolValue: false });
+    expect(value("sdk-root", "svc.observation.metadata.plan.tier")).toEqual({ stringValue: "pro" });
   });
 });

@@ -42,6 +42,23 @@ describe("dev server: scores", () => {
     expect(read.body.data.map((s: { id: string }) => s.id)).toEqual(["ok"]);
   });
 
+  it("answers 207 with accepted 0 when no score of a well-formed batch is valid, and stores none", async () => {
+    const server = await useDevServer();
+
+    const res = await server.request("POST", "/api/public/scores", {
+      body: [
+        { id: "a", name: "flag", value: 3, dataType: "BOOLEAN", traceId: "t-none" },
+        { id: "b", name: "text", value: "", dataType: "TEXT", traceId: "t-none" },
+      ],
+    });
+
+    expect(res.status).toBe(207);
+    expect(res.body).toMatchObject({ accepted: 0, rejected: 2 });
+    expect(res.body.errors.map((e: { id: string }) => e.id)).toEqual(["a", "b"]);
+    const read = await server.request("GET", "/api/public/v3/scores?traceId=t-none");
+    expect(read.body.data).toEqual([]);
+  });
+
   it("answers 400 when the body is not an array", async () => {
     const server = await useDevServer();
 

@@ -85,3 +85,33 @@ export const capitals = [
 const CAPITALS: Record<string, string> = { France: "Paris", Japan: "Kyoto" };
 /** A task that knows one capital right and one wrong. */
 export const answer = async ({ input }: { input?: unknown }) => CAPITALS[String(input)] ?? "?";
+
+/**
+ * Counts concurrent task calls. Each call waits until `expected` calls are in flight together (or a
+ * bounded fallback passes), so the peak is exactly the runner's limit whatever the machine's speed.
+ */
+export function concurrencyProbe(expected: number, fallbackMs = 2_000) {
+  let inFlight = 0;
+  let peak = 0;
+  let open: () => void = () => {};
+  const gate = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  const fallback = setTimeout(open, fallbackMs);
+  return {
+    get peak() {
+      return peak;
+    },
+    async run<T>(value: T): Promise<T> {
+      peak = Math.max(peak, ++inFlight);
+      if (inFlight >= expected) {
+        clearTimeout(fallback);
+        open();
+      }
+      await gate;
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      inFlight--;
+      return value;
+    },
+  };
+}

@@ -61,11 +61,16 @@ describe("startActiveObservation", () => {
   it("records a throw as level ERROR with the message, ends the span and rethrows the same error", () => {
     const error = new Error("boom");
 
-    expect(() =>
+    let thrown: unknown;
+    try {
       startActiveObservation("throws", () => {
         throw error;
-      }),
-    ).toThrow(error);
+      });
+    } catch (err) {
+      thrown = err;
+    }
+
+    expect(thrown).toBe(error);
 
     const span = otel.span("throws");
     expect(span.attributes[A.OBSERVATION_LEVEL]).toBe("ERROR");

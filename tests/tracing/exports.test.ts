@@ -1,5 +1,5 @@
 import * as tracing from "@svc/tracing";
-import { describe, expect, it } from "vitest";
+import { describe, expect, expectTypeOf, it } from "vitest";
 
 describe("@svc/tracing exports", () => {
   it.each([
@@ -46,6 +46,14 @@ describe("@svc/tracing exports", () => {
       expect(name in tracing).toBe(false);
     },
   );
+
+  it("does not export the removed trace-attributes type (enforced by pnpm typecheck)", () => {
+    // @ts-expect-error SvcTraceAttributes was removed in v6; the type checker fails here if it comes back.
+    type Removed = import("@svc/tracing").SvcTraceAttributes;
+
+    expectTypeOf<Removed>().toBeAny();
+    expect("SvcTraceAttributes" in tracing).toBe(false);
+  });
 
   it("gives observations no setTraceIO method", () => {
     const span = tracing.startObservation("no-trace-io");

@@ -158,6 +158,28 @@ describe("startObservation", () => {
     });
   });
 
+  it("serializes input, output and metadata when they are set, so later changes to the objects are not recorded", () => {
+    const input = { step: 1 };
+    const output = { text: "first" };
+    const metadata = { count: 1, nested: { on: true } };
+
+    const observation = startObservation("snapshot", { input, metadata });
+    observation.update({ output });
+    input.step = 2;
+    output.text = "changed";
+    metadata.count = 2;
+    metadata.nested.on = false;
+    observation.end();
+
+    expect(otel.span("snapshot").attributes).toMatchObject({
+      [A.OBSERVATION_INPUT]: '{"step":1}',
+      [A.OBSERVATION_OUTPUT]: '{"text":"first"}',
+      [`${A.OBSERVATION_METADATA}.count`]: 1,
+      [`${A.OBSERVATION_METADATA}.nested`]: '{"on":true}',
+      [`${A.OBSERVATION_METADATA}.nested.on`]: true,
+    });
+  });
+
   it("starts children under the observation with startObservation()", () => {
     const root = startObservation("root");
     const child = root.startObservation("child", { input: 1 }, { asType: "tool" });

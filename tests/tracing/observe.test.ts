@@ -15,6 +15,15 @@ const otel = useInMemoryTracing();
 
 const tick = () => new Promise<void>((resolve) => setTimeout(resolve, 1));
 
+function thrownBy(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (err) {
+    return err;
+  }
+  throw new Error("expected a throw");
+}
+
 describe("observe", () => {
   it("records a sync call with its argument as input and its return value as output", () => {
     const double = observe(function double(n: number) {
@@ -27,6 +36,20 @@ describe("observe", () => {
       [A.OBSERVATION_INPUT]: "21",
       [A.OBSERVATION_OUTPUT]: "42",
     });
+  });
+
+  it("records the arguments as they were at the call, before the function changed them", () => {
+    const append = observe(
+      (list: number[]) => {
+        list.push(2);
+        return list.length;
+      },
+      { name: "append" },
+    );
+
+    append([1]);
+
+    expect(otel.span("append").attributes[A.OBSERVATION_INPUT]).toBe("[1]");
   });
 
   it("records several arguments as an array and none as no input", () => {
@@ -95,7 +118,7 @@ describe("observe", () => {
       { name: "fails" },
     );
 
-    expect(() => fails(1)).toThrow(error);
+    expect(thrownBy(() => fails(1))).toBe(error);
     expect(otel.span("fails").attributes).toMatchObject({
       [A.OBSERVATION_LEVEL]: "ERROR",
       [A.OBSERVATION_STATUS_MESSAGE]: "too big",
@@ -174,6 +197,26 @@ describe("observe", () => {
     const span = otel.span("count");
     expect(span.attributes[A.OBSERVATION_OUTPUT]).toBe("[0,1,2]");
     expect(new Set(seen)).toEqual(new Set([span.spanContext().spanId]));
+  });
+
+  it("rethrows a sync generator's error unchanged and records it", () => {
+    const error = new Error("bad row");
+    const rows = observe(function* rows() {
+      yield 1;
+      throw error;
+    });
+
+    const seen: number[] = [];
+    const thrown = thrownBy(() => {
+      for (const row of rows()) seen.push(row);
+    });
+
+    expect(thrown).toBe(error);
+    expect(seen).toEqual([1]);
+    expect(otel.span("rows").attributes).toMatchObject({
+      [A.OBSERVATION_LEVEL]: "ERROR",
+      [A.OBSERVATION_STATUS_MESSAGE]: "bad row",
+    });
   });
 
   it("passes values sent with next() into a generator", () => {

@@ -55,18 +55,58 @@ describe("propagateAttributes", () => {
 
   it("does not leak to siblings started outside the callback", async () => {
     await startActiveObservation("root", async () => {
+      const outsideTimer = new Promise<void>((resolve) =>
+        setTimeout(() => {
+          startObservation("outside-timer").end();
+          resolve();
+        }, 2),
+      );
       const inside = propagateAttributes({ userId: "u-inside" }, async () => {
         await tick();
         startObservation("inside").end();
+        await new Promise<void>((resolve) => setTimeout(resolve, 10));
       });
       startObservation("sibling").end();
-      await inside;
+      await Promise.all([inside, outsideTimer]);
       startObservation("after").end();
     });
 
     expect(otel.span("inside").attributes[A.TRACE_USER_ID]).toBe("u-inside");
     expect(otel.span("sibling").attributes[A.TRACE_USER_ID]).toBeUndefined();
+    expect(otel.span("outside-timer").attributes[A.TRACE_USER_ID]).toBeUndefined();
     expect(otel.span("after").attributes[A.TRACE_USER_ID]).toBeUndefined();
+  });
+
+  it("reaches observations started in timer callbacks and async generators inside the callback", async () => {
+    async function* steps() {
+      for (let i = 0; i < 2; i++) {
+        await tick();
+        startObservation(`generator-step-${i}`).end();
+        yield i;
+      }
+    }
+
+    await propagateAttributes({ userId: "u-async" }, async () => {
+      await new Promise<void>((resolve) =>
+        setTimeout(() => {
+          startObservation("in-timeout").end();
+          resolve();
+        }, 1),
+      );
+      await new Promise<void>((resolve) =>
+        setImmediate(() => {
+          startObservation("in-immediate").end();
+          resolve();
+        }),
+      );
+      for await (const _ of steps()) {
+        // consume
+      }
+    });
+
+    for (const name of ["in-timeout", "in-immediate", "generator-step-0", "generator-step-1"]) {
+      expect(otel.span(name).attributes[A.TRACE_USER_ID]).toBe("u-async");
+    }
   });
 
   it("keeps concurrent scopes apart", async () => {
@@ -111,6 +151,14 @@ describe("propagateAttributes", () => {
       [`${A.TRACE_METADATA}.region.zone`]: 2,
       [`${A.TRACE_METADATA}.list`]: '[1,"a"]',
     });
+  });
+
+  it("writes metadata that is not a plain object whole as JSON text", () => {
+    propagateAttributes({ metadata: ["a", 1] }, () => startObservation("array-trace-meta").end());
+    propagateAttributes({ metadata: 42 }, () => startObservation("number-trace-meta").end());
+
+    expect(otel.span("array-trace-meta").attributes[A.TRACE_METADATA]).toBe('["a",1]');
+    expect(otel.span("number-trace-meta").attributes[A.TRACE_METADATA]).toBe("42");
   });
 
   it("propagates a prompt unless it is a fallback", () => {

@@ -3,7 +3,7 @@ import { ScoresApi } from "./api/generated/scores.js";
 import type { CreateScoreRequest } from "./api/generated/types.js";
 import { RequestRuntime } from "./api/runtime.js";
 import { DEFAULT_BASE_URL } from "./config.js";
-import { describe, invalidScoreReason, snapshotScore } from "./score/validate-score.js";
+import { describe, prepareScore, rejectionLine } from "./score/validate-score.js";
 
 /** Options of {@link SvcBrowserClient}. */
 export interface SvcBrowserClientParams {
@@ -81,22 +81,13 @@ export class SvcBrowserClient {
   async score(score: CreateScoreRequest): Promise<{ id: string } | undefined> {
     const logger = getGlobalLogger();
     try {
-      const copy = snapshotScore(score);
-      if (!copy.ok) return void logger.error(`${OWNER}: score dropped: ${copy.reason}`);
-      const problem = invalidScoreReason(copy.value);
-      if (problem) return void logger.error(`${OWNER}: score dropped: ${problem}`);
-      const body = copy.value;
-      const id = typeof body.id === "string" && body.id !== "" ? body.id : crypto.randomUUID();
-      const request: CreateScoreRequest = { ...body, id, timestamp: new Date().toISOString() };
-      if (request.environment == null && this.#environment !== undefined) request.environment = this.#environment;
+      const prepared = prepareScore(score, {}, this.#environment);
+      if (!prepared.ok) return void logger.error(`${OWNER}: score dropped: ${prepared.reason}`);
+      const { request } = prepared;
       const response = await this.#scores.create([request], { headers: this.#headers, maxRetries: this.#maxRetries });
-      if (response && typeof response === "object" && "rejected" in response) {
-        logger.error(
-          `Svc rejected ${response.rejected} of 1 scores in batch: ${JSON.stringify(response.errors ?? [])}`,
-        );
-        return undefined;
-      }
-      return { id };
+      const rejection = rejectionLine(response, 1);
+      if (rejection) return void logger.error(rejection);
+      return { id: request.id };
     } catch (error) {
       logger.error(`${OWNER}: score lost: ${describe(error)}`);
       return undefined;

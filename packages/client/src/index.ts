@@ -28,7 +28,6 @@ export { createEvaluatorFromAutoevals } from "./experiment/autoevals.js";
 export type { ExperimentDataApi } from "./experiment/delete-experiment-data.js";
 export type { ExperimentManagerDeps } from "./experiment/experiment-manager.js";
 export { DEFAULT_EXPERIMENT_MAX_CONCURRENCY, ExperimentManager } from "./experiment/experiment-manager.js";
-export type { ExperimentScoreBody } from "./experiment/internal/run-item.js";
 export type {
   RegressionErrorMessageOptions,
   RegressionErrorMetricOptions,
@@ -49,6 +48,7 @@ export type {
   ExperimentMetadata,
   ExperimentParams,
   ExperimentResult,
+  ExperimentScoreBody,
   ExperimentTask,
   ExperimentTaskParams,
   FormatOptions,

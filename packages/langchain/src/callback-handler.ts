@@ -97,7 +97,7 @@ export class CallbackHandler extends BaseCallbackHandler {
   override handleChainEnd(outputs: ChainValues, runId: string): void {
     this.#safely("handleChainEnd", () => {
       this.#prompts.release(runId);
-      this.#ended(this.#runs.end("handleChainEnd", runId, { output: chainOutput(outputs) }));
+      this.#ended(this.#runs.end("handleChainEnd", runId, () => ({ output: chainOutput(outputs) })));
     });
   }
 
@@ -144,14 +144,7 @@ export class CallbackHandler extends BaseCallbackHandler {
   }
 
   override handleLLMEnd(output: LLMResult, runId: string): void {
-    this.#safely("handleLLMEnd", () => {
-      const attributes: SvcGenerationAttributes = { output: generationOutput(output) };
-      const model = modelNameAtEnd(output);
-      if (model) attributes.model = model;
-      const usage = extractUsageDetails(output);
-      if (usage) attributes.usageDetails = usage;
-      this.#ended(this.#runs.end("handleLLMEnd", runId, attributes));
-    });
+    this.#safely("handleLLMEnd", () => this.#ended(this.#runs.end("handleLLMEnd", runId, () => generationEnd(output))));
   }
 
   override handleLLMError(err: Error, runId: string): void {
@@ -173,7 +166,7 @@ export class CallbackHandler extends BaseCallbackHandler {
   }
 
   override handleToolEnd(output: unknown, runId: string): void {
-    this.#safely("handleToolEnd", () => this.#ended(this.#runs.end("handleToolEnd", runId, { output })));
+    this.#safely("handleToolEnd", () => this.#ended(this.#runs.end("handleToolEnd", runId, () => ({ output }))));
   }
 
   override handleToolError(err: Error, runId: string): void {
@@ -197,7 +190,7 @@ export class CallbackHandler extends BaseCallbackHandler {
 
   override handleRetrieverEnd(documents: DocumentInterface[], runId: string): void {
     this.#safely("handleRetrieverEnd", () =>
-      this.#ended(this.#runs.end("handleRetrieverEnd", runId, { output: documents })),
+      this.#ended(this.#runs.end("handleRetrieverEnd", runId, () => ({ output: documents }))),
     );
   }
 
@@ -272,4 +265,14 @@ export class CallbackHandler extends BaseCallbackHandler {
       log().warn(`CallbackHandler: ${what} failed and was skipped: ${errorMessage(err)}`);
     }
   }
+}
+
+/** What a model run's end records: its output, the model the provider reported and the token usage. */
+function generationEnd(output: LLMResult): SvcGenerationAttributes {
+  const attributes: SvcGenerationAttributes = { output: generationOutput(output) };
+  const model = modelNameAtEnd(output);
+  if (model) attributes.model = model;
+  const usage = extractUsageDetails(output);
+  if (usage) attributes.usageDetails = usage;
+  return attributes;
 }

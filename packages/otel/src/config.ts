@@ -1,4 +1,5 @@
 import { getGlobalLogger, SDK_VERSION } from "@svc/tracing";
+import { toBase64 } from "./internal/base64.js";
 import type { ReadableSpan } from "./readable-span.js";
 
 /** Receives one input, output or metadata value and returns what is exported instead. */
@@ -207,7 +208,7 @@ function exportHeaders(
   env: Env,
 ): Record<string, string> {
   const headers: Record<string, string> = {
-    authorization: `Basic ${base64(`${publicKey ?? ""}:${secretKey ?? ""}`)}`,
+    authorization: `Basic ${toBase64(new TextEncoder().encode(`${publicKey ?? ""}:${secretKey ?? ""}`))}`,
     "x-svc-sdk-name": "javascript",
     "x-svc-sdk-version": SDK_VERSION,
     "x-svc-public-key": publicKey ?? "<missing>",
@@ -238,13 +239,6 @@ function parseOtelHeaders(raw: string | undefined): Record<string, string> {
     }
   }
   return out;
-}
-
-function base64(text: string): string {
-  const bytes = new TextEncoder().encode(text);
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary);
 }
 
 function checkOptionTypes(params: SvcSpanProcessorParams): void {

@@ -7,6 +7,7 @@ import {
   type SvcSpanProcessorParams,
 } from "./config.js";
 import { DropCounter } from "./internal/drop-counter.js";
+import { Limiter } from "./internal/limiter.js";
 import {
   describe,
   type PreparedBody,
@@ -40,6 +41,8 @@ const SVC_SCOPE = "svc-sdk";
 const NAME = "SvcSpanProcessor";
 /** Spans that passed the filter at start and have not ended, remembered for the app-root check. */
 const MAX_OPEN_SPANS = 50_000;
+/** Media uploads in flight at the same time; the others wait. */
+const MAX_CONCURRENT_UPLOADS = 8;
 
 /**
  * OpenTelemetry span processor that sends svc observations (and LLM spans of other instrumentation)
@@ -72,6 +75,7 @@ export class SvcSpanProcessor {
   #encoding: Promise<unknown> = Promise.resolve();
   readonly #preparing = new Set<Promise<void>>();
   readonly #uploads = new Map<string, Promise<void>>();
+  readonly #uploadSlots = new Limiter(MAX_CONCURRENT_UPLOADS);
   readonly #openSpans = new Set<string>();
   readonly #queueDrops = new DropCounter(`${NAME}: export queue full`);
   readonly #exportDrops = new DropCounter(`${NAME}: export failed`);
@@ -195,8 +199,8 @@ export class SvcSpanProcessor {
   }
 
   readonly #onMaskError = (key: string, error: unknown): void => {
-    const message = `${NAME}: mask function threw on ${key}; the value is exported as a fixed marker: ${describe(error)}`;
-    this.#errors.error(`${NAME}: mask function threw`, message);
+    const message = `${NAME}: mask function failed on ${key}; the value is exported as a fixed marker: ${describe(error)}`;
+    this.#errors.error(`${NAME}: mask function failed`, message);
   };
 
   async #withMedia(span: ReadableSpan, attributes: Attributes, media: MediaCandidate[]): Promise<void> {
@@ -215,7 +219,9 @@ export class SvcSpanProcessor {
     const key = JSON.stringify([media.mediaId, media.traceId, media.observationId, media.field]);
     if (this.#uploads.has(key)) return;
     const { baseUrl, headers, timeoutMs } = this.#config;
-    const uploading = uploadMedia({ baseUrl, headers, timeoutMs }, media).finally(() => this.#uploads.delete(key));
+    const uploading = this.#uploadSlots
+      .run(() => uploadMedia({ baseUrl, headers, timeoutMs }, media))
+      .finally(() => this.#uploads.delete(key));
     this.#uploads.set(key, uploading);
   }
 
@@ -346,6 +352,8 @@ function exportThrough(exporter: SpanExporterLike, batch: readonly ExportItem[],
       () => resolve({ ok: false, reason: `exporter gave no result within ${limitMs} ms` }),
       limitMs,
     );
+    // The limit only gives up on the exporter; the exporter's own requests keep the process alive if they must.
+    (timer as { unref?: () => void }).unref?.();
     try {
       exporter.export(spans, (result) => {
         clearTimeout(timer);

@@ -16,7 +16,7 @@ const MEDIA_FIELDS = ["input", "expectedOutput", "metadata"] as const;
 
 /** A dataset with all its items; items are plain data. */
 export type DatasetWithItems = Dataset & {
-  /** Every item of the dataset, all pages fetched. */
+  /** Every item of the dataset, all pages fetched, as stored: media stay reference strings (see `svc.media`). */
   items: DatasetItem[];
   /** The version the items were read at, when `get` was given one. */
   version?: string;

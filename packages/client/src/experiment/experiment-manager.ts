@@ -4,13 +4,14 @@ import { deleteExperimentData, type ExperimentDataApi } from "./delete-experimen
 import { formatExperimentResult } from "./format.js";
 import { errorMessage, runEvaluators } from "./internal/evaluate.js";
 import { flushSpans } from "./internal/flush-spans.js";
-import { type ExperimentScoreBody, type RunContext, runItem, toScoreFields } from "./internal/run-item.js";
+import { type RunContext, runItem, toScoreFields } from "./internal/run-item.js";
 import type {
   DeleteExperimentDataParams,
   DeleteExperimentDataResult,
   ExperimentMetadata,
   ExperimentParams,
   ExperimentResult,
+  ExperimentScoreBody,
 } from "./types.js";
 
 /** Items in flight at once when `maxConcurrency` is not given. */

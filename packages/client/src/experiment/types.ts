@@ -49,6 +49,19 @@ export interface Evaluation {
   configId?: string;
 }
 
+/** A score as the experiment runner hands it to the score manager (fields of `POST /api/public/scores`). */
+export interface ExperimentScoreBody {
+  name: string;
+  value: number | string;
+  traceId?: string;
+  observationId?: string;
+  datasetRunId?: string;
+  comment?: string;
+  metadata?: Record<string, unknown>;
+  dataType?: "NUMERIC" | "CATEGORICAL" | "BOOLEAN";
+  configId?: string;
+}
+
 /** What an item evaluator receives. */
 export interface EvaluatorParams<
   Input = unknown,

@@ -21,6 +21,8 @@ export type CacheLookup = { state: "miss" } | { state: "fresh" | "stale"; value:
 export class PromptCache {
   readonly #entries = new Map<string, Entry>();
   readonly #inFlight = new Map<string, Promise<PromptClient>>();
+  /** Counts invalidations, so a fetch that started before one does not store what it read. */
+  #epoch = 0;
 
   constructor(
     private readonly maxEntries = DEFAULT_PROMPT_CACHE_MAX_ENTRIES,
@@ -40,7 +42,14 @@ export class PromptCache {
     return { state: entry.expiresAt > this.now() ? "fresh" : "stale", value: entry.value };
   }
 
-  set(key: string, value: PromptClient, ttlSeconds: number): void {
+  /** The current invalidation count; pass it back to {@link PromptCache.set} with what was fetched. */
+  get epoch(): number {
+    return this.#epoch;
+  }
+
+  /** Stores a fetched prompt, unless a prompt was invalidated since the fetch started (at `epoch`). */
+  set(key: string, value: PromptClient, ttlSeconds: number, epoch: number = this.#epoch): void {
+    if (epoch !== this.#epoch) return;
     this.#entries.delete(key);
     this.#entries.set(key, {
       name: (JSON.parse(key) as [string])[0],
@@ -58,13 +67,17 @@ export class PromptCache {
   once(key: string, fetch: () => Promise<PromptClient>): Promise<PromptClient> {
     const running = this.#inFlight.get(key);
     if (running) return running;
-    const started = fetch().finally(() => this.#inFlight.delete(key));
+    const started: Promise<PromptClient> = fetch().finally(() => {
+      if (this.#inFlight.get(key) === started) this.#inFlight.delete(key);
+    });
     this.#inFlight.set(key, started);
     return started;
   }
 
-  /** Drops every entry of the named prompt. */
+  /** Drops every entry of the named prompt; fetches already running for it are neither shared nor stored. */
   invalidate(name: string): void {
+    this.#epoch += 1;
     for (const [key, entry] of this.#entries) if (entry.name === name) this.#entries.delete(key);
+    for (const key of this.#inFlight.keys()) if ((JSON.parse(key) as [string])[0] === name) this.#inFlight.delete(key);
   }
 }

@@ -38,6 +38,20 @@ abstract class BasePromptClient {
     this.commitMessage = meta.commitMessage;
     this.isFallback = isFallback;
   }
+
+  /** The JSON text of `toJSON()`: the prompt's fields, with `prompt` as given. */
+  protected serialize(type: "text" | "chat", prompt: unknown): string {
+    return JSON.stringify({
+      name: this.name,
+      prompt,
+      version: this.version,
+      isFallback: this.isFallback,
+      tags: this.tags,
+      labels: this.labels,
+      type,
+      config: this.config,
+    });
+  }
 }
 
 /** A text prompt: one template string. */
@@ -68,16 +82,7 @@ export class TextPromptClient extends BasePromptClient {
 
   /** The prompt's fields as a JSON string. */
   toJSON(): string {
-    return JSON.stringify({
-      name: this.name,
-      prompt: this.prompt,
-      version: this.version,
-      isFallback: this.isFallback,
-      tags: this.tags,
-      labels: this.labels,
-      type: this.type,
-      config: this.config,
-    });
+    return this.serialize(this.type, this.prompt);
   }
 }
 
@@ -127,16 +132,10 @@ export class ChatPromptClient extends BasePromptClient {
 
   /** The prompt's fields as a JSON string; messages without their `type`. */
   toJSON(): string {
-    return JSON.stringify({
-      name: this.name,
-      prompt: this.prompt.map((item) => (isPlaceholder(item) ? item : { role: item.role, content: item.content })),
-      version: this.version,
-      isFallback: this.isFallback,
-      tags: this.tags,
-      labels: this.labels,
-      type: this.type,
-      config: this.config,
-    });
+    return this.serialize(
+      this.type,
+      this.prompt.map((item) => (isPlaceholder(item) ? item : { role: item.role, content: item.content })),
+    );
   }
 
   private expand<M, U>(

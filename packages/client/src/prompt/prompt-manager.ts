@@ -57,7 +57,10 @@ export class PromptManager {
   async get(name: string, options: PromptGetOptions = {}): Promise<PromptClient> {
     const ttl = options.cacheTtlSeconds ?? DEFAULT_PROMPT_CACHE_TTL_SECONDS;
     const key = PromptCache.key(name, options.version, options.label);
-    const fetchAndStore = () => this.#fetch(name, options).then((client) => this.#store(key, client, ttl));
+    const fetchAndStore = () => {
+      const epoch = this.#cache.epoch;
+      return this.#fetch(name, options).then((client) => this.#store(key, client, ttl, epoch));
+    };
 
     if (ttl > 0) {
       const cached = this.#cache.lookup(key);
@@ -147,8 +150,8 @@ export class PromptManager {
     return toClient(prompt);
   }
 
-  #store(key: string, client: PromptClient, ttlSeconds: number): PromptClient {
-    this.#cache.set(key, client, ttlSeconds);
+  #store(key: string, client: PromptClient, ttlSeconds: number, epoch: number): PromptClient {
+    this.#cache.set(key, client, ttlSeconds, epoch);
     return client;
   }
 }

@@ -4,13 +4,10 @@ import type { SvcApi } from "../api/generated/client.js";
 import type { CreateScoreRequest } from "../api/generated/types.js";
 import { BatchQueue } from "./batch-queue.js";
 import type { ScoreManagerConfig } from "./config.js";
-import { describe, invalidScoreReason, snapshotScore } from "./validate-score.js";
+import { describe, prepareScore, rejectionLine } from "./validate-score.js";
 
 /** A score for a span: the trace (and observation) ids come from the span. */
 export type ScoreForSpan = Omit<CreateScoreRequest, "traceId" | "observationId">;
-
-/** The response of `api.scores.create`, read defensively: `rejected` marks a partial acceptance. */
-type ScoresResponse = { rejected?: unknown; errors?: unknown } | undefined | null;
 
 const OWNER = "ScoreManager";
 
@@ -101,43 +98,24 @@ export class ScoreManager {
   }
 
   #enqueue(score: unknown, ids: { traceId?: string; observationId?: string }): void {
-    const copy = snapshotScore(score);
-    const problem = copy.ok ? invalidScoreReason(copy.value) : copy.reason;
-    if (problem !== undefined || !copy.ok) {
-      getGlobalLogger().error(`${OWNER}: score dropped: ${problem}`);
-      return;
-    }
-    const body = copy.value as CreateScoreRequest;
-    const request: CreateScoreRequest = {
-      ...body,
-      ...ids,
-      id: typeof body.id === "string" && body.id !== "" ? body.id : crypto.randomUUID(),
-      timestamp: new Date().toISOString(),
-    };
-    if (request.environment === undefined && this.config.environment !== undefined) {
-      request.environment = this.config.environment;
-    }
-    this.#queue.push(request);
+    const prepared = prepareScore(score, ids, this.config.environment);
+    if (prepared.ok) this.#queue.push(prepared.request);
+    else getGlobalLogger().error(`${OWNER}: score dropped: ${prepared.reason}`);
   }
 
   async #send(batch: CreateScoreRequest[]): Promise<void> {
     const logger = getGlobalLogger();
-    let response: ScoresResponse;
+    let response: unknown;
     try {
-      response = (await this.api.scores.create(batch, { maxRetries: this.config.maxRetries })) as ScoresResponse;
+      response = await this.api.scores.create(batch, { maxRetries: this.config.maxRetries });
     } catch (error) {
       logger.error(
         `${OWNER}: ${batch.length} scores lost after ${this.config.maxRetries + 1} attempts at most: ${describe(error)}`,
       );
       return;
     }
-    if (response && typeof response === "object" && "rejected" in response) {
-      const rejected = Number(response.rejected);
-      logger.error(
-        `Svc rejected ${rejected} of ${batch.length} scores in batch: ${JSON.stringify(response.errors ?? [])}`,
-      );
-    } else {
-      logger.debug(`${OWNER}: sent ${batch.length} scores`);
-    }
+    const rejection = rejectionLine(response, batch.length);
+    if (rejection) logger.error(rejection);
+    else logger.debug(`${OWNER}: sent ${batch.length} scores`);
   }
 }

@@ -1,4 +1,5 @@
 // Shared by the server client and the browser client: no Node-only imports here.
+import type { CreateScoreRequest } from "../api/generated/types.js";
 
 /** Why a score cannot be sent, or undefined when it can. Never throws, whatever it is given. */
 export function invalidScoreReason(score: unknown): string | undefined {
@@ -31,4 +32,45 @@ export function describe(error: unknown): string {
   } catch {
     return "unprintable error";
   }
+}
+
+/**
+ * The score to send for what a caller passed: a JSON copy with `ids` applied, an `id` (a UUID v4 when it has
+ * none), `timestamp` set to now and `environment` defaulted; or the reason it must be dropped. Never throws.
+ */
+export function prepareScore(
+  score: unknown,
+  ids: { traceId?: string; observationId?: string },
+  environment: string | undefined,
+): { ok: true; request: CreateScoreRequest & { id: string } } | { ok: false; reason: string } {
+  const copy = snapshotScore(score);
+  if (!copy.ok) return copy;
+  const problem = invalidScoreReason(copy.value);
+  if (problem !== undefined) return { ok: false, reason: problem };
+  const body = copy.value as CreateScoreRequest;
+  const request: CreateScoreRequest & { id: string } = {
+    ...body,
+    ...ids,
+    id: typeof body.id === "string" && body.id !== "" ? body.id : crypto.randomUUID(),
+    timestamp: new Date().toISOString(),
+  };
+  if (request.environment == null && environment !== undefined) request.environment = environment;
+  return { ok: true, request };
+}
+
+/**
+ * The log line for a score batch the server accepted only in part (HTTP 207, the key `rejected` present and not
+ * 0), or undefined when every score was accepted. Reads the response defensively; never throws.
+ */
+export function rejectionLine(response: unknown, batchSize: number): string | undefined {
+  if (typeof response !== "object" || response === null || !("rejected" in response)) return undefined;
+  const { rejected, errors } = response as { rejected: unknown; errors?: unknown };
+  if (rejected === 0) return undefined;
+  let detail: string;
+  try {
+    detail = JSON.stringify(errors ?? []) ?? "[]";
+  } catch {
+    detail = "(errors not readable)";
+  }
+  return `Svc rejected ${Number(rejected)} of ${batchSize} scores in batch: ${detail}`;
 }

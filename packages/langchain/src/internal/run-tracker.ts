@@ -107,17 +107,25 @@ export class RunTracker {
     run.observation.update({ completionStartTime: run.completionStartTime });
   }
 
-  /** Records `attributes` on the run's observation and ends it; returns the ended run, if it was open. */
-  end(callback: string, runId: string, attributes: SvcGenerationAttributes): RunState | undefined {
+  /**
+   * Records the attributes `read` returns on the run's observation and ends it; returns the ended run, if it was
+   * open. The run ends even when `read` throws (the throw is passed on for the caller to log).
+   */
+  end(callback: string, runId: string, read: () => SvcGenerationAttributes): RunState | undefined {
     const run = this.#runs.take(runId);
     if (!run) {
       log().warn(`CallbackHandler: ${callback} for unknown run ${runId}; nothing recorded`);
       return undefined;
     }
-    this.#endAgent(runId);
-    if (run.completionStartTime) attributes.completionStartTime = run.completionStartTime;
-    run.observation.update(attributes).end();
-    if (run.updatesOuter) context.with(run.context, () => updateActiveObservation({ output: attributes.output }));
+    try {
+      this.#endAgent(runId);
+      const attributes = read();
+      if (run.completionStartTime) attributes.completionStartTime = run.completionStartTime;
+      run.observation.update(attributes);
+      if (run.updatesOuter) context.with(run.context, () => updateActiveObservation({ output: attributes.output }));
+    } finally {
+      run.observation.end();
+    }
     return run;
   }
 
@@ -128,13 +136,16 @@ export class RunTracker {
       log().warn(`CallbackHandler: ${callback} for unknown run ${runId}; error not recorded`);
       return undefined;
     }
-    this.#endAgent(runId);
-    const message = errorMessage(err);
-    const attributes: SvcGenerationAttributes = { level: "ERROR", statusMessage: message };
-    if (run.completionStartTime) attributes.completionStartTime = run.completionStartTime;
-    run.observation.update(attributes);
-    run.observation.otelSpan.setStatus({ code: SpanStatusCode.ERROR, message });
-    run.observation.end();
+    try {
+      this.#endAgent(runId);
+      const message = errorMessage(err);
+      const attributes: SvcGenerationAttributes = { level: "ERROR", statusMessage: message };
+      if (run.completionStartTime) attributes.completionStartTime = run.completionStartTime;
+      run.observation.update(attributes);
+      run.observation.otelSpan.setStatus({ code: SpanStatusCode.ERROR, message });
+    } finally {
+      run.observation.end();
+    }
     return run;
   }
 

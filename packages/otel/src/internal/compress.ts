@@ -9,30 +9,44 @@ interface ProcessLike {
   getBuiltinModule?: (name: string) => unknown;
 }
 
+/** The globals that tell which runtime the SDK runs in and what it offers for gzip. */
+export interface RuntimeGlobals {
+  process?: ProcessLike;
+  /** Set by the Vercel Edge runtime. */
+  EdgeRuntime?: unknown;
+  navigator?: { userAgent?: string };
+  CompressionStream?: typeof CompressionStream;
+}
+
 let cached: Gzip | null | undefined;
 
-/**
- * The gzip function of this runtime, or `null` in browser and edge runtimes, which send bodies
- * uncompressed. On Node-compatible runtimes compression runs on the libuv thread pool.
- */
+/** The gzip function of this runtime (chosen once), or `null` in browser and edge runtimes. */
 export function runtimeGzip(): Gzip | null {
-  if (cached !== undefined) return cached;
-  const proc = (globalThis as { process?: ProcessLike }).process;
-  if (!proc?.versions?.node) {
-    cached = null;
-    return cached;
-  }
+  if (cached === undefined) cached = chooseGzip(globalThis as RuntimeGlobals);
+  return cached;
+}
+
+/**
+ * Picks how bodies are gzipped in the runtime these globals describe: `node:zlib` (on the libuv thread pool) on
+ * Node-compatible server runtimes, else their `CompressionStream`. Browser and edge runtimes get `null`: they
+ * send bodies uncompressed whatever the compression setting.
+ */
+export function chooseGzip(runtime: RuntimeGlobals): Gzip | null {
+  const proc = runtime.process;
+  if (isEdgeRuntime(runtime) || !proc?.versions?.node) return null;
   const zlib = proc.getBuiltinModule?.("node:zlib") as ZlibLike | undefined;
   if (zlib) {
-    cached = (body) =>
+    return (body) =>
       new Promise((resolve, reject) => zlib.gzip(body, (error, out) => (error ? reject(error) : resolve(out))));
-  } else if (typeof CompressionStream === "function") {
-    cached = async (body) => {
-      const stream = new Blob([body as BlobPart]).stream().pipeThrough(new CompressionStream("gzip"));
-      return new Uint8Array(await new Response(stream).arrayBuffer());
-    };
-  } else {
-    cached = null;
   }
-  return cached;
+  const Stream = runtime.CompressionStream;
+  if (typeof Stream !== "function") return null;
+  return async (body) => {
+    const stream = new Blob([body as BlobPart]).stream().pipeThrough(new Stream("gzip"));
+    return new Uint8Array(await new Response(stream).arrayBuffer());
+  };
+}
+
+function isEdgeRuntime(runtime: RuntimeGlobals): boolean {
+  return typeof runtime.EdgeRuntime === "string" || runtime.navigator?.userAgent === "Cloudflare-Workers";
 }

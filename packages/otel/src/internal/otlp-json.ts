@@ -1,5 +1,6 @@
 import type { Attributes, AttributeValue, HrTime, Link, SpanContext } from "@opentelemetry/api";
 import type { ReadableSpan } from "../readable-span.js";
+import { toBase64 } from "./base64.js";
 
 /**
  * OTLP/JSON encoding of ended spans (ExportTraceServiceRequest), field for field and in the same
@@ -173,18 +174,11 @@ function toAnyValue(value: AttributeValue | unknown): AnyValue {
     case "boolean":
       return { boolValue: value };
   }
-  if (value instanceof Uint8Array) return { bytesValue: bytesToBase64(value) };
+  if (value instanceof Uint8Array) return { bytesValue: toBase64(value) };
   if (Array.isArray(value)) return { arrayValue: { values: value.map(toAnyValue) } };
   if (typeof value === "object" && value !== null) {
     const record = value as Record<string, unknown>;
     return { kvlistValue: { values: Object.keys(record).map((key) => ({ key, value: toAnyValue(record[key]) })) } };
   }
   return {};
-}
-
-function bytesToBase64(bytes: Uint8Array): string {
-  if (typeof Buffer !== "undefined") return Buffer.from(bytes).toString("base64");
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary);
 }

@@ -12,7 +12,7 @@ export const DATA_KEY_PREFIXES = [
   "svc.trace.metadata",
 ] as const;
 
-/** Exported in place of a value whose mask function threw. */
+/** Exported in place of a value whose mask function threw or returned something that cannot be serialized. */
 export const MASK_FAILED_MARKER = "<fully masked due to failed mask function>";
 
 function isDataKey(key: string): boolean {
@@ -86,7 +86,8 @@ function applyMask(
   if (typeof masked === "string" || typeof masked === "number" || typeof masked === "boolean") return masked;
   try {
     return JSON.stringify(masked);
-  } catch {
+  } catch (error) {
+    onError(key, new Error("it returned a value that cannot be serialized to JSON", { cause: error }));
     return MASK_FAILED_MARKER;
   }
 }

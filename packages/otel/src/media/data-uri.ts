@@ -1,3 +1,5 @@
+import { toBase64 } from "../internal/base64.js";
+
 /** A base64 data URI found in an attribute value, decoded. */
 export interface ParsedDataUri {
   /** The data URI text as it appeared. */
@@ -30,14 +32,6 @@ function decodeBase64(text: string): Uint8Array {
   const bytes = new Uint8Array(binary.length);
   for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
   return bytes;
-}
-
-/** Standard base64 of bytes. */
-export function toBase64(bytes: Uint8Array): string {
-  if (typeof Buffer !== "undefined") return Buffer.from(bytes).toString("base64");
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary);
 }
 
 /** SHA-256 of the bytes as standard base64, and the media id derived from it. */

@@ -1,25 +1,18 @@
-import { SpanStatusCode } from "@opentelemetry/api";
+import { context, SpanStatusCode, trace } from "@opentelemetry/api";
 import { SvcOtelSpanAttributes as A, propagateSpanAttributes, startActiveObservation } from "@svc/tracing";
-import type { Evaluation, ExperimentItem, ExperimentItemResult, ExperimentParams } from "../types.js";
+import type {
+  Evaluation,
+  ExperimentItem,
+  ExperimentItemResult,
+  ExperimentParams,
+  ExperimentScoreBody,
+} from "../types.js";
 import { errorMessage, runEvaluators } from "./evaluate.js";
 
 /** Name of the root span of each item's trace. */
 export const ITEM_ROOT_SPAN_NAME = "experiment-item-run";
 /** Environment recorded on every span of an experiment item. */
 export const EXPERIMENT_ENVIRONMENT = "sdk-experiment";
-
-/** A score as the experiment runner hands it to the score manager (fields of `POST /api/public/scores`). */
-export interface ExperimentScoreBody {
-  name: string;
-  value: number | string;
-  traceId?: string;
-  observationId?: string;
-  datasetRunId?: string;
-  comment?: string;
-  metadata?: Record<string, unknown>;
-  dataType?: "NUMERIC" | "CATEGORICAL" | "BOOLEAN";
-  configId?: string;
-}
 
 /** What stays the same for every item of one run. */
 export interface RunContext {
@@ -55,28 +48,32 @@ export async function runItem(item: Item, run: RunContext): Promise<ItemResult> 
   let rootSpanId: string | undefined;
   try {
     const itemId = item.id ?? (await hashInput(item.input));
-    await startActiveObservation(
-      ITEM_ROOT_SPAN_NAME,
-      async (root) => {
-        result.traceId = root.traceId;
-        rootSpanId = root.id;
-        run.onRootSpan(root.otelSpan.isRecording());
-        const propagated = propagatedAttributes(item, itemId, root.id, run);
-        // Set on the root directly too: propagation reaches it only through the active context.
-        root.otelSpan.setAttributes({ ...propagated, ...rootOnlyAttributes(item, run) });
-        await propagateSpanAttributes(propagated, async () => {
-          const metadata = rootMetadata(item, run);
-          try {
-            result.output = await run.params.task(item);
-            root.update({ input: item.input, output: result.output, metadata });
-          } catch (error) {
-            result.error = errorMessage(error);
-            root.update({ input: item.input, metadata, level: "ERROR", statusMessage: result.error });
-            root.otelSpan.setStatus({ code: SpanStatusCode.ERROR, message: result.error });
-          }
-        });
-      },
-      { asType: "span" },
+    // Without the caller's active span, so that each item starts a trace of its own.
+    const detached = trace.deleteSpan(context.active());
+    await context.with(detached, () =>
+      startActiveObservation(
+        ITEM_ROOT_SPAN_NAME,
+        async (root) => {
+          result.traceId = root.traceId;
+          rootSpanId = root.id;
+          run.onRootSpan(root.otelSpan.isRecording());
+          const propagated = propagatedAttributes(item, itemId, root.id, run);
+          // Set on the root directly too: propagation reaches it only through the active context.
+          root.otelSpan.setAttributes({ ...propagated, ...rootOnlyAttributes(item, run) });
+          await propagateSpanAttributes(propagated, async () => {
+            const metadata = rootMetadata(item, run);
+            try {
+              result.output = await run.params.task(item);
+              root.update({ input: item.input, output: result.output, metadata });
+            } catch (error) {
+              result.error = errorMessage(error);
+              root.update({ input: item.input, metadata, level: "ERROR", statusMessage: result.error });
+              root.otelSpan.setStatus({ code: SpanStatusCode.ERROR, message: result.error });
+            }
+          });
+        },
+        { asType: "span" },
+      ),
     );
   } catch (error) {
     // Only reachable when tracing itself fails; the task's own errors are caught above.
