@@ -99,6 +99,31 @@ describe("batching", () => {
     expect(peak).toBeLessThanOrEqual(2);
   });
 
+  it("overlaps the requests of several batches while it encodes and compresses them one at a time", async () => {
+    const server = await sink();
+    let active = 0;
+    let peak = 0;
+    server.reply(async () => {
+      active++;
+      peak = Math.max(peak, active);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      active--;
+      return { status: 200, json: {} };
+    });
+    const { svc, processor } = svcProvider(server, { flushAt: 1, maxConcurrentExports: 3 });
+
+    for (let i = 0; i < 6; i++) svc.startSpan(`s${i}`).end();
+    await processor.forceFlush();
+
+    expect(
+      exportedSpans(server)
+        .map((s) => s.name)
+        .sort(),
+    ).toEqual(["s0", "s1", "s2", "s3", "s4", "s5"]);
+    expect(otlpRequests(server).every((r) => r.headers["content-encoding"] === "gzip")).toBe(true);
+    expect(peak).toBe(3);
+  });
+
   it("drops spans beyond maxQueueSize and logs the loss at error level", async () => {
     const logs = captureLogs();
     const server = await sink();

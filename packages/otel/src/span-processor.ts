@@ -8,7 +8,14 @@ import {
 } from "./config.js";
 import { DropCounter } from "./internal/drop-counter.js";
 import { Limiter } from "./internal/limiter.js";
-import { describe, RETRY_WINDOW_MS, type SendResult, sendOtlpJson } from "./internal/otlp-http.js";
+import {
+  describe,
+  type PreparedBody,
+  postOtlpBody,
+  prepareOtlpBody,
+  RETRY_WINDOW_MS,
+  type SendResult,
+} from "./internal/otlp-http.js";
 import { type ExportItem, encodeTraceRequest } from "./internal/otlp-json.js";
 import { RepeatLog } from "./internal/repeat-log.js";
 import { prepareSpanData } from "./internal/span-data.js";
@@ -64,6 +71,8 @@ export class SvcSpanProcessor {
   #timer: ReturnType<typeof setTimeout> | undefined;
   #shutdown: Promise<void> | undefined;
   readonly #inFlight = new Set<Promise<void>>();
+  /** The batch being encoded and compressed; the next one waits for it. */
+  #encoding: Promise<unknown> = Promise.resolve();
   readonly #preparing = new Set<Promise<void>>();
   readonly #uploads = new Map<string, Promise<void>>();
   readonly #uploadSlots = new Limiter(MAX_CONCURRENT_UPLOADS);
@@ -267,12 +276,28 @@ export class SvcSpanProcessor {
       const exporter = this.#config.exporter;
       result = exporter
         ? await exportThrough(exporter, batch, RETRY_WINDOW_MS + this.#config.timeoutMs)
-        : await sendOtlpJson(this.#config, encodeTraceRequest(batch));
+        : await this.#encodeAndPost(batch);
     } catch (error) {
       result = { ok: false, reason: describe(error) };
     }
     if (result.ok) this.#log.debug(`${NAME}: exported ${batch.length} span(s)`);
     else this.#exportDrops.add(batch.length, result.reason);
+  }
+
+  /**
+   * Encodes and compresses one batch at a time (uncompressed bodies are large, compressed ones small),
+   * then posts it; the posts of several batches still overlap.
+   */
+  async #encodeAndPost(batch: ExportItem[]): Promise<SendResult> {
+    const turn = this.#encoding.then(() => prepareOtlpBody(this.#config, encodeTraceRequest(batch)));
+    this.#encoding = turn.catch(() => undefined);
+    let prepared: PreparedBody;
+    try {
+      prepared = await turn;
+    } catch (error) {
+      return { ok: false, reason: `encoding failed: ${describe(error)}` };
+    }
+    return postOtlpBody(this.#config, prepared);
   }
 
   async #flushAll(): Promise<void> {

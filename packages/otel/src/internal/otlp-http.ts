@@ -21,23 +21,27 @@ const MAX_DELAY_MS = 5000;
 /** No retry starts later than this after the first attempt started. */
 export const RETRY_WINDOW_MS = 30_000;
 
-/**
- * Sends one OTLP/JSON body: gzip off the main thread when asked (and the runtime has it), then
- * POST with a per-attempt timeout; 429, 502, 503, 504 and network errors are retried with bounded
- * backoff that honours Retry-After. Never rejects.
- */
-export async function sendOtlpJson(target: HttpExportTarget, json: string): Promise<SendResult> {
-  let body: Uint8Array = new TextEncoder().encode(json);
+/** A request body ready to send, with the headers that describe it. */
+export interface PreparedBody {
+  body: Uint8Array;
+  headers: Record<string, string>;
+}
+
+/** Encodes an OTLP/JSON text as the request body: gzip off the main thread when asked and the runtime has it. */
+export async function prepareOtlpBody(target: HttpExportTarget, json: string): Promise<PreparedBody> {
+  const body = new TextEncoder().encode(json);
   const headers = { ...target.headers };
   const gzip = target.compression === "gzip" ? runtimeGzip() : null;
-  if (gzip) {
-    try {
-      body = await gzip(body);
-      headers["content-encoding"] = "gzip";
-    } catch (error) {
-      return { ok: false, reason: `gzip failed: ${describe(error)}` };
-    }
-  }
+  if (!gzip) return { body, headers };
+  headers["content-encoding"] = "gzip";
+  return { body: await gzip(body), headers };
+}
+
+/**
+ * POSTs a prepared body with a per-attempt timeout; 429, 502, 503, 504 and network errors are
+ * retried with bounded backoff that honours Retry-After. Never rejects.
+ */
+export async function postOtlpBody(target: HttpExportTarget, { body, headers }: PreparedBody): Promise<SendResult> {
   const started = Date.now();
   for (let attempt = 0; ; attempt++) {
     let reason: string;

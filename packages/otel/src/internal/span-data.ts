@@ -27,6 +27,12 @@ export interface PreparedData {
   media: MediaCandidate[] | undefined;
 }
 
+/**
+ * Text that every base64 data URI contains. `;` is rare in prose and JSON, so testing for it skips
+ * most values far faster than looking for `data:`.
+ */
+const BASE64_MARKER = ";base64,";
+
 /** Applies the mask to input, output and metadata attributes and finds values with data URIs. */
 export function prepareSpanData(
   source: Attributes,
@@ -34,24 +40,33 @@ export function prepareSpanData(
   scanMedia: boolean,
   onMaskError: (key: string, error: unknown) => void,
 ): PreparedData {
-  if (!mask && !scanMedia) return { attributes: source, media: undefined };
+  if (!mask) return { attributes: source, media: scanMedia ? findMediaCandidates(source) : undefined };
   let attributes = source;
   let media: MediaCandidate[] | undefined;
   for (const key in source) {
     if (!isDataKey(key)) continue;
-    let value = source[key];
-    if (mask) {
-      value = applyMask(mask, key, value, onMaskError);
-      if (attributes === source) attributes = { ...source };
-      if (value === undefined) delete attributes[key];
-      else attributes[key] = value;
-    }
-    if (scanMedia && typeof value === "string" && value.includes("data:")) {
+    const value = applyMask(mask, key, source[key], onMaskError);
+    if (attributes === source) attributes = { ...source };
+    if (value === undefined) delete attributes[key];
+    else attributes[key] = value;
+    if (scanMedia && typeof value === "string" && value.includes(BASE64_MARKER)) {
       media ??= [];
       media.push({ key, value });
     }
   }
   return { attributes, media };
+}
+
+/** Input, output and metadata values that may hold a base64 data URI; the cheap test on the value goes first. */
+function findMediaCandidates(source: Attributes): MediaCandidate[] | undefined {
+  let media: MediaCandidate[] | undefined;
+  for (const key in source) {
+    const value = source[key];
+    if (typeof value !== "string" || !value.includes(BASE64_MARKER) || !isDataKey(key)) continue;
+    media ??= [];
+    media.push({ key, value });
+  }
+  return media;
 }
 
 function applyMask(

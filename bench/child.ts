@@ -1,0 +1,132 @@
+// One workload for one contender in a fresh process; prints one JSON result line on stdout.
+//   node child.ts <contender> <spans-yield|spans-burst|scores> <count>   (SINK_URL set by the runner)
+import { setImmediate as yieldToLoop } from "node:timers/promises";
+import type { ScoresContender, SinkTarget, SpansContender } from "./contenders/types.ts";
+import { OBSERVATIONS_PER_TRACE } from "./payload.ts";
+
+const [contender = "", workload = "", countArg = "0"] = process.argv.slice(2);
+const count = Number(countArg);
+const baseUrl = process.env.SINK_URL ?? "";
+const target: SinkTarget = { baseUrl, publicKey: "pk-bench", secretKey: "sk-bench" };
+const LIMIT_MS = 120_000;
+
+interface ContenderModule {
+  spans(target: SinkTarget): SpansContender | Promise<SpansContender>;
+  scores(target: SinkTarget): ScoresContender | Promise<ScoresContender>;
+}
+
+async function sinkStats(): Promise<{ uniqueSpans: number; spans: number; scores: number }> {
+  const res = await fetch(`${baseUrl}/__stats`);
+  return (await res.json()) as { uniqueSpans: number; spans: number; scores: number };
+}
+
+/** Awaits a promise for at most LIMIT_MS; a hang is a result, not a stuck benchmark. */
+async function bounded<T>(what: string, p: Promise<T>): Promise<{ ok: boolean; ms: number }> {
+  const t = performance.now();
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), LIMIT_MS);
+  });
+  const ok = await Promise.race([p.then(() => true), timeout]);
+  clearTimeout(timer);
+  if (!ok) console.error(`bench: ${what} did not settle within ${LIMIT_MS} ms`);
+  return { ok, ms: performance.now() - t };
+}
+
+async function runSpans(mod: ContenderModule, burst: boolean) {
+  const c = await mod.spans(target);
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  let apiMs = 0;
+  let apiCpuUs = 0;
+  for (let i = 0; i < count; i++) {
+    // Wall time of the tracing calls, and this thread's CPU time in them (steadier on a busy machine).
+    const cpuA = process.threadCpuUsage();
+    const a = performance.now();
+    c.trace(i);
+    apiMs += performance.now() - a;
+    const cpuB = process.threadCpuUsage();
+    apiCpuUs += cpuB.user - cpuA.user + cpuB.system - cpuA.system;
+    if (!burst) await yieldToLoop();
+  }
+  const loopMs = performance.now() - t0;
+  const flush = await bounded("forceFlush()", c.forceFlush());
+  const atFlush = await sinkStats();
+  const shutdown = await bounded("shutdown()", c.shutdown());
+  const totalMs = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  return {
+    observations: count * OBSERVATIONS_PER_TRACE,
+    apiUsPerObservation: (apiMs * 1000) / (count * OBSERVATIONS_PER_TRACE),
+    apiCpuUsPerObservation: apiCpuUs / (count * OBSERVATIONS_PER_TRACE),
+    loopMs,
+    flushMs: flush.ms,
+    flushSettled: flush.ok,
+    shutdownSettled: shutdown.ok,
+    totalMs,
+    cpuMs: (cpu.user + cpu.system) / 1000,
+    spansAtFlush: atFlush.uniqueSpans,
+  };
+}
+
+async function runScores(mod: ContenderModule) {
+  const c = await mod.scores(target);
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  let createMs = 0;
+  let createCpuUs = 0;
+  for (let i = 0; i < count; i += 100) {
+    const cpuA = process.threadCpuUsage();
+    for (let j = i; j < Math.min(i + 100, count); j++) {
+      const a = performance.now();
+      c.create(j);
+      createMs += performance.now() - a;
+    }
+    const cpuB = process.threadCpuUsage();
+    createCpuUs += cpuB.user - cpuA.user + cpuB.system - cpuA.system;
+  }
+  const flush = await bounded("flush()", c.flush());
+  const atFlush = await sinkStats();
+  const shutdown = await bounded("shutdown()", c.shutdown());
+  const cpu = process.cpuUsage(cpu0);
+  return {
+    scoresCreated: count,
+    createUsPerScore: (createMs * 1000) / count,
+    createCpuUsPerScore: createCpuUs / count,
+    flushMs: flush.ms,
+    flushSettled: flush.ok,
+    shutdownSettled: shutdown.ok,
+    totalMs: performance.now() - t0,
+    cpuMs: (cpu.user + cpu.system) / 1000,
+    scoresAtFlush: atFlush.scores,
+  };
+}
+
+async function main(): Promise<void> {
+  // Warm up the process's fetch (loaded lazily by Node) so no contender pays for it inside the timed calls.
+  await sinkStats();
+  // "<name>-gzip" runs a contender with gzip switched on the way its users can: OpenTelemetry's environment variable.
+  if (contender.endsWith("-gzip")) process.env.OTEL_EXPORTER_OTLP_TRACES_COMPRESSION = "gzip";
+  const mod = (await import(`./contenders/${contender.replace(/-gzip$/, "")}.ts`)) as ContenderModule;
+  const result = workload === "scores" ? await runScores(mod) : await runSpans(mod, workload === "spans-burst");
+  const usage = process.resourceUsage();
+  const peakRssMb = usage.maxRSS / 1024;
+  const contextSwitches = { voluntary: usage.voluntaryContextSwitches, involuntary: usage.involuntaryContextSwitches };
+  process.stdout.write(`${JSON.stringify({ contender, workload, count, ...result, peakRssMb, contextSwitches })}\n`);
+}
+
+const guard = setTimeout(() => {
+  console.error("bench: child gave up after 5 minutes");
+  process.exit(3);
+}, 300_000);
+guard.unref();
+main().then(
+  () => {
+    // Every contender has shut down; anything still pending is its own leak, which must not stall the run.
+    setTimeout(() => process.exit(0), 200).unref();
+  },
+  (error: unknown) => {
+    process.stdout.write(`${JSON.stringify({ contender, workload, error: String(error) })}\n`);
+    process.exit(2);
+  },
+);

@@ -1,0 +1,251 @@
+// A local sink on 127.0.0.1 that stands in for the server: it decodes every request, checks its shape and counts
+// spans, scores, requests and bytes as received on the wire.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { promisify } from "node:util";
+import { gunzip } from "node:zlib";
+
+const gunzipAsync = promisify(gunzip);
+
+/** Counters since the last reset. */
+export interface SinkStats {
+  spans: number;
+  uniqueSpans: number;
+  duplicateSpans: number;
+  spanRequests: number;
+  spanBytes: number;
+  gzipRequests: number;
+  scores: number;
+  uniqueScores: number;
+  scoreRequests: number;
+  scoreBytes: number;
+  otherRequests: number;
+  malformed: string[];
+}
+
+export interface Sink {
+  url: string;
+  stats(): SinkStats;
+  reset(): void;
+  close(): Promise<void>;
+}
+
+const HEX32 = /^[0-9a-f]{32}$/;
+const HEX16 = /^[0-9a-f]{16}$/;
+
+interface OtlpSpan {
+  traceId?: unknown;
+  spanId?: unknown;
+  name?: unknown;
+}
+
+/** Yields every span of an OTLP/JSON traces request, or throws when the shape is wrong. */
+function jsonSpans(body: unknown): OtlpSpan[] {
+  const resourceSpans = (body as { resourceSpans?: unknown })?.resourceSpans;
+  if (!Array.isArray(resourceSpans)) throw new Error("no resourceSpans array");
+  const out: OtlpSpan[] = [];
+  for (const rs of resourceSpans) {
+    const scopeSpans = (rs as { scopeSpans?: unknown })?.scopeSpans;
+    if (!Array.isArray(scopeSpans)) throw new Error("no scopeSpans array");
+    for (const ss of scopeSpans) {
+      const spans = (ss as { spans?: unknown })?.spans;
+      if (!Array.isArray(spans)) throw new Error("no spans array");
+      out.push(...(spans as OtlpSpan[]));
+    }
+  }
+  return out;
+}
+
+/** Reads the length-delimited fields with the given number from a protobuf message. */
+function protoFields(buf: Buffer, wanted: number): Buffer[] {
+  const out: Buffer[] = [];
+  let pos = 0;
+  const varint = (): number => {
+    let result = 0;
+    let shift = 0;
+    for (let n = 0; n < 10; n++) {
+      if (pos >= buf.length) throw new Error("truncated varint");
+      const byte = buf[pos++]!;
+      result += (byte & 0x7f) * 2 ** shift;
+      if ((byte & 0x80) === 0) return result;
+      shift += 7;
+    }
+    throw new Error("varint too long");
+  };
+  while (pos < buf.length) {
+    const key = varint();
+    const field = Math.floor(key / 8);
+    const wire = key % 8;
+    if (wire === 0) varint();
+    else if (wire === 1) pos += 8;
+    else if (wire === 5) pos += 4;
+    else if (wire === 2) {
+      const len = varint();
+      if (pos + len > buf.length) throw new Error("truncated field");
+      if (field === wanted) out.push(buf.subarray(pos, pos + len));
+      pos += len;
+    } else throw new Error(`unsupported wire type ${wire}`);
+  }
+  return out;
+}
+
+/** Spans of an OTLP/protobuf traces request: resource_spans(1) > scope_spans(2) > spans(2) > trace_id(1), span_id(2). */
+function protoSpans(buf: Buffer): OtlpSpan[] {
+  const out: OtlpSpan[] = [];
+  for (const rs of protoFields(buf, 1)) {
+    for (const ss of protoFields(rs, 2)) {
+      for (const span of protoFields(ss, 2)) {
+        out.push({
+          traceId: protoFields(span, 1)[0]?.toString("hex"),
+          spanId: protoFields(span, 2)[0]?.toString("hex"),
+          name: protoFields(span, 5)[0]?.toString("utf8"),
+        });
+      }
+    }
+  }
+  return out;
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => resolve(Buffer.concat(chunks)));
+    req.on("error", reject);
+  });
+}
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
+  res.end(text);
+}
+
+function emptyStats(): SinkStats {
+  return {
+    spans: 0,
+    uniqueSpans: 0,
+    duplicateSpans: 0,
+    spanRequests: 0,
+    spanBytes: 0,
+    gzipRequests: 0,
+    scores: 0,
+    uniqueScores: 0,
+    scoreRequests: 0,
+    scoreBytes: 0,
+    otherRequests: 0,
+    malformed: [],
+  };
+}
+
+/** Starts the sink on 127.0.0.1 with an ephemeral port. */
+export async function startSink(): Promise<Sink> {
+  let stats = emptyStats();
+  let spanIds = new Set<string>();
+  let scoreIds = new Set<string>();
+  const malformed = (what: string) => {
+    if (stats.malformed.length < 20) stats.malformed.push(what);
+    else stats.malformed[19] = `${what} (and more)`;
+  };
+
+  const onSpans = async (req: IncomingMessage, raw: Buffer, res: ServerResponse) => {
+    stats.spanRequests++;
+    stats.spanBytes += raw.length;
+    const encoding = String(req.headers["content-encoding"] ?? "").toLowerCase();
+    let body = raw;
+    if (encoding.includes("gzip")) {
+      stats.gzipRequests++;
+      body = await gunzipAsync(raw);
+    }
+    const type = String(req.headers["content-type"] ?? "");
+    const isProto = type.includes("protobuf");
+    const spans = isProto ? protoSpans(body) : jsonSpans(JSON.parse(body.toString("utf8")));
+    for (const span of spans) {
+      if (typeof span.traceId !== "string" || !HEX32.test(span.traceId)) throw new Error("span without a trace id");
+      if (typeof span.spanId !== "string" || !HEX16.test(span.spanId)) throw new Error("span without a span id");
+      if (typeof span.name !== "string" || span.name === "") throw new Error("span without a name");
+      stats.spans++;
+      const key = `${span.traceId}:${span.spanId}`;
+      if (spanIds.has(key)) stats.duplicateSpans++;
+      else spanIds.add(key);
+    }
+    stats.uniqueSpans = spanIds.size;
+    if (isProto) {
+      res.writeHead(200, { "content-type": "application/x-protobuf", "content-length": 0 });
+      res.end();
+    } else send(res, 200, {});
+  };
+
+  const countScore = (score: unknown) => {
+    const s = score as { id?: unknown; name?: unknown; value?: unknown };
+    if (typeof s?.name !== "string" || s.name === "") throw new Error("score without a name");
+    if (typeof s.value !== "number" && typeof s.value !== "string") throw new Error("score without a value");
+    stats.scores++;
+    if (typeof s.id === "string") scoreIds.add(s.id);
+    stats.uniqueScores = scoreIds.size;
+  };
+
+  const server: Server = createServer((req, res) => {
+    readBody(req)
+      .then(async (raw) => {
+        const path = (req.url ?? "/").split("?")[0]!;
+        if (path === "/__stats") return send(res, 200, stats);
+        if (path === "/__reset") {
+          stats = emptyStats();
+          spanIds = new Set();
+          scoreIds = new Set();
+          return send(res, 200, {});
+        }
+        if (req.method === "POST" && path === "/api/public/otel/v1/traces") return await onSpans(req, raw, res);
+        if (req.method === "POST" && path === "/api/public/scores") {
+          stats.scoreRequests++;
+          stats.scoreBytes += raw.length;
+          const body: unknown = JSON.parse(raw.toString("utf8"));
+          if (!Array.isArray(body)) throw new Error("scores body is not an array");
+          if (body.length === 0 || body.length > 100) throw new Error(`scores batch of ${body.length}`);
+          for (const score of body) countScore(score);
+          return send(res, 200, {});
+        }
+        if (req.method === "POST" && path === "/api/public/ingestion") {
+          stats.scoreRequests++;
+          stats.scoreBytes += raw.length;
+          const batch = (JSON.parse(raw.toString("utf8")) as { batch?: unknown }).batch;
+          if (!Array.isArray(batch)) throw new Error("ingestion body without a batch");
+          const successes: { id: unknown; status: number }[] = [];
+          for (const event of batch as { id?: unknown; type?: unknown; body?: unknown }[]) {
+            if (event.type !== "score-create") throw new Error(`unexpected ingestion event ${String(event.type)}`);
+            countScore(event.body);
+            successes.push({ id: event.id, status: 201 });
+          }
+          return send(res, 207, { successes, errors: [] });
+        }
+        stats.otherRequests++;
+        if (req.method === "POST" && path === "/api/public/media") return send(res, 200, { mediaId: "bench-media" });
+        if (req.method === "PATCH" && path.startsWith("/api/public/media/")) return send(res, 200, {});
+        if (req.method === "GET" && path === "/api/public/projects") return send(res, 200, { data: [{ id: "bench" }] });
+        malformed(`unexpected route ${req.method} ${path}`);
+        return send(res, 404, { message: "not found" });
+      })
+      .catch((error: unknown) => {
+        malformed(`${req.method} ${req.url}: ${error instanceof Error ? error.message : String(error)}`);
+        if (!res.headersSent) send(res, 400, { message: "malformed" });
+      });
+  });
+  server.keepAliveTimeout = 30_000;
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    stats: () => ({ ...stats, malformed: [...stats.malformed] }),
+    reset() {
+      stats = emptyStats();
+      spanIds = new Set();
+      scoreIds = new Set();
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
