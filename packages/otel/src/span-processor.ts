@@ -1,5 +1,11 @@
 import type { Attributes, AttributeValue, Context, SpanContext } from "@opentelemetry/api";
-import { getGlobalLogger, getPropagatedAttributes, hasTraceIdClaim, SvcOtelSpanAttributes } from "@svc/tracing";
+import {
+  getGlobalLogger,
+  getPropagatedAttributes,
+  hasTraceIdClaim,
+  RepeatLog,
+  SvcOtelSpanAttributes,
+} from "@svc/tracing";
 import {
   resolveProcessorConfig,
   type SpanExporterLike,
@@ -10,7 +16,6 @@ import { DropCounter } from "./internal/drop-counter.js";
 import { Limiter } from "./internal/limiter.js";
 import { describe, RETRY_WINDOW_MS, type SendResult, sendOtlpJson } from "./internal/otlp-http.js";
 import { type ExportItem, encodeTraceRequest } from "./internal/otlp-json.js";
-import { RepeatLog } from "./internal/repeat-log.js";
 import { prepareSpanData } from "./internal/span-data.js";
 import type { MediaUpload } from "./media/media-upload.js";
 import { uploadMedia } from "./media/media-upload.js";
@@ -71,7 +76,7 @@ export class SvcSpanProcessor {
   readonly #queueDrops = new DropCounter(`${NAME}: export queue full`);
   readonly #exportDrops = new DropCounter(`${NAME}: export failed`);
   readonly #lateDrops = new DropCounter(`${NAME}: span ended after shutdown`);
-  readonly #errors = new RepeatLog();
+  readonly #repeats = new RepeatLog();
 
   /**
    * Creates the processor. Missing keys are logged, not thrown.
@@ -88,7 +93,8 @@ export class SvcSpanProcessor {
     try {
       this.#start(span, parentContext);
     } catch (error) {
-      this.#warn("onStart", error, "; the span is left as it was");
+      const message = `${NAME}: onStart failed; the span is left as it was: ${describe(error)}`;
+      this.#repeats.warn(`${NAME}: onStart failed`, message);
     }
   }
 
@@ -98,7 +104,7 @@ export class SvcSpanProcessor {
       this.#end(span);
     } catch (error) {
       const message = `${NAME}: onEnd failed; span "${String(span?.name)}" is not exported: ${describe(error)}`;
-      this.#errors.error(`${NAME}: onEnd failed`, message);
+      this.#repeats.error(`${NAME}: onEnd failed`, message);
     }
   }
 
@@ -183,7 +189,7 @@ export class SvcSpanProcessor {
     } catch (error) {
       if (!atStart) {
         const message = `${NAME}: shouldExportSpan threw; span "${span.name}" is not exported: ${describe(error)}`;
-        this.#errors.error(`${NAME}: shouldExportSpan threw`, message);
+        this.#repeats.error(`${NAME}: shouldExportSpan threw`, message);
       }
       return false;
     }
@@ -191,7 +197,7 @@ export class SvcSpanProcessor {
 
   readonly #onMaskError = (key: string, error: unknown): void => {
     const message = `${NAME}: mask function failed on ${key}; the value is exported as a fixed marker: ${describe(error)}`;
-    this.#errors.error(`${NAME}: mask function failed`, message);
+    this.#repeats.error(`${NAME}: mask function failed`, message);
   };
 
   async #withMedia(span: ReadableSpan, attributes: Attributes, media: MediaCandidate[]): Promise<void> {
@@ -288,7 +294,7 @@ export class SvcSpanProcessor {
     this.#queueDrops.report();
     this.#exportDrops.report();
     this.#lateDrops.report();
-    this.#errors.report();
+    this.#repeats.report();
   }
 
   #track(set: Set<Promise<void>>, work: Promise<void>): void {
