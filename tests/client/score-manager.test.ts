@@ -186,6 +186,39 @@ describe("ScoreManager validation", () => {
     ]);
   });
 
+  it("logs 1,000 invalid scores with one error line at once and their count on flush", async () => {
+    const logs = captureLogs();
+    const { server, svc } = await setup();
+
+    for (let i = 0; i < 1_000; i++) svc.score.create({ name: "", value: i });
+    expect(logs).toEqual([
+      { level: "error", message: "[Svc SDK] ScoreManager: score dropped: name must be a non-empty string" },
+    ]);
+    await svc.flush();
+
+    expect(scoreRequests(server)).toHaveLength(0);
+    expect(logs.map((l) => l.message)).toEqual([
+      "[Svc SDK] ScoreManager: score dropped: name must be a non-empty string",
+      "[Svc SDK] ScoreManager: score dropped: empty name: happened 999 more time(s) since the last message",
+    ]);
+  });
+
+  it("logs the first invalid score of each cause in full", async () => {
+    const logs = captureLogs();
+    const { svc } = await setup();
+
+    svc.score.create({ name: "a", value: Number.NaN });
+    svc.score.create({ name: "b", value: true as never });
+    svc.score.create({ name: "", value: 1 });
+    await svc.flush();
+
+    expect(logs.filter((l) => l.level === "error").map((l) => l.message)).toEqual([
+      '[Svc SDK] ScoreManager: score dropped: value must be a finite number or a string (name="a")',
+      '[Svc SDK] ScoreManager: score dropped: name must be a non-empty string',
+      "[Svc SDK] ScoreManager: score dropped: invalid value: happened 1 more time(s) since the last message",
+    ]);
+  });
+
   it.each([
     ["NaN", Number.NaN],
     ["Infinity", Number.POSITIVE_INFINITY],
