@@ -214,7 +214,7 @@ describe("ScoreManager validation", () => {
 
     expect(logs.filter((l) => l.level === "error").map((l) => l.message)).toEqual([
       '[Svc SDK] ScoreManager: score dropped: value must be a finite number or a string (name="a")',
-      '[Svc SDK] ScoreManager: score dropped: name must be a non-empty string',
+      "[Svc SDK] ScoreManager: score dropped: name must be a non-empty string",
       "[Svc SDK] ScoreManager: score dropped: invalid value: happened 1 more time(s) since the last message",
     ]);
   });

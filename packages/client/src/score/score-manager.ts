@@ -105,7 +105,8 @@ export class ScoreManager {
   #enqueue(score: unknown, ids: { traceId?: string; observationId?: string }): void {
     const prepared = prepareScore(score, ids, this.config.environment);
     if (prepared.ok) this.#queue.push(prepared.request);
-    else this.#repeats.error(`${OWNER}: score dropped: ${prepared.kind}`, `${OWNER}: score dropped: ${prepared.reason}`);
+    else
+      this.#repeats.error(`${OWNER}: score dropped: ${prepared.kind}`, `${OWNER}: score dropped: ${prepared.reason}`);
   }
 
   #noActiveSpan(): void {
