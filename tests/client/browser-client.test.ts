@@ -1,7 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { SvcBrowserClient } from "@svc/client/browser";
 import { build } from "esbuild";
-import { describe, expect, it, onTestFinished } from "vitest";
+import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { type Reply, type SeenRequest, startServer } from "../support/http-server.ts";
 import { captureLogs } from "../support/logs.ts";
 
@@ -45,6 +45,30 @@ describe("SvcBrowserClient.score", () => {
     expect(await svc.score({ name: "x", value: Number.NaN })).toBeUndefined();
     expect(server.seen).toHaveLength(0);
     expect(logs.filter((l) => l.level === "error")).toHaveLength(2);
+  });
+
+  it("logs 1,000 scores with an empty name once, and their count on a repeat ten seconds later", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
+    const logs = captureLogs();
+    const { server, svc } = await setup();
+
+    for (let i = 0; i < 1_000; i++) await svc.score({ name: "", value: i });
+    expect(logs).toHaveLength(1);
+    vi.advanceTimersByTime(10_000);
+    await svc.score({ name: " ", value: 0 });
+
+    expect(server.seen).toHaveLength(0);
+    expect(logs).toEqual([
+      { level: "error", message: "[Svc SDK] SvcBrowserClient: score dropped: name must be a non-empty string" },
+      {
+        level: "error",
+        message:
+          "[Svc SDK] SvcBrowserClient: score dropped: empty name: happened 1000 more time(s) since the last message",
+      },
+    ]);
   });
 
   it("never throws or rejects on hostile input or a failing server", async () => {

@@ -186,6 +186,39 @@ describe("ScoreManager validation", () => {
     ]);
   });
 
+  it("logs 1,000 invalid scores with one error line at once and their count on flush", async () => {
+    const logs = captureLogs();
+    const { server, svc } = await setup();
+
+    for (let i = 0; i < 1_000; i++) svc.score.create({ name: "", value: i });
+    expect(logs).toEqual([
+      { level: "error", message: "[Svc SDK] ScoreManager: score dropped: name must be a non-empty string" },
+    ]);
+    await svc.flush();
+
+    expect(scoreRequests(server)).toHaveLength(0);
+    expect(logs.map((l) => l.message)).toEqual([
+      "[Svc SDK] ScoreManager: score dropped: name must be a non-empty string",
+      "[Svc SDK] ScoreManager: score dropped: empty name: happened 999 more time(s) since the last message",
+    ]);
+  });
+
+  it("logs the first invalid score of each cause in full", async () => {
+    const logs = captureLogs();
+    const { svc } = await setup();
+
+    svc.score.create({ name: "a", value: Number.NaN });
+    svc.score.create({ name: "b", value: true as never });
+    svc.score.create({ name: "", value: 1 });
+    await svc.flush();
+
+    expect(logs.filter((l) => l.level === "error").map((l) => l.message)).toEqual([
+      '[Svc SDK] ScoreManager: score dropped: value must be a finite number or a string (name="a")',
+      "[Svc SDK] ScoreManager: score dropped: name must be a non-empty string",
+      "[Svc SDK] ScoreManager: score dropped: invalid value: happened 1 more time(s) since the last message",
+    ]);
+  });
+
   it.each([
     ["NaN", Number.NaN],
     ["Infinity", Number.POSITIVE_INFINITY],
@@ -254,7 +287,18 @@ describe("ScoreManager validation", () => {
     await expect(svc.flush()).resolves.toBeUndefined();
 
     expect(sentScores(server).map((s) => s.name)).toEqual(["valid"]);
-    expect(logs.filter((l) => l.level === "error").length).toBeGreaterThanOrEqual(hostile.length);
+    // One line per cause; repeats of a cause are counted in a summary at flush.
+    const errors = logs.filter((l) => l.level === "error").map((l) => l.message);
+    for (const cause of [
+      "score dropped: a score must be an object",
+      "score dropped: the score is not JSON-serializable",
+      "score dropped: name must be a non-empty string",
+      "observation: score dropped: span",
+      "trace: score dropped:",
+    ]) {
+      expect(errors.filter((m) => m.includes(cause) && !m.includes("more time(s)"))).toHaveLength(1);
+    }
+    expect(errors).toContainEqual(expect.stringMatching(/observation: score dropped: happened 9 more time\(s\)/));
   });
 
   it("sends the score as it was when queued, not as later changed by the caller", async () => {
@@ -396,7 +440,7 @@ describe("ScoreManager flush", () => {
     expect(answered).toBe(true);
   });
 
-  it("drops scores beyond the queue cap and logs the drops once with a count", async () => {
+  it("drops scores beyond the queue cap, logs the first drop, and the count of the others on flush", async () => {
     const logs = captureLogs();
     const { server, svc } = await setup(undefined, { scoreMaxQueueSize: 5, flushAt: 1000 });
     for (let i = 0; i < 8; i++) svc.score.create({ name: "n", value: i });
@@ -404,7 +448,10 @@ describe("ScoreManager flush", () => {
 
     expect(sentScores(server).map((s) => s.value)).toEqual([0, 1, 2, 3, 4]);
     const errors = logs.filter((l) => l.level === "error").map((l) => l.message);
-    expect(errors).toEqual([expect.stringContaining("queue full"), expect.stringContaining("3 scores dropped")]);
+    expect(errors).toEqual([
+      "[Svc SDK] ScoreManager: queue full, score dropped (5 scores waiting or being sent); further drops are counted",
+      "[Svc SDK] ScoreManager: queue full, score dropped: happened 2 more time(s) since the last message",
+    ]);
   });
 
   it("sends the queue on shutdown", async () => {

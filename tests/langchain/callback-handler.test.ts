@@ -12,7 +12,7 @@ import { FakeListChatModel, FakeLLM, FakeStreamingChatModel } from "@langchain/c
 import type { Span, Tracer, TracerProvider } from "@opentelemetry/api";
 import { CallbackHandler } from "@svc/langchain";
 import { SvcOtelSpanAttributes as A, setSvcTracerProvider, startActiveObservation } from "@svc/tracing";
-import { describe, expect, it, onTestFinished } from "vitest";
+import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { hrToMs, jsonAttribute, singleTraceId, typeOf } from "../support/langchain.ts";
 import { captureLogs } from "../support/logs.ts";
 import { parentId, useInMemoryTracing } from "../support/tracing.ts";
@@ -369,6 +369,32 @@ describe("CallbackHandler with @langchain/core runnables", () => {
     expect(logs.filter((l) => l.level === "warn").map((l) => l.message)).toEqual([
       expect.stringContaining("CallbackHandler: handleChainStart failed and was skipped: Error: unreadable input"),
       expect.stringContaining("CallbackHandler: handleChainEnd for unknown run"),
+    ]);
+  });
+
+  it("logs a callback that fails on every run once, across handlers, and the count on a repeat ten seconds later", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
+    const logs = captureLogs();
+    const hostile = {
+      get input(): never {
+        throw new Error("unreadable input");
+      },
+    };
+    const step = RunnableLambda.from((_: unknown) => "still works");
+
+    for (let i = 0; i < 200; i++) await step.invoke(hostile, { callbacks: [new CallbackHandler()] });
+    expect(logs.filter((l) => l.level === "warn")).toHaveLength(2);
+    vi.advanceTimersByTime(10_000);
+    await step.invoke(hostile, { callbacks: [new CallbackHandler()] });
+
+    expect(logs.filter((l) => l.level === "warn").map((l) => l.message)).toEqual([
+      "[Svc SDK] CallbackHandler: handleChainStart failed and was skipped: Error: unreadable input",
+      expect.stringMatching(/^\[Svc SDK\] CallbackHandler: handleChainEnd for unknown run [\w-]+; nothing recorded$/),
+      "[Svc SDK] CallbackHandler: handleChainStart failed and was skipped: happened 200 more time(s) since the last message",
+      "[Svc SDK] CallbackHandler: handleChainEnd for unknown run: happened 200 more time(s) since the last message",
     ]);
   });
 

@@ -10,7 +10,7 @@ import {
   startObservation,
   updateActiveObservation,
 } from "@svc/tracing";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { captureLogs } from "../support/logs.ts";
 import { parentId, useInMemoryTracing } from "../support/tracing.ts";
 
@@ -245,6 +245,41 @@ describe("updateActiveObservation", () => {
 
     expect(logs).toEqual([
       { level: "warn", message: "[Svc SDK] updateActiveObservation: no active observation; update dropped" },
+    ]);
+  });
+
+  it("logs 1,000 updates outside an observation once, and their count on a repeat ten seconds later", () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
+    const logs = captureLogs();
+
+    for (let i = 0; i < 1_000; i++) updateActiveObservation({ output: i });
+    expect(logs).toHaveLength(1);
+    vi.advanceTimersByTime(10_000);
+    updateActiveObservation({ output: "late" });
+
+    expect(logs.map((l) => l.message)).toEqual([
+      "[Svc SDK] updateActiveObservation: no active observation; update dropped",
+      "[Svc SDK] updateActiveObservation: no active observation; update dropped: happened 1000 more time(s) since the last message",
+    ]);
+  });
+
+  it("logs a flood of failing observation updates once", () => {
+    const logs = captureLogs();
+    const hostile = {
+      get output(): unknown {
+        throw new Error("getter exploded");
+      },
+    };
+
+    startActiveObservation("flooded", (span) => {
+      for (let i = 0; i < 1_000; i++) span.update(hostile as never);
+    });
+
+    expect(logs).toEqual([
+      { level: "warn", message: "[Svc SDK] observation.update failed and was skipped: getter exploded" },
     ]);
   });
 });

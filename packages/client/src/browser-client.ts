@@ -1,4 +1,4 @@
-import { getGlobalLogger } from "@svc/tracing";
+import { getGlobalLogger, RepeatLog } from "@svc/tracing";
 import { ScoresApi } from "./api/generated/scores.js";
 import type { CreateScoreRequest } from "./api/generated/types.js";
 import { RequestRuntime } from "./api/runtime.js";
@@ -49,6 +49,7 @@ export class SvcBrowserClient {
   readonly #headers: Record<string, string>;
   readonly #environment: string | undefined;
   readonly #maxRetries: number;
+  readonly #repeats = new RepeatLog();
 
   /** @throws {@link TypeError} when `publicKey` is missing. */
   constructor(params: SvcBrowserClientParams) {
@@ -82,14 +83,17 @@ export class SvcBrowserClient {
     const logger = getGlobalLogger();
     try {
       const prepared = prepareScore(score, {}, this.#environment);
-      if (!prepared.ok) return void logger.error(`${OWNER}: score dropped: ${prepared.reason}`);
+      if (!prepared.ok) {
+        this.#repeats.error(`${OWNER}: score dropped: ${prepared.kind}`, `${OWNER}: score dropped: ${prepared.reason}`);
+        return undefined;
+      }
       const { request } = prepared;
       const response = await this.#scores.create([request], { headers: this.#headers, maxRetries: this.#maxRetries });
       const rejection = rejectionLine(response, 1);
       if (rejection) return void logger.error(rejection);
       return { id: request.id };
     } catch (error) {
-      logger.error(`${OWNER}: score lost: ${describe(error)}`);
+      this.#repeats.error(`${OWNER}: score lost`, `${OWNER}: score lost: ${describe(error)}`);
       return undefined;
     }
   }

@@ -10,6 +10,7 @@ import { chainInput, chainOutput } from "./internal/chain-io.js";
 import { generationOutput } from "./internal/generation-output.js";
 import { chatModelInput, modelNameAtEnd, modelNameAtStart, modelParameters } from "./internal/model.js";
 import { PROMPT_METADATA_KEY, PromptLinks, parsePromptLink } from "./internal/prompt-links.js";
+import { repeats } from "./internal/repeats.js";
 import { errorMessage, metadataString, runName } from "./internal/run-info.js";
 import { type RunState, RunTracker } from "./internal/run-tracker.js";
 import { extractUsageDetails } from "./internal/usage.js";
@@ -262,7 +263,8 @@ export class CallbackHandler extends BaseCallbackHandler {
     try {
       fn();
     } catch (err) {
-      log().warn(`CallbackHandler: ${what} failed and was skipped: ${errorMessage(err)}`);
+      const kind = `CallbackHandler: ${what} failed and was skipped`;
+      repeats.warn(kind, `${kind}: ${errorMessage(err)}`);
     }
   }
 }

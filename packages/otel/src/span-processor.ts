@@ -1,5 +1,11 @@
 import type { Attributes, AttributeValue, Context, SpanContext } from "@opentelemetry/api";
-import { getGlobalLogger, getPropagatedAttributes, hasTraceIdClaim, SvcOtelSpanAttributes } from "@svc/tracing";
+import {
+  getGlobalLogger,
+  getPropagatedAttributes,
+  hasTraceIdClaim,
+  RepeatLog,
+  SvcOtelSpanAttributes,
+} from "@svc/tracing";
 import {
   resolveProcessorConfig,
   type SpanExporterLike,
@@ -17,7 +23,6 @@ import {
   type SendResult,
 } from "./internal/otlp-http.js";
 import { type ExportItem, encodeTraceRequest } from "./internal/otlp-json.js";
-import { RepeatLog } from "./internal/repeat-log.js";
 import { prepareSpanData } from "./internal/span-data.js";
 import type { MediaUpload } from "./media/media-upload.js";
 import { uploadMedia } from "./media/media-upload.js";
@@ -80,7 +85,7 @@ export class SvcSpanProcessor {
   readonly #queueDrops = new DropCounter(`${NAME}: export queue full`);
   readonly #exportDrops = new DropCounter(`${NAME}: export failed`);
   readonly #lateDrops = new DropCounter(`${NAME}: span ended after shutdown`);
-  readonly #errors = new RepeatLog();
+  readonly #repeats = new RepeatLog();
 
   /**
    * Creates the processor. Missing keys are logged, not thrown.
@@ -97,7 +102,8 @@ export class SvcSpanProcessor {
     try {
       this.#start(span, parentContext);
     } catch (error) {
-      this.#warn("onStart", error, "; the span is left as it was");
+      const message = `${NAME}: onStart failed; the span is left as it was: ${describe(error)}`;
+      this.#repeats.warn(`${NAME}: onStart failed`, message);
     }
   }
 
@@ -107,7 +113,7 @@ export class SvcSpanProcessor {
       this.#end(span);
     } catch (error) {
       const message = `${NAME}: onEnd failed; span "${String(span?.name)}" is not exported: ${describe(error)}`;
-      this.#errors.error(`${NAME}: onEnd failed`, message);
+      this.#repeats.error(`${NAME}: onEnd failed`, message);
     }
   }
 
@@ -192,7 +198,7 @@ export class SvcSpanProcessor {
     } catch (error) {
       if (!atStart) {
         const message = `${NAME}: shouldExportSpan threw; span "${span.name}" is not exported: ${describe(error)}`;
-        this.#errors.error(`${NAME}: shouldExportSpan threw`, message);
+        this.#repeats.error(`${NAME}: shouldExportSpan threw`, message);
       }
       return false;
     }
@@ -200,7 +206,7 @@ export class SvcSpanProcessor {
 
   readonly #onMaskError = (key: string, error: unknown): void => {
     const message = `${NAME}: mask function failed on ${key}; the value is exported as a fixed marker: ${describe(error)}`;
-    this.#errors.error(`${NAME}: mask function failed`, message);
+    this.#repeats.error(`${NAME}: mask function failed`, message);
   };
 
   async #withMedia(span: ReadableSpan, attributes: Attributes, media: MediaCandidate[]): Promise<void> {
@@ -313,7 +319,7 @@ export class SvcSpanProcessor {
     this.#queueDrops.report();
     this.#exportDrops.report();
     this.#lateDrops.report();
-    this.#errors.report();
+    this.#repeats.report();
   }
 
   #track(set: Set<Promise<void>>, work: Promise<void>): void {

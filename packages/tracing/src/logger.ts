@@ -59,7 +59,7 @@ class ConsoleLogger implements SvcLogger {
 
 // One logger shared by every svc package, even when several copies of this module are loaded.
 const SLOT = Symbol.for("svc.logger");
-type Slot = { logger?: ConsoleLogger };
+type Slot = { logger?: ConsoleLogger; generation?: number };
 
 function slot(): Slot {
   const holder = globalThis as unknown as Record<symbol, Slot | undefined>;
@@ -79,4 +79,14 @@ export function configureGlobalLogger(options: { level?: LogLevel; sink?: LogSin
   const logger = getGlobalLogger() as ConsoleLogger;
   if (options.level !== undefined) logger.level = options.level;
   if (options.sink !== undefined) logger.sink = options.sink;
+  const s = slot();
+  s.generation = (s.generation ?? 0) + 1;
+}
+
+/**
+ * Counts calls of {@link configureGlobalLogger}, so that repeat suppression can start afresh for a new setting.
+ * @internal
+ */
+export function loggerGeneration(): number {
+  return slot().generation ?? 0;
 }

@@ -9,8 +9,8 @@ import {
   trace,
 } from "@opentelemetry/api";
 import { SvcOtelSpanAttributes as A } from "./attributes.js";
-import { describeError, safely } from "./internal/safely.js";
-import { getGlobalLogger } from "./logger.js";
+import { repeats } from "./internal/repeats.js";
+import { describeError, safely, warnSkipped } from "./internal/safely.js";
 import { writeObservationAttributes } from "./observation-attributes.js";
 import { getPropagatedAttributes } from "./propagation.js";
 import { serializeValue } from "./serialize.js";
@@ -66,7 +66,7 @@ export abstract class SvcObservationBase {
     try {
       this.otelSpan.end(endTime);
     } catch (err) {
-      getGlobalLogger().warn(`observation.end failed and was skipped: ${describeError(err)}`);
+      warnSkipped("observation.end", err);
     }
   }
 
@@ -102,7 +102,7 @@ export abstract class SvcUpdatableObservation<TAttributes extends SvcSpanAttribu
       writeObservationAttributes(out, attributes as SvcObservationAttributes);
       this.otelSpan.setAttributes(out);
     } catch (err) {
-      getGlobalLogger().warn(`observation.update failed and was skipped: ${describeError(err)}`);
+      warnSkipped("observation.update", err);
     }
     return this;
   }
@@ -191,13 +191,17 @@ export function createObservation<T extends SvcObservationType>(
     if (type === "event") span.end(startTime);
     return wrapSpan(span, type);
   } catch (err) {
-    getGlobalLogger().warn(`startObservation: span not recorded: ${describeError(err)} (name="${name}")`);
+    const kind = "startObservation: span not recorded";
+    repeats.warn(kind, `${kind}: ${describeError(err)} (name="${name}")`);
     return wrapSpan(trace.wrapSpanContext(INVALID_SPAN_CONTEXT), type);
   }
 }
 
 function unknownType<T extends SvcObservationType>(type: unknown, name: string): T {
-  getGlobalLogger().warn(`startObservation: unknown observation type ${String(type)}; using span (name="${name}")`);
+  repeats.warn(
+    "startObservation: unknown observation type",
+    `startObservation: unknown observation type ${String(type)}; using span (name="${name}")`,
+  );
   return "span" as T;
 }
 
@@ -205,7 +209,8 @@ function writeAttributesSafely(out: Attributes, attributes: SvcObservationAttrib
   try {
     writeObservationAttributes(out, attributes);
   } catch (err) {
-    getGlobalLogger().warn(`startObservation: attributes dropped: ${describeError(err)} (name="${name}")`);
+    const kind = "startObservation: attributes dropped";
+    repeats.warn(kind, `${kind}: ${describeError(err)} (name="${name}")`);
   }
 }
 

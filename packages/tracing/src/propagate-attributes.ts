@@ -1,7 +1,7 @@
 import { type Attributes, context } from "@opentelemetry/api";
 import { SvcOtelSpanAttributes as A } from "./attributes.js";
+import { repeats } from "./internal/repeats.js";
 import { safely } from "./internal/safely.js";
-import { getGlobalLogger } from "./logger.js";
 import { buildPropagationContext, getPropagatedAttributes } from "./propagation.js";
 import { writeMetadata } from "./serialize.js";
 
@@ -110,5 +110,6 @@ function setPrompt(out: Attributes, prompt: PropagatedPromptInput): void {
 }
 
 function dropped(name: string, why: string): void {
-  getGlobalLogger().warn(`propagateAttributes: ${name} dropped: ${why}`);
+  const line = `propagateAttributes: ${name} dropped: ${why}`;
+  repeats.warn(line, line);
 }

@@ -1,8 +1,8 @@
 import { type Attributes, type Context, context, trace } from "@opentelemetry/api";
 import { SvcOtelSpanAttributes as A } from "./attributes.js";
 import { activeContext, isThenable, parentContext } from "./internal/context.js";
+import { repeats } from "./internal/repeats.js";
 import { safely } from "./internal/safely.js";
-import { getGlobalLogger } from "./logger.js";
 import { createObservation, markFailed, type SvcObservationBase, type SvcObservationByType } from "./observation.js";
 import { writeObservationAttributes } from "./observation-attributes.js";
 import type {
@@ -95,7 +95,8 @@ export function updateActiveObservation<T extends SvcObservationType = "span">(
 ): void {
   const span = trace.getActiveSpan();
   if (span === undefined) {
-    getGlobalLogger().warn("updateActiveObservation: no active observation; update dropped");
+    const line = "updateActiveObservation: no active observation; update dropped";
+    repeats.warn(line, line);
     return;
   }
   safely("updateActiveObservation", () => {
@@ -110,7 +111,8 @@ export function updateActiveObservation<T extends SvcObservationType = "span">(
 export function setActiveTraceAsPublic(): void {
   const span = trace.getActiveSpan();
   if (span === undefined) {
-    getGlobalLogger().warn("setActiveTraceAsPublic: no active observation; nothing made public");
+    const line = "setActiveTraceAsPublic: no active observation; nothing made public";
+    repeats.warn(line, line);
     return;
   }
   safely("setActiveTraceAsPublic", () => span.setAttribute(A.TRACE_PUBLIC, true));

@@ -1,4 +1,4 @@
-import { getGlobalLogger } from "@svc/tracing";
+import { getGlobalLogger, type RepeatLog } from "@svc/tracing";
 
 /** Settings of a {@link BatchQueue}. */
 export interface BatchQueueConfig {
@@ -25,13 +25,14 @@ export class BatchQueue<T> {
   readonly #inFlight = new Set<Promise<void>>();
   #queue: T[] = [];
   #timer: ReturnType<typeof setTimeout> | undefined;
-  #dropped = 0;
   #pending = 0;
   #flushScheduled = false;
 
+  /** Drops are logged through `repeats`: the first at once, the others as a count when the owner reports. */
   constructor(
     private readonly config: BatchQueueConfig,
     private readonly send: (batch: T[]) => Promise<void>,
+    private readonly repeats: RepeatLog,
   ) {}
 
   /**
@@ -55,7 +56,6 @@ export class BatchQueue<T> {
   async flush(): Promise<void> {
     clearTimeout(this.#timer);
     this.#timer = undefined;
-    this.#reportDrops();
     const items = this.#queue.splice(0);
     for (let start = 0; start < items.length; start += this.config.maxBatchSize) {
       const batch = items.slice(start, start + this.config.maxBatchSize);
@@ -98,20 +98,8 @@ export class BatchQueue<T> {
   }
 
   #drop(): void {
-    this.#dropped += 1;
-    if (this.#dropped === 1) {
-      getGlobalLogger().error(
-        `${this.config.owner}: queue full (${this.config.maxQueueSize} ${this.config.itemName}s), ${this.config.itemName} dropped; further drops are counted until the next flush`,
-      );
-    }
-  }
-
-  #reportDrops(): void {
-    if (this.#dropped > 1) {
-      getGlobalLogger().error(
-        `${this.config.owner}: queue full, ${this.#dropped} ${this.config.itemName}s dropped in all since the last flush`,
-      );
-    }
-    this.#dropped = 0;
+    const { owner, itemName, maxQueueSize } = this.config;
+    const kind = `${owner}: queue full, ${itemName} dropped`;
+    this.repeats.error(kind, `${kind} (${maxQueueSize} ${itemName}s waiting or being sent); further drops are counted`);
   }
 }

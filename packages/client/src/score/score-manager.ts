@@ -1,5 +1,5 @@
 import { type Span, trace } from "@opentelemetry/api";
-import { getGlobalLogger } from "@svc/tracing";
+import { getGlobalLogger, RepeatLog } from "@svc/tracing";
 import type { SvcApi } from "../api/generated/client.js";
 import type { CreateScoreRequest } from "../api/generated/types.js";
 import { BatchQueue } from "./batch-queue.js";
@@ -13,10 +13,12 @@ const OWNER = "ScoreManager";
 
 /**
  * Queues scores and sends them in batches of at most 100 to `POST /api/public/scores`.
- * Its methods never throw: an invalid score is logged at error level and dropped.
+ * Its methods never throw: an invalid score is logged at error level and dropped. Repeated drops of one cause
+ * are logged once, then counted; {@link ScoreManager.flush} logs the counts.
  */
 export class ScoreManager {
   readonly #queue: BatchQueue<CreateScoreRequest>;
+  readonly #repeats = new RepeatLog();
 
   /** @internal Created by {@link SvcClient}. */
   constructor(
@@ -33,6 +35,7 @@ export class ScoreManager {
         itemName: "score",
       },
       (batch) => this.#send(batch),
+      this.#repeats,
     );
   }
 
@@ -61,7 +64,7 @@ export class ScoreManager {
   activeObservation(score: ScoreForSpan): void {
     this.#guard("activeObservation", () => {
       const span = trace.getActiveSpan();
-      if (!span) return getGlobalLogger().warn(`${OWNER}: no active span, score dropped`);
+      if (!span) return this.#noActiveSpan();
       const { traceId, spanId } = span.spanContext();
       this.#enqueue(score, { traceId, observationId: spanId });
     });
@@ -71,17 +74,18 @@ export class ScoreManager {
   activeTrace(score: ScoreForSpan): void {
     this.#guard("activeTrace", () => {
       const span = trace.getActiveSpan();
-      if (!span) return getGlobalLogger().warn(`${OWNER}: no active span, score dropped`);
+      if (!span) return this.#noActiveSpan();
       this.#enqueue(score, { traceId: span.spanContext().traceId });
     });
   }
 
   /**
    * Sends every score queued before this call, and waits for batches already being sent; resolves when
-   * all of them were accepted or definitively failed. Never rejects.
+   * all of them were accepted or definitively failed, then logs the counts of repeated drops. Never rejects.
    */
-  flush(): Promise<void> {
-    return this.#queue.flush();
+  async flush(): Promise<void> {
+    await this.#queue.flush();
+    this.#repeats.report();
   }
 
   /** Sends what is queued; same as {@link ScoreManager.flush}. */
@@ -93,14 +97,21 @@ export class ScoreManager {
     try {
       fn();
     } catch (error) {
-      getGlobalLogger().error(`${OWNER}: ${method}: score dropped: ${describe(error)}`);
+      const kind = `${OWNER}: ${method}: score dropped`;
+      this.#repeats.error(kind, `${kind}: ${describe(error)}`);
     }
   }
 
   #enqueue(score: unknown, ids: { traceId?: string; observationId?: string }): void {
     const prepared = prepareScore(score, ids, this.config.environment);
     if (prepared.ok) this.#queue.push(prepared.request);
-    else getGlobalLogger().error(`${OWNER}: score dropped: ${prepared.reason}`);
+    else
+      this.#repeats.error(`${OWNER}: score dropped: ${prepared.kind}`, `${OWNER}: score dropped: ${prepared.reason}`);
+  }
+
+  #noActiveSpan(): void {
+    const line = `${OWNER}: no active span, score dropped`;
+    this.#repeats.warn(line, line);
   }
 
   async #send(batch: CreateScoreRequest[]): Promise<void> {

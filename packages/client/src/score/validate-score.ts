@@ -1,27 +1,39 @@
 // Shared by the server client and the browser client: no Node-only imports here.
 import type { CreateScoreRequest } from "../api/generated/types.js";
 
+/** Why a score must be dropped: `kind` names the cause in a few fixed words, `reason` explains it with detail. */
+export interface ScoreProblem {
+  kind: string;
+  reason: string;
+}
+
 /** Why a score cannot be sent, or undefined when it can. Never throws, whatever it is given. */
-export function invalidScoreReason(score: unknown): string | undefined {
-  if (typeof score !== "object" || score === null || Array.isArray(score)) return "a score must be an object";
+export function invalidScoreReason(score: unknown): ScoreProblem | undefined {
+  if (typeof score !== "object" || score === null || Array.isArray(score))
+    return { kind: "not an object", reason: "a score must be an object" };
   const { name, value } = score as { name?: unknown; value?: unknown };
-  if (typeof name !== "string" || name.trim() === "") return "name must be a non-empty string";
+  if (typeof name !== "string" || name.trim() === "")
+    return { kind: "empty name", reason: "name must be a non-empty string" };
   if (typeof value === "string") return undefined;
   if (typeof value === "number" && Number.isFinite(value)) return undefined;
-  return `value must be a finite number or a string (name=${JSON.stringify(name)})`;
+  return {
+    kind: "invalid value",
+    reason: `value must be a finite number or a string (name=${JSON.stringify(name)})`,
+  };
 }
 
 /**
  * Copies a score into plain JSON (so later changes by the caller do not reach the wire), or returns the
  * reason it cannot be copied: a cycle, a BigInt, a throwing getter.
  */
-export function snapshotScore<T>(score: T): { ok: true; value: T } | { ok: false; reason: string } {
+export function snapshotScore<T>(score: T): { ok: true; value: T } | ({ ok: false } & ScoreProblem) {
+  const kind = "not JSON-serializable";
   try {
     const text = JSON.stringify(score);
-    if (text === undefined) return { ok: false, reason: "the score is not JSON-serializable" };
+    if (text === undefined) return { ok: false, kind, reason: "the score is not JSON-serializable" };
     return { ok: true, value: JSON.parse(text) as T };
   } catch (error) {
-    return { ok: false, reason: `the score is not JSON-serializable: ${describe(error)}` };
+    return { ok: false, kind, reason: `the score is not JSON-serializable: ${describe(error)}` };
   }
 }
 
@@ -36,17 +48,17 @@ export function describe(error: unknown): string {
 
 /**
  * The score to send for what a caller passed: a JSON copy with `ids` applied, an `id` (a UUID v4 when it has
- * none), `timestamp` set to now and `environment` defaulted; or the reason it must be dropped. Never throws.
+ * none), `timestamp` set to now and `environment` defaulted; or why it must be dropped. Never throws.
  */
 export function prepareScore(
   score: unknown,
   ids: { traceId?: string; observationId?: string },
   environment: string | undefined,
-): { ok: true; request: CreateScoreRequest & { id: string } } | { ok: false; reason: string } {
+): { ok: true; request: CreateScoreRequest & { id: string } } | ({ ok: false } & ScoreProblem) {
   const copy = snapshotScore(score);
   if (!copy.ok) return copy;
   const problem = invalidScoreReason(copy.value);
-  if (problem !== undefined) return { ok: false, reason: problem };
+  if (problem !== undefined) return { ok: false, ...problem };
   const body = copy.value as CreateScoreRequest;
   const request: CreateScoreRequest & { id: string } = {
     ...body,

@@ -11,6 +11,7 @@ import {
   updateActiveObservation,
 } from "@svc/tracing";
 import { BoundedMap } from "./bounded-map.js";
+import { repeats } from "./repeats.js";
 import { errorMessage, observationMetadata, runLevel } from "./run-info.js";
 
 type RunObservation = SvcUpdatableObservation<SvcGenerationAttributes>;
@@ -114,7 +115,7 @@ export class RunTracker {
   end(callback: string, runId: string, read: () => SvcGenerationAttributes): RunState | undefined {
     const run = this.#runs.take(runId);
     if (!run) {
-      log().warn(`CallbackHandler: ${callback} for unknown run ${runId}; nothing recorded`);
+      unknownRun(callback, runId, "nothing recorded");
       return undefined;
     }
     try {
@@ -133,7 +134,7 @@ export class RunTracker {
   fail(callback: string, runId: string, err: unknown): RunState | undefined {
     const run = this.#runs.take(runId);
     if (!run) {
-      log().warn(`CallbackHandler: ${callback} for unknown run ${runId}; error not recorded`);
+      unknownRun(callback, runId, "error not recorded");
       return undefined;
     }
     try {
@@ -180,4 +181,9 @@ export class RunTracker {
     log().warn(`CallbackHandler: run ${runId} still open after ${this.#maxOpenRuns} newer runs; ended without output`);
     run.observation.end();
   }
+}
+
+function unknownRun(callback: string, runId: string, outcome: string): void {
+  const kind = `CallbackHandler: ${callback} for unknown run`;
+  repeats.warn(kind, `${kind} ${runId}; ${outcome}`);
 }

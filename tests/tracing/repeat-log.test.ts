@@ -1,0 +1,177 @@
+import { configureGlobalLogger, DEFAULT_REPEAT_MAX_KINDS, LogLevel, RepeatLog } from "@svc/tracing";
+import { describe, expect, it, onTestFinished, vi } from "vitest";
+import { captureLogs } from "../support/logs.ts";
+
+function fakeClock(): void {
+  vi.useFakeTimers({ toFake: ["Date"] });
+  vi.setSystemTime(new Date("2026-01-01T00:00:00.000Z"));
+  onTestFinished(() => {
+    vi.useRealTimers();
+  });
+}
+
+const KIND = "Widget: item dropped: empty name";
+
+describe("RepeatLog", () => {
+  it("logs the first line of a kind at once, with its detail", () => {
+    const logs = captureLogs();
+    const repeats = new RepeatLog();
+
+    repeats.error(KIND, `${KIND} (item 7)`);
+
+    expect(logs).toEqual([{ level: "error", message: "[Svc SDK] Widget: item dropped: empty name (item 7)" }]);
+  });
+
+  it("logs nothing more for 99 repeats, then one summary with the count 99 on report()", () => {
+    fakeClock();
+    const logs = captureLogs();
+    const repeats = new RepeatLog();
+
+    for (let i = 0; i < 100; i++) repeats.error(KIND, `${KIND} (item ${i})`);
+    vi.advanceTimersByTime(9_999);
+    expect(logs).toHaveLength(1);
+    repeats.report();
+
+    expect(logs.map((l) => l.message)).toEqual([
+      `[Svc SDK] ${KIND} (item 0)`,
+      `[Svc SDK] ${KIND}: happened 99 more time(s) since the last message`,
+    ]);
+    expect(logs[1]?.level).toBe("error");
+  });
+
+  it("summarises on the first repeat at least ten seconds after the last line, counting that repeat", () => {
+    fakeClock();
+    const logs = captureLogs();
+    const repeats = new RepeatLog();
+
+    for (let i = 0; i < 100; i++) repeats.warn(KIND, KIND);
+    vi.advanceTimersByTime(10_000);
+    repeats.warn(KIND, KIND);
+    repeats.warn(KIND, KIND);
+
+    expect(logs).toEqual([
+      { level: "warn", message: `[Svc SDK] ${KIND}` },
+      { level: "warn", message: `[Svc SDK] ${KIND}: happened 100 more time(s) since the last message` },
+    ]);
+  });
+
+  it("logs no summary on report() when nothing repeated since the last line", () => {
+    const logs = captureLogs();
+    const repeats = new RepeatLog();
+
+    repeats.warn(KIND, KIND);
+    repeats.report();
+    repeats.warn(KIND, KIND);
+    repeats.report();
+    repeats.report();
+
+    expect(logs.map((l) => l.message)).toEqual([
+      `[Svc SDK] ${KIND}`,
+      `[Svc SDK] ${KIND}: happened 1 more time(s) since the last message`,
+    ]);
+  });
+
+  it("logs a kind in full again after it stayed quiet for ten seconds", () => {
+    fakeClock();
+    const logs = captureLogs();
+    const repeats = new RepeatLog();
+
+    repeats.error(KIND, `${KIND} (item 1)`);
+    vi.advanceTimersByTime(60_000);
+    repeats.error(KIND, `${KIND} (item 2)`);
+
+    expect(logs.map((l) => l.message)).toEqual([`[Svc SDK] ${KIND} (item 1)`, `[Svc SDK] ${KIND} (item 2)`]);
+  });
+
+  it("counts each kind on its own", () => {
+    const logs = captureLogs();
+    const repeats = new RepeatLog();
+
+    for (let i = 0; i < 3; i++) repeats.error("A: failed", "A: failed");
+    for (let i = 0; i < 5; i++) repeats.warn("B: skipped", "B: skipped");
+    repeats.report();
+
+    expect(logs).toEqual([
+      { level: "error", message: "[Svc SDK] A: failed" },
+      { level: "warn", message: "[Svc SDK] B: skipped" },
+      { level: "error", message: "[Svc SDK] A: failed: happened 2 more time(s) since the last message" },
+      { level: "warn", message: "[Svc SDK] B: skipped: happened 4 more time(s) since the last message" },
+    ]);
+  });
+
+  it("tracks at most maxKinds kinds and logs lines of further kinds every time", () => {
+    const logs = captureLogs();
+    const repeats = new RepeatLog({ maxKinds: 2 });
+
+    for (const kind of ["A", "B", "C", "C", "A"]) repeats.warn(kind, `${kind} happened`);
+    repeats.report();
+
+    expect(logs.map((l) => l.message)).toEqual([
+      "[Svc SDK] A happened",
+      "[Svc SDK] B happened",
+      "[Svc SDK] C happened",
+      "[Svc SDK] C happened",
+      "[Svc SDK] A: happened 1 more time(s) since the last message",
+    ]);
+  });
+
+  it("keeps the default bound of 1,000 kinds", () => {
+    const logs = captureLogs();
+    const repeats = new RepeatLog();
+
+    for (let i = 0; i <= DEFAULT_REPEAT_MAX_KINDS; i++) repeats.warn(`kind ${i}`, `kind ${i}`);
+    for (let i = 0; i <= DEFAULT_REPEAT_MAX_KINDS; i++) repeats.warn(`kind ${i}`, `kind ${i}`);
+
+    expect(DEFAULT_REPEAT_MAX_KINDS).toBe(1_000);
+    // 1,001 first lines, and the kind beyond the bound once more.
+    expect(logs).toHaveLength(DEFAULT_REPEAT_MAX_KINDS + 2);
+    expect(logs.at(-1)?.message).toBe(`[Svc SDK] kind ${DEFAULT_REPEAT_MAX_KINDS}`);
+  });
+
+  it("makes room for new kinds by forgetting kinds that stayed quiet for ten seconds", () => {
+    fakeClock();
+    const logs = captureLogs();
+    const repeats = new RepeatLog({ maxKinds: 1 });
+
+    repeats.warn("A", "A");
+    vi.advanceTimersByTime(10_000);
+    repeats.warn("B", "B");
+    repeats.warn("B", "B");
+    repeats.report();
+
+    expect(logs.map((l) => l.message)).toEqual([
+      "[Svc SDK] A",
+      "[Svc SDK] B",
+      "[Svc SDK] B: happened 1 more time(s) since the last message",
+    ]);
+  });
+
+  it("starts afresh when the global logger is reconfigured", () => {
+    const logs = captureLogs();
+    const repeats = new RepeatLog();
+
+    repeats.warn(KIND, KIND);
+    repeats.warn(KIND, KIND);
+    configureGlobalLogger({ level: LogLevel.DEBUG });
+    repeats.warn(KIND, KIND);
+    repeats.report();
+
+    expect(logs.map((l) => l.message)).toEqual([`[Svc SDK] ${KIND}`, `[Svc SDK] ${KIND}`]);
+  });
+
+  it("honours the summary interval given", () => {
+    fakeClock();
+    const logs = captureLogs();
+    const repeats = new RepeatLog({ summaryIntervalMs: 1_000 });
+
+    repeats.error(KIND, KIND);
+    repeats.error(KIND, KIND);
+    vi.advanceTimersByTime(1_000);
+    repeats.error(KIND, KIND);
+
+    expect(logs.map((l) => l.message)).toEqual([
+      `[Svc SDK] ${KIND}`,
+      `[Svc SDK] ${KIND}: happened 2 more time(s) since the last message`,
+    ]);
+  });
+});
