@@ -309,6 +309,26 @@ describe("ScoreManager validation", () => {
     await svc.flush();
     expect(sentScores(server)[0]?.metadata).toEqual({ step: 1 });
   });
+
+  it("sends a flat score as it was when queued, not as later changed at the top level by the caller", async () => {
+    const { server, svc } = await setup();
+    const score: { name: string; value: number; comment?: string } = { name: "n", value: 1, comment: "a" };
+    svc.score.create(score);
+    score.value = 2;
+    score.comment = "b";
+    await svc.flush();
+    expect(sentScores(server)[0]).toMatchObject({ name: "n", value: 1, comment: "a" });
+  });
+
+  it("sends a flat score with undefined and non-finite fields as its JSON form (absent and null)", async () => {
+    const { server, svc } = await setup();
+    svc.score.create({ name: "n", value: 1, comment: undefined, extra: Number.NaN, flag: true } as never);
+    await svc.flush();
+    const sent = sentScores(server)[0] ?? {};
+    expect("comment" in sent).toBe(false);
+    expect(sent.extra).toBeNull();
+    expect(sent.flag).toBe(true);
+  });
 });
 
 describe("ScoreManager server answers", () => {

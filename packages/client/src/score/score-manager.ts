@@ -10,6 +10,7 @@ import { describe, prepareScore, rejectionLine } from "./validate-score.js";
 export type ScoreForSpan = Omit<CreateScoreRequest, "traceId" | "observationId">;
 
 const OWNER = "ScoreManager";
+const NO_IDS: { traceId?: string; observationId?: string } = Object.freeze({});
 
 /**
  * Queues scores and sends them in batches of at most 100 to `POST /api/public/scores`.
@@ -44,7 +45,12 @@ export class ScoreManager {
    * when absent.
    */
   create(score: CreateScoreRequest): void {
-    this.#guard("create", () => this.#enqueue(score, {}));
+    // The guard inlined: this is the hot path.
+    try {
+      this.#enqueue(score, NO_IDS);
+    } catch (error) {
+      this.#dropped("create", error);
+    }
   }
 
   /** Queues a score for the observation (span) given, on its trace. */
@@ -97,9 +103,13 @@ export class ScoreManager {
     try {
       fn();
     } catch (error) {
-      const kind = `${OWNER}: ${method}: score dropped`;
-      this.#repeats.error(kind, `${kind}: ${describe(error)}`);
+      this.#dropped(method, error);
     }
+  }
+
+  #dropped(method: string, error: unknown): void {
+    const kind = `${OWNER}: ${method}: score dropped`;
+    this.#repeats.error(kind, `${kind}: ${describe(error)}`);
   }
 
   #enqueue(score: unknown, ids: { traceId?: string; observationId?: string }): void {

@@ -27,6 +27,8 @@ export function invalidScoreReason(score: unknown): ScoreProblem | undefined {
  * reason it cannot be copied: a cycle, a BigInt, a throwing getter.
  */
 export function snapshotScore<T>(score: T): { ok: true; value: T } | ({ ok: false } & ScoreProblem) {
+  const flat = flatCopy(score);
+  if (flat !== undefined) return { ok: true, value: flat as T };
   const kind = "not JSON-serializable";
   try {
     const text = JSON.stringify(score);
@@ -34,6 +36,31 @@ export function snapshotScore<T>(score: T): { ok: true; value: T } | ({ ok: fals
     return { ok: true, value: JSON.parse(text) as T };
   } catch (error) {
     return { ok: false, kind, reason: `the score is not JSON-serializable: ${describe(error)}` };
+  }
+}
+
+/**
+ * A copy of a plain object whose own values are all strings, finite numbers, booleans, null or undefined (the
+ * usual score), equal to its JSON round trip once sent; undefined for anything else, which takes the JSON path.
+ * Never throws: a throwing getter also sends it to the JSON path, which reports it.
+ */
+function flatCopy(score: unknown): Record<string, unknown> | undefined {
+  if (typeof score !== "object" || score === null) return undefined;
+  const proto = Object.getPrototypeOf(score);
+  if (proto !== Object.prototype && proto !== null) return undefined;
+  try {
+    const copy: Record<string, unknown> = {};
+    for (const key in score) {
+      if (!Object.hasOwn(score, key)) continue;
+      const value = (score as Record<string, unknown>)[key];
+      const type = typeof value;
+      if (type === "string" || type === "boolean" || value === null) copy[key] = value;
+      else if (type === "number") copy[key] = Number.isFinite(value) ? value : null;
+      else if (type !== "undefined") return undefined;
+    }
+    return copy;
+  } catch {
+    return undefined;
   }
 }
 
@@ -59,13 +86,12 @@ export function prepareScore(
   if (!copy.ok) return copy;
   const problem = invalidScoreReason(copy.value);
   if (problem !== undefined) return { ok: false, ...problem };
-  const body = copy.value as CreateScoreRequest;
-  const request: CreateScoreRequest & { id: string } = {
-    ...body,
-    ...ids,
-    id: typeof body.id === "string" && body.id !== "" ? body.id : crypto.randomUUID(),
-    timestamp: new Date().toISOString(),
-  };
+  // The copy is ours: fill it in place (keys keep the order a spread would give them).
+  const request = copy.value as CreateScoreRequest & { id: string };
+  if (ids.traceId !== undefined) request.traceId = ids.traceId;
+  if (ids.observationId !== undefined) request.observationId = ids.observationId;
+  request.id = typeof request.id === "string" && request.id !== "" ? request.id : crypto.randomUUID();
+  request.timestamp = new Date().toISOString();
   if (request.environment == null && environment !== undefined) request.environment = environment;
   return { ok: true, request };
 }
