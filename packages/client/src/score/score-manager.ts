@@ -4,12 +4,18 @@ import type { SvcApi } from "../api/generated/client.js";
 import type { CreateScoreRequest } from "../api/generated/types.js";
 import { BatchQueue } from "./batch-queue.js";
 import type { ScoreManagerConfig } from "./config.js";
-import { describe, prepareScore, rejectionLine } from "./validate-score.js";
+import { describe, prepareUnstampedScore, rejectionLine } from "./validate-score.js";
 
 /** A score for a span: the trace (and observation) ids come from the span. */
 export type ScoreForSpan = Omit<CreateScoreRequest, "traceId" | "observationId">;
 
 const OWNER = "ScoreManager";
+
+/** A queued score and the time of its `create()` call (epoch ms), written as its ISO timestamp when sent. */
+interface QueuedScore {
+  request: CreateScoreRequest;
+  at: number;
+}
 const NO_IDS: { traceId?: string; observationId?: string } = Object.freeze({});
 
 /**
@@ -18,7 +24,7 @@ const NO_IDS: { traceId?: string; observationId?: string } = Object.freeze({});
  * are logged once, then counted; {@link ScoreManager.flush} logs the counts.
  */
 export class ScoreManager {
-  readonly #queue: BatchQueue<CreateScoreRequest>;
+  readonly #queue: BatchQueue<QueuedScore>;
   readonly #repeats = new RepeatLog();
 
   /** @internal Created by {@link SvcClient}. */
@@ -113,8 +119,8 @@ export class ScoreManager {
   }
 
   #enqueue(score: unknown, ids: { traceId?: string; observationId?: string }): void {
-    const prepared = prepareScore(score, ids, this.config.environment);
-    if (prepared.ok) this.#queue.push(prepared.request);
+    const prepared = prepareUnstampedScore(score, ids, this.config.environment);
+    if (prepared.ok) this.#queue.push({ request: prepared.request, at: Date.now() });
     else
       this.#repeats.error(`${OWNER}: score dropped: ${prepared.kind}`, `${OWNER}: score dropped: ${prepared.reason}`);
   }
@@ -124,8 +130,9 @@ export class ScoreManager {
     this.#repeats.warn(line, line);
   }
 
-  async #send(batch: CreateScoreRequest[]): Promise<void> {
+  async #send(queued: QueuedScore[]): Promise<void> {
     const logger = getGlobalLogger();
+    const batch = queued.map(stamp);
     let response: unknown;
     try {
       response = await this.api.scores.create(batch, { maxRetries: this.config.maxRetries });
@@ -139,4 +146,9 @@ export class ScoreManager {
     if (rejection) logger.error(rejection);
     else logger.debug(`${OWNER}: sent ${batch.length} scores`);
   }
+}
+
+function stamp(item: QueuedScore): CreateScoreRequest {
+  item.request.timestamp = new Date(item.at).toISOString();
+  return item.request;
 }
