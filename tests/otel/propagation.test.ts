@@ -1,9 +1,15 @@
 import { context, propagation, ROOT_CONTEXT, trace } from "@opentelemetry/api";
 import { NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
 import { SvcSpanProcessor } from "@svc/otel";
-import { propagateAttributes, setSvcTracerProvider, startActiveObservation } from "@svc/tracing";
+import {
+  propagateAttributes,
+  setSvcTracerProvider,
+  startActiveObservation,
+  updateActiveObservation,
+} from "@svc/tracing";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { startServer, type TestServer } from "../support/http-server.ts";
+import { captureLogs } from "../support/logs.ts";
 import { attributesOf, exportedSpans } from "../support/otel.ts";
 
 // One registered provider (AsyncLocalStorage context) whose processor exports to a fresh sink per test.
@@ -118,5 +124,19 @@ describe("propagated attributes and app roots", () => {
 
     expect(byName().root?.["svc.internal.is_app_root"]).toBe(true);
     expect(byName().inner).not.toHaveProperty("svc.internal.is_app_root");
+  });
+});
+
+describe("repeated warnings of @svc/tracing", () => {
+  it("are summarised with their count when the processor flushes", async () => {
+    await useSink();
+    const logs = captureLogs();
+
+    for (let i = 0; i < 3; i++) updateActiveObservation({ output: "no observation is active here" });
+    await processor.forceFlush();
+
+    const lines = logs.filter((l) => l.message.includes("updateActiveObservation")).map((l) => l.message);
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toMatch(/happened 2 more time\(s\)/);
   });
 });

@@ -1,4 +1,4 @@
-import { configureGlobalLogger, DEFAULT_REPEAT_MAX_KINDS, LogLevel, RepeatLog } from "@svc/tracing";
+import { configureGlobalLogger, DEFAULT_REPEAT_MAX_KINDS, LogLevel, RepeatLog, reportRepeatedLogs } from "@svc/tracing";
 import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { captureLogs } from "../support/logs.ts";
 
@@ -172,6 +172,25 @@ describe("RepeatLog", () => {
     expect(logs.map((l) => l.message)).toEqual([
       `[Svc SDK] ${KIND}`,
       `[Svc SDK] ${KIND}: happened 2 more time(s) since the last message`,
+    ]);
+  });
+});
+
+describe("reportRepeatedLogs", () => {
+  it("summarises the repeats of every RepeatLog in the process", () => {
+    const logs = captureLogs();
+    const first = new RepeatLog();
+    const second = new RepeatLog();
+    for (let i = 0; i < 3; i++) first.warn("A: failed", "A: failed");
+    for (let i = 0; i < 5; i++) second.error("B: dropped", "B: dropped");
+
+    reportRepeatedLogs();
+
+    expect(logs.map((l) => l.message)).toEqual([
+      "[Svc SDK] A: failed",
+      "[Svc SDK] B: dropped",
+      "[Svc SDK] A: failed: happened 2 more time(s) since the last message",
+      "[Svc SDK] B: dropped: happened 4 more time(s) since the last message",
     ]);
   });
 });

@@ -4,6 +4,7 @@ import {
   getPropagatedAttributes,
   hasTraceIdClaim,
   RepeatLog,
+  reportRepeatedLogs,
   SvcOtelSpanAttributes,
 } from "@svc/tracing";
 import {
@@ -319,7 +320,7 @@ export class SvcSpanProcessor {
     this.#queueDrops.report();
     this.#exportDrops.report();
     this.#lateDrops.report();
-    this.#repeats.report();
+    reportRepeatedLogs(); // this processor's repeated errors, and those of @svc/tracing and integrations
   }
 
   #track(set: Set<Promise<void>>, work: Promise<void>): void {

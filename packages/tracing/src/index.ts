@@ -30,7 +30,12 @@ export {
   SVC_TRACE_ID_BAGGAGE_KEY,
 } from "./propagation.js";
 export type { RepeatLogOptions } from "./repeat-log.js";
-export { DEFAULT_REPEAT_MAX_KINDS, DEFAULT_REPEAT_SUMMARY_INTERVAL_MS, RepeatLog } from "./repeat-log.js";
+export {
+  DEFAULT_REPEAT_MAX_KINDS,
+  DEFAULT_REPEAT_SUMMARY_INTERVAL_MS,
+  RepeatLog,
+  reportRepeatedLogs,
+} from "./repeat-log.js";
 export {
   CIRCULAR_MARKER,
   FAILED_TO_SERIALIZE,

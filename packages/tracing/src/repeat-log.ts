@@ -18,6 +18,27 @@ export interface RepeatLogOptions {
 
 type Level = "warn" | "error";
 
+// Every RepeatLog of every svc package (and of every copy of this module), so that one flush can report them all.
+const REGISTRY = Symbol.for("svc.repeat-logs");
+
+function registry(): Set<WeakRef<RepeatLog>> {
+  const holder = globalThis as unknown as Record<symbol, Set<WeakRef<RepeatLog>> | undefined>;
+  holder[REGISTRY] ??= new Set();
+  return holder[REGISTRY];
+}
+
+/**
+ * Logs the summary lines of every {@link RepeatLog} in the process (see {@link RepeatLog.report}). The span
+ * processor calls it on `forceFlush()` and `shutdown()`.
+ */
+export function reportRepeatedLogs(): void {
+  for (const ref of registry()) {
+    const log = ref.deref();
+    if (log === undefined) registry().delete(ref);
+    else log.report();
+  }
+}
+
 interface KindState {
   level: Level;
   /** Repeats counted but not yet reported. */
@@ -53,6 +74,7 @@ export class RepeatLog {
   constructor(options: RepeatLogOptions = {}) {
     this.#intervalMs = options.summaryIntervalMs ?? DEFAULT_REPEAT_SUMMARY_INTERVAL_MS;
     this.#maxKinds = options.maxKinds ?? DEFAULT_REPEAT_MAX_KINDS;
+    registry().add(new WeakRef(this));
   }
 
   /** Logs `message` at error level if it is the first of its kind; otherwise counts it. */
