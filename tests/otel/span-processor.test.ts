@@ -309,6 +309,30 @@ describe("span content", () => {
     });
   });
 
+  it("masks and scans for media when the batch is sent, not in span.end()", async () => {
+    const server = await sink();
+    const masked: string[] = [];
+    const { svc, processor } = svcProvider(server, {
+      mask: ({ data }) => {
+        masked.push(String(data));
+        return "***";
+      },
+    });
+
+    const span = svc.startSpan("work", {
+      attributes: { "svc.observation.input": "secret", "svc.observation.output": "data:image/png;base64,AAAA" },
+    });
+    span.end();
+    expect(masked).toEqual([]);
+    await processor.forceFlush();
+
+    expect(masked.sort()).toEqual(["data:image/png;base64,AAAA", "secret"]);
+    expect(attributesOf(exportedSpans(server)[0]!)).toMatchObject({
+      "svc.observation.input": "***",
+      "svc.observation.output": "***",
+    });
+  });
+
   it("exports a span whose mask throws, with a fixed marker in place of the value, and logs the error", async () => {
     const logs = captureLogs();
     const server = await sink();

@@ -68,7 +68,8 @@ const MAX_CONCURRENT_UPLOADS = 8;
 export class SvcSpanProcessor {
   readonly #config: SvcSpanProcessorConfig;
   readonly #log = getGlobalLogger();
-  #queue: ExportItem[] = [];
+  /** Ended spans waiting for export; masking and media handling happen when their batch is sent. */
+  #queue: ReadableSpan[] = [];
   /** Spans ever queued, spans ever taken out of the queue, and how far the queue must be emptied now. */
   #enqueued = 0;
   #dispatched = 0;
@@ -79,7 +80,6 @@ export class SvcSpanProcessor {
   readonly #inFlight = new Set<Promise<void>>();
   /** The batch being encoded and compressed; the next one waits for it. */
   #encoding: Promise<unknown> = Promise.resolve();
-  readonly #preparing = new Set<Promise<void>>();
   readonly #uploads = new Map<string, Promise<void>>();
   readonly #uploadSlots = new Limiter(MAX_CONCURRENT_UPLOADS);
   readonly #openSpans = new Set<string>();
@@ -108,7 +108,7 @@ export class SvcSpanProcessor {
     }
   }
 
-  /** Filters, masks and queues an ended span. */
+  /** Filters and queues an ended span; masking and media handling run later, off the caller's path. */
   onEnd(span: ReadableSpan): void {
     try {
       this.#end(span);
@@ -184,10 +184,7 @@ export class SvcSpanProcessor {
       return;
     }
     if (!this.#shouldExport(span)) return;
-    const { mask, mediaUploadEnabled } = this.#config;
-    const { attributes, media } = prepareSpanData(span.attributes, mask, mediaUploadEnabled, this.#onMaskError);
-    if (media) this.#track(this.#preparing, this.#withMedia(span, attributes, media));
-    else this.#enqueue({ span, attributes });
+    this.#enqueue(span);
   }
 
   /** Runs the filter; at start (app-root check) a throw only means "not known to be exported". */
@@ -210,15 +207,38 @@ export class SvcSpanProcessor {
     this.#repeats.error(`${NAME}: mask function failed`, message);
   };
 
-  async #withMedia(span: ReadableSpan, attributes: Attributes, media: MediaCandidate[]): Promise<void> {
-    const own = attributes === span.attributes ? { ...attributes } : attributes;
+  /** The batch with the attributes to export: masked, and with media replaced by references. */
+  async #prepare(batch: readonly ReadableSpan[]): Promise<ExportItem[]> {
+    const { mask, mediaUploadEnabled } = this.#config;
+    const withMedia: Promise<void>[] = [];
+    const items = batch.map((span): ExportItem => {
+      try {
+        const { attributes, media } = prepareSpanData(span.attributes, mask, mediaUploadEnabled, this.#onMaskError);
+        const item = { span, attributes };
+        if (media) withMedia.push(this.#replaceMedia(item, media));
+        return item;
+      } catch (error) {
+        this.#repeats.error(
+          `${NAME}: preparing a span failed`,
+          `${NAME}: preparing span "${String(span.name)}" failed; exported as is: ${describe(error)}`,
+        );
+        return { span, attributes: span.attributes };
+      }
+    });
+    if (withMedia.length > 0) await Promise.all(withMedia);
+    return items;
+  }
+
+  async #replaceMedia(item: ExportItem, media: MediaCandidate[]): Promise<void> {
+    const { span } = item;
+    const own = item.attributes === span.attributes ? { ...item.attributes } : item.attributes;
     const { traceId, spanId } = span.spanContext();
     try {
       await replaceMedia(own, media, { traceId, observationId: spanId }, (m) => this.#upload(m));
+      item.attributes = own;
     } catch (error) {
       this.#log.error(`${NAME}: media handling failed for span "${span.name}"; exported as is: ${describe(error)}`);
     }
-    this.#enqueue({ span, attributes: own });
   }
 
   #upload(media: MediaUpload): void {
@@ -232,12 +252,12 @@ export class SvcSpanProcessor {
     this.#uploads.set(key, uploading);
   }
 
-  #enqueue(item: ExportItem): void {
+  #enqueue(span: ReadableSpan): void {
     if (this.#queue.length >= this.#config.maxQueueSize) {
       this.#queueDrops.add(1, `${this.#config.maxQueueSize} spans are waiting (raise maxQueueSize)`);
       return;
     }
-    this.#queue.push(item);
+    this.#queue.push(span);
     this.#enqueued++;
     if (this.#config.exportMode === "immediate") this.#drainTarget = this.#enqueued;
     this.#pump();
@@ -274,21 +294,27 @@ export class SvcSpanProcessor {
     }
   }
 
-  async #send(batch: ExportItem[]): Promise<void> {
-    // Leave the caller's span.end() before serializing.
+  /** Exports one batch and counts a failure; never rejects. */
+  #send(spans: ReadableSpan[]): Promise<void> {
+    const count = spans.length;
+    return this.#export(spans).then(
+      (result) => {
+        if (result.ok) this.#log.debug(`${NAME}: exported ${count} span(s)`);
+        else this.#exportDrops.add(count, result.reason);
+      },
+      (error: unknown) => this.#exportDrops.add(count, describe(error)),
+    );
+  }
+
+  /** Prepares and sends one batch. The spans are let go once encoded: only the request body waits for the server. */
+  async #export(spans: ReadableSpan[]): Promise<SendResult> {
+    // Leave the caller's span.end() before preparing and serializing.
     await Promise.resolve();
-    let result: SendResult;
-    try {
-      await waitForResources(batch);
-      const exporter = this.#config.exporter;
-      result = exporter
-        ? await exportThrough(exporter, batch, RETRY_WINDOW_MS + this.#config.timeoutMs)
-        : await this.#encodeAndPost(batch);
-    } catch (error) {
-      result = { ok: false, reason: describe(error) };
-    }
-    if (result.ok) this.#log.debug(`${NAME}: exported ${batch.length} span(s)`);
-    else this.#exportDrops.add(batch.length, result.reason);
+    await waitForResources(spans);
+    const batch = await this.#prepare(spans);
+    const exporter = this.#config.exporter;
+    if (exporter) return exportThrough(exporter, batch, RETRY_WINDOW_MS + this.#config.timeoutMs);
+    return this.#encodeAndPost(batch);
   }
 
   /**
@@ -308,7 +334,6 @@ export class SvcSpanProcessor {
   }
 
   async #flushAll(): Promise<void> {
-    await Promise.allSettled([...this.#preparing]);
     const target = this.#enqueued;
     this.#drainTarget = Math.max(this.#drainTarget, target);
     this.#pump();
@@ -323,11 +348,6 @@ export class SvcSpanProcessor {
     reportRepeatedLogs(); // this processor's repeated errors, and those of @svc/tracing and integrations
   }
 
-  #track(set: Set<Promise<void>>, work: Promise<void>): void {
-    const tracked: Promise<void> = work.finally(() => set.delete(tracked));
-    set.add(tracked);
-  }
-
   #warn(what: string, error: unknown, outcome = ""): void {
     this.#log.warn(`${NAME}: ${what} failed${outcome}: ${describe(error)}`);
   }
@@ -338,9 +358,9 @@ interface AsyncResource {
   waitForAsyncAttributes?: () => Promise<void>;
 }
 
-async function waitForResources(batch: readonly ExportItem[]): Promise<void> {
+async function waitForResources(batch: readonly ReadableSpan[]): Promise<void> {
   const pending = new Set<AsyncResource>();
-  for (const { span } of batch) {
+  for (const span of batch) {
     const resource = span.resource as AsyncResource;
     if (resource.asyncAttributesPending && resource.waitForAsyncAttributes) pending.add(resource);
   }
