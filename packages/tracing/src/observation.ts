@@ -189,7 +189,7 @@ export function createObservation<T extends SvcObservationType>(
     if (attributes) writeAttributesSafely(out, attributes as SvcObservationAttributes, name);
     const span = getSvcTracer().startSpan(name, { attributes: out, startTime }, parent);
     if (type === "event") span.end(startTime);
-    return wrapSpan(span, type);
+    return new (CLASSES[type] as new (span: Span, type: T) => SvcObservationByType[T])(span, type);
   } catch (err) {
     const kind = "startObservation: span not recorded";
     repeats.warn(kind, `${kind}: ${describeError(err)} (name="${name}")`);

@@ -132,11 +132,12 @@ export function writeMetadata(target: Attributes, prefix: string, metadata: unkn
     return;
   }
   let budget: { left: number } | undefined;
+  const paths = metadataPaths(prefix);
   for (const key of Object.keys(metadata)) {
     const value = metadata[key];
     const attribute = toAttributeValue(value);
     if (attribute === undefined) continue;
-    const path = metadataKey(prefix, key);
+    const path = metadataKey(paths, prefix, key);
     target[path] = attribute;
     if (typeof attribute === "string" && isPlainObject(value)) {
       budget ??= { left: MAX_METADATA_PATHS };
@@ -149,12 +150,17 @@ export function writeMetadata(target: Attributes, prefix: string, metadata: unkn
 const KEY_CACHE_LIMIT = 1024;
 const keyCaches = new Map<string, Map<string, string>>();
 
-function metadataKey(prefix: string, key: string): string {
+/** The cache of "prefix.key" paths of one prefix. */
+function metadataPaths(prefix: string): Map<string, string> {
   let cache = keyCaches.get(prefix);
   if (cache === undefined) {
     cache = new Map();
     keyCaches.set(prefix, cache);
   }
+  return cache;
+}
+
+function metadataKey(cache: Map<string, string>, prefix: string, key: string): string {
   let path = cache.get(key);
   if (path === undefined) {
     path = `${prefix}.${key}`;

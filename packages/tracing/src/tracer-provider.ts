@@ -10,8 +10,11 @@ interface SvcGlobalState {
 
 // One slot per process, shared by every loaded copy of the package; the slot is fixed, its contents change.
 const SLOT = Symbol.for("svc");
+/** The slot's object once found: the slot can be neither rewritten nor removed, so it never goes stale. */
+let found: SvcGlobalState | undefined;
 
 function state(): SvcGlobalState {
+  if (found !== undefined) return found;
   const holder = globalThis as unknown as Record<symbol, SvcGlobalState | undefined>;
   let current = holder[SLOT];
   if (current === undefined) {
@@ -23,6 +26,7 @@ function state(): SvcGlobalState {
       enumerable: false,
     });
   }
+  found = current;
   return current;
 }
 
