@@ -36,6 +36,7 @@ async function bounded<T>(what: string, p: Promise<T>): Promise<{ ok: boolean; m
 async function runSpans(mod: ContenderModule, burst: boolean) {
   const c = await mod.spans(target);
   const cpu0 = process.cpuUsage();
+  const thread0 = process.threadCpuUsage();
   const t0 = performance.now();
   let apiMs = 0;
   let apiCpuUs = 0;
@@ -55,8 +56,11 @@ async function runSpans(mod: ContenderModule, burst: boolean) {
   const shutdown = await bounded("shutdown()", c.shutdown());
   const totalMs = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
+  const thread = process.threadCpuUsage(thread0);
   return {
     observations: count * OBSERVATIONS_PER_TRACE,
+    // Everything the app thread did from the first trace to shutdown: the calls, and the export work it runs.
+    threadCpuUsPerObservation: (thread.user + thread.system) / (count * OBSERVATIONS_PER_TRACE),
     apiUsPerObservation: (apiMs * 1000) / (count * OBSERVATIONS_PER_TRACE),
     apiCpuUsPerObservation: apiCpuUs / (count * OBSERVATIONS_PER_TRACE),
     loopMs,
@@ -107,7 +111,10 @@ async function main(): Promise<void> {
   await sinkStats();
   // "<name>-gzip" runs a contender with gzip switched on the way its users can: OpenTelemetry's environment variable.
   if (contender.endsWith("-gzip")) process.env.OTEL_EXPORTER_OTLP_TRACES_COMPRESSION = "gzip";
-  const mod = (await import(`./contenders/${contender.replace(/-gzip$/, "")}.ts`)) as ContenderModule;
+  // "<name>+<label>" is a variant of a contender: the runner has set its environment (BENCH_VARIANTS).
+  const mod = (await import(
+    `./contenders/${contender.replace(/\+.*$/, "").replace(/-gzip$/, "")}.ts`
+  )) as ContenderModule;
   const result = workload === "scores" ? await runScores(mod) : await runSpans(mod, workload === "spans-burst");
   const usage = process.resourceUsage();
   const peakRssMb = usage.maxRSS / 1024;

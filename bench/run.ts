@@ -25,6 +25,7 @@ const { values: args } = parseArgs({
     only: { type: "string" },
     workloads: { type: "string" },
     "skip-static": { type: "boolean", default: false },
+    "eager-sink": { type: "boolean", default: false },
   },
 });
 const quick = args.quick;
@@ -53,7 +54,7 @@ function runChild(contender: string, workload: Workload, count: number, sinkUrl:
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [join(HERE, "child.ts"), contender, workload, String(count)], {
       cwd: HERE,
-      env: { ...process.env, SINK_URL: sinkUrl },
+      env: { ...process.env, ...variantEnv(contender), SINK_URL: sinkUrl },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let out = "";
@@ -75,6 +76,19 @@ function runChild(contender: string, workload: Workload, count: number, sinkUrl:
       resolve({ row, stderr: err.split("\n").filter((l) => l.trim() !== ""), exitCode });
     });
   });
+}
+
+/**
+ * Environment of a variant contender `<name>+<label>`: the object `BENCH_VARIANTS[label]` (JSON in the
+ * environment), for experiments that run a changed contender beside the usual ones in the same invocation.
+ */
+function variantEnv(contender: string): Record<string, string> {
+  const label = contender.split("+")[1];
+  if (label === undefined) return {};
+  const variants = JSON.parse(process.env.BENCH_VARIANTS ?? "{}") as Record<string, Record<string, string>>;
+  const env = variants[label];
+  if (env === undefined) throw new Error(`BENCH_VARIANTS has no variant "${label}"`);
+  return env;
 }
 
 /** Adds what the sink saw to what the child measured. */
@@ -140,7 +154,7 @@ function cell(s: Summary | undefined, runs: number): string {
 
 async function main(): Promise<void> {
   const started = new Date();
-  const sink = await startSink();
+  const sink = await startSink({ deferDecoding: !args["eager-sink"] });
   const rows: Record<string, Record<string, Row[]>> = {};
   const unavailable: Record<string, string> = {};
   const problems: string[] = [];
@@ -299,6 +313,16 @@ const METRICS: Metric[] = [
     workload: "spans-burst",
     key: "apiCpuUsPerObservation",
     target: 1.3,
+  },
+  {
+    label: "app-thread CPU µs/observation, until shutdown (yield)",
+    workload: "spans-yield",
+    key: "threadCpuUsPerObservation",
+  },
+  {
+    label: "app-thread CPU µs/observation, until shutdown (burst)",
+    workload: "spans-burst",
+    key: "threadCpuUsPerObservation",
   },
   { label: "total ms until shutdown (yield)", workload: "spans-yield", key: "totalMs" },
   { label: "total ms until shutdown (burst)", workload: "spans-burst", key: "totalMs" },

@@ -3,7 +3,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { promisify } from "node:util";
-import { gunzip } from "node:zlib";
+import { gunzip, gunzipSync } from "node:zlib";
 
 const gunzipAsync = promisify(gunzip);
 
@@ -138,8 +138,19 @@ function emptyStats(): SinkStats {
   };
 }
 
+/** Options of {@link startSink}. */
+export interface SinkOptions {
+  /**
+   * Answer traces requests at once and gunzip and count their spans only when the counts are asked for
+   * (`/__stats`, `stats()`), so that the sink's own work does not compete with the measured process for the
+   * machine's cores while it runs, as a server on another machine would not. Malformed bodies are then
+   * recorded when counted, and answered 200. @defaultValue true
+   */
+  deferDecoding?: boolean;
+}
+
 /** Starts the sink on 127.0.0.1 with an ephemeral port. */
-export async function startSink(): Promise<Sink> {
+export async function startSink({ deferDecoding = true }: SinkOptions = {}): Promise<Sink> {
   let stats = emptyStats();
   let spanIds = new Set<string>();
   let scoreIds = new Set<string>();
@@ -148,17 +159,8 @@ export async function startSink(): Promise<Sink> {
     else stats.malformed[19] = `${what} (and more)`;
   };
 
-  const onSpans = async (req: IncomingMessage, raw: Buffer, res: ServerResponse) => {
-    stats.spanRequests++;
-    stats.spanBytes += raw.length;
-    const encoding = String(req.headers["content-encoding"] ?? "").toLowerCase();
-    let body = raw;
-    if (encoding.includes("gzip")) {
-      stats.gzipRequests++;
-      body = await gunzipAsync(raw);
-    }
-    const type = String(req.headers["content-type"] ?? "");
-    const isProto = type.includes("protobuf");
+  /** Counts the spans of one traces request body (already gunzipped); throws when it is malformed. */
+  const countSpans = (body: Buffer, isProto: boolean) => {
     const spans = isProto ? protoSpans(body) : jsonSpans(JSON.parse(body.toString("utf8")));
     for (const span of spans) {
       if (typeof span.traceId !== "string" || !HEX32.test(span.traceId)) throw new Error("span without a trace id");
@@ -170,6 +172,32 @@ export async function startSink(): Promise<Sink> {
       else spanIds.add(key);
     }
     stats.uniqueSpans = spanIds.size;
+  };
+
+  /** Traces requests answered but not yet decoded (deferred decoding). */
+  let pending: { raw: Buffer; gzip: boolean; isProto: boolean; what: string }[] = [];
+  const settle = () => {
+    const work = pending;
+    pending = [];
+    for (const { raw, gzip, isProto, what } of work) {
+      try {
+        countSpans(gzip ? gunzipSync(raw) : raw, isProto);
+      } catch (error) {
+        malformed(`${what}: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+  };
+
+  const onSpans = async (req: IncomingMessage, raw: Buffer, res: ServerResponse) => {
+    stats.spanRequests++;
+    stats.spanBytes += raw.length;
+    const gzip = String(req.headers["content-encoding"] ?? "")
+      .toLowerCase()
+      .includes("gzip");
+    if (gzip) stats.gzipRequests++;
+    const isProto = String(req.headers["content-type"] ?? "").includes("protobuf");
+    if (deferDecoding) pending.push({ raw, gzip, isProto, what: `${req.method} ${req.url}` });
+    else countSpans(gzip ? await gunzipAsync(raw) : raw, isProto);
     if (isProto) {
       res.writeHead(200, { "content-type": "application/x-protobuf", "content-length": 0 });
       res.end();
@@ -189,8 +217,12 @@ export async function startSink(): Promise<Sink> {
     readBody(req)
       .then(async (raw) => {
         const path = (req.url ?? "/").split("?")[0]!;
-        if (path === "/__stats") return send(res, 200, stats);
+        if (path === "/__stats") {
+          settle();
+          return send(res, 200, stats);
+        }
         if (path === "/__reset") {
+          pending = [];
           stats = emptyStats();
           spanIds = new Set();
           scoreIds = new Set();
@@ -236,8 +268,12 @@ export async function startSink(): Promise<Sink> {
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
-    stats: () => ({ ...stats, malformed: [...stats.malformed] }),
+    stats: () => {
+      settle();
+      return { ...stats, malformed: [...stats.malformed] };
+    },
     reset() {
+      pending = [];
       stats = emptyStats();
       spanIds = new Set();
       scoreIds = new Set();

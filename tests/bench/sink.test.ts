@@ -63,10 +63,31 @@ describe("bench sink", () => {
     expect(sink.stats()).toMatchObject({ spans: 2, uniqueSpans: 2 });
   });
 
-  it("records a span without ids as malformed and answers 400", async () => {
+  it("answers traces requests before decoding them and records a malformed one when counting", async () => {
     const res = await post(sink, "/api/public/otel/v1/traces", JSON.stringify(otlp([{ name: "x" }])));
-    expect(res.status).toBe(400);
-    expect(sink.stats().malformed).toHaveLength(1);
+    expect(res.status).toBe(200);
+    const gzipped = gzipSync(JSON.stringify(otlp([span(1)])));
+    await post(sink, "/api/public/otel/v1/traces", gzipped, { "content-encoding": "gzip" });
+    const viaHttp = (await (await fetch(`${sink.url}/__stats`)).json()) as { spans: number; malformed: string[] };
+    expect(viaHttp.spans).toBe(1);
+    expect(viaHttp.malformed).toEqual([expect.stringContaining("span without a trace id")]);
+    expect(sink.stats()).toMatchObject({ spans: 1, spanRequests: 2, gzipRequests: 1 });
+  });
+
+  it("with eager decoding, records a span without ids as malformed and answers 400", async () => {
+    const eager = await startSink({ deferDecoding: false });
+    try {
+      const res = await post(eager, "/api/public/otel/v1/traces", JSON.stringify(otlp([{ name: "x" }])));
+      expect(res.status).toBe(400);
+      const gzipped = gzipSync(JSON.stringify(otlp([span(1), span(2)])));
+      expect((await post(eager, "/api/public/otel/v1/traces", gzipped, { "content-encoding": "gzip" })).status).toBe(
+        200,
+      );
+      expect(eager.stats()).toMatchObject({ spans: 2, spanRequests: 2, gzipRequests: 1 });
+      expect(eager.stats().malformed).toHaveLength(1);
+    } finally {
+      await eager.close();
+    }
   });
 
   it("counts scores sent as an array and as score-create ingestion events", async () => {
