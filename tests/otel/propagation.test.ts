@@ -5,6 +5,7 @@ import {
   propagateAttributes,
   setSvcTracerProvider,
   startActiveObservation,
+  startObservation,
   updateActiveObservation,
 } from "@svc/tracing";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
@@ -124,6 +125,50 @@ describe("propagated attributes and app roots", () => {
 
     expect(byName().root?.["svc.internal.is_app_root"]).toBe(true);
     expect(byName().inner).not.toHaveProperty("svc.internal.is_app_root");
+  });
+
+  it("knows an open exported parent without a trace claim, also when given as parentSpanContext", async () => {
+    await useSink();
+
+    const root = startObservation("root");
+    root.startObservation("child").end();
+    startObservation("by-context", undefined, { parentSpanContext: root.otelSpan.spanContext() }).end();
+    root.end();
+    root.startObservation("after-parent-ended").end();
+    await processor.forceFlush();
+
+    const spans = byName();
+    expect(spans.root?.["svc.internal.is_app_root"]).toBe(true);
+    expect(spans.child).not.toHaveProperty("svc.internal.is_app_root");
+    expect(spans["by-context"]).not.toHaveProperty("svc.internal.is_app_root");
+    expect(spans["after-parent-ended"]?.["svc.internal.is_app_root"]).toBe(true);
+  });
+
+  it("finds the parent through the context for SDKs that only name the parent's id", () => {
+    const own = new SvcSpanProcessor({ publicKey: "pk", secretKey: "sk", baseUrl: "http://127.0.0.1:9" });
+    const fakeSpan = (spanId: string, parentSpanId?: string) => {
+      const spanContext = { traceId: "1".repeat(32), spanId, traceFlags: 1 };
+      const set: Record<string, unknown> = {};
+      return {
+        set,
+        span: {
+          spanContext: () => spanContext,
+          setAttribute: (key: string, value: unknown) => {
+            set[key] = value;
+          },
+          attributes: {},
+          instrumentationLibrary: { name: "svc-sdk" },
+          parentSpanId,
+        },
+      };
+    };
+    const parent = fakeSpan("a".repeat(16));
+    own.onStart(parent.span as never, ROOT_CONTEXT);
+    const child = fakeSpan("b".repeat(16), "a".repeat(16));
+    own.onStart(child.span as never, trace.setSpan(ROOT_CONTEXT, parent.span as never));
+
+    expect(parent.set["svc.internal.is_app_root"]).toBe(true);
+    expect(child.set).not.toHaveProperty("svc.internal.is_app_root");
   });
 });
 

@@ -1,4 +1,4 @@
-import type { Attributes, AttributeValue, Context, SpanContext } from "@opentelemetry/api";
+import { type Attributes, type AttributeValue, type Context, type SpanContext, trace } from "@opentelemetry/api";
 import {
   getGlobalLogger,
   getPropagatedAttributes,
@@ -45,8 +45,6 @@ export interface StartedSpan {
 
 const SVC_SCOPE = "svc-sdk";
 const NAME = "SvcSpanProcessor";
-/** Spans that passed the filter at start and have not ended, remembered for the app-root check. */
-const MAX_OPEN_SPANS = 50_000;
 /** Media uploads in flight at the same time; the others wait. */
 const MAX_CONCURRENT_UPLOADS = 8;
 
@@ -82,7 +80,11 @@ export class SvcSpanProcessor {
   #encoding: Promise<unknown> = Promise.resolve();
   readonly #uploads = new Map<string, Promise<void>>();
   readonly #uploadSlots = new Limiter(MAX_CONCURRENT_UPLOADS);
-  readonly #openSpans = new Set<string>();
+  /**
+   * Span contexts of the spans that passed the filter at start and have not ended, for the app-root check.
+   * Held weakly: a span that never ends does not stay in memory for it.
+   */
+  readonly #openSpans = new WeakSet<SpanContext>();
   readonly #queueDrops = new DropCounter(`${NAME}: export queue full`);
   readonly #exportDrops = new DropCounter(`${NAME}: export failed`);
   readonly #lateDrops = new DropCounter(`${NAME}: span ended after shutdown`);
@@ -167,18 +169,19 @@ export class SvcSpanProcessor {
 
   #markAppRoot(span: StartedSpan, parentContext: Context): void {
     if (!this.#shouldExport(span as unknown as ReadableSpan, true)) return;
-    const { spanId, traceId } = span.spanContext();
-    const parentId = span.parentSpanContext?.spanId ?? span.parentSpanId;
-    const parentExpected = parentId !== undefined && this.#openSpans.has(parentId);
-    if (this.#openSpans.size >= MAX_OPEN_SPANS) this.#openSpans.clear();
-    this.#openSpans.add(spanId);
-    if (!parentExpected && !hasTraceIdClaim(parentContext, traceId))
+    const own = span.spanContext();
+    // The SDK hands a child the very span context object of its parent; older SDKs only name the parent's id.
+    const parent =
+      span.parentSpanContext ??
+      (span.parentSpanId === undefined ? undefined : trace.getSpan(parentContext)?.spanContext());
+    const parentExpected = parent !== undefined && this.#openSpans.has(parent);
+    this.#openSpans.add(own);
+    if (!parentExpected && !hasTraceIdClaim(parentContext, own.traceId))
       span.setAttribute(SvcOtelSpanAttributes.IS_APP_ROOT, true);
   }
 
   #end(span: ReadableSpan): void {
-    const ctx = span.spanContext();
-    if (this.#openSpans.size > 0) this.#openSpans.delete(ctx.spanId);
+    this.#openSpans.delete(span.spanContext());
     if (this.#shutdown) {
       this.#lateDrops.add(1, `"${span.name}" ended after shutdown() and is not exported`);
       return;
