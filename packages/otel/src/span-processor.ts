@@ -45,6 +45,11 @@ export interface StartedSpan {
 
 const SVC_SCOPE = "svc-sdk";
 const NAME = "SvcSpanProcessor";
+/** Batches encoded and compressed at the same time while a flush waits for them (one otherwise). */
+const FLUSH_ENCODING_CONCURRENCY = Math.max(
+  2,
+  Math.min(4, (globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator?.hardwareConcurrency ?? 2),
+);
 /** Media uploads in flight at the same time; the others wait. */
 const MAX_CONCURRENT_UPLOADS = 8;
 
@@ -76,8 +81,13 @@ export class SvcSpanProcessor {
   #timer: ReturnType<typeof setTimeout> | undefined;
   #shutdown: Promise<void> | undefined;
   readonly #inFlight = new Set<Promise<void>>();
-  /** The batch being encoded and compressed; the next one waits for it. */
-  #encoding: Promise<unknown> = Promise.resolve();
+  /** forceFlush() and shutdown() calls under way. */
+  #flushing = 0;
+  /**
+   * Batches being encoded and compressed: one at a time while the application runs, so export work takes
+   * one thread-pool thread beside it; more while a flush waits for them.
+   */
+  readonly #encoding = new Limiter(() => (this.#flushing > 0 ? FLUSH_ENCODING_CONCURRENCY : 1));
   readonly #uploads = new Map<string, Promise<void>>();
   readonly #uploadSlots = new Limiter(MAX_CONCURRENT_UPLOADS);
   /**
@@ -321,15 +331,13 @@ export class SvcSpanProcessor {
   }
 
   /**
-   * Encodes and compresses one batch at a time (uncompressed bodies are large, compressed ones small),
-   * then posts it; the posts of several batches still overlap.
+   * Encodes and compresses the batch when its turn comes (uncompressed bodies are large, compressed ones
+   * small), then posts it; the posts of several batches overlap.
    */
   async #encodeAndPost(batch: ExportItem[]): Promise<SendResult> {
-    const turn = this.#encoding.then(() => prepareOtlpBody(this.#config, encodeTraceRequest(batch)));
-    this.#encoding = turn.catch(() => undefined);
     let prepared: PreparedBody;
     try {
-      prepared = await turn;
+      prepared = await this.#encoding.run(async () => prepareOtlpBody(this.#config, encodeTraceRequest(batch)));
     } catch (error) {
       return { ok: false, reason: `encoding failed: ${describe(error)}` };
     }
@@ -339,11 +347,17 @@ export class SvcSpanProcessor {
   async #flushAll(): Promise<void> {
     const target = this.#enqueued;
     this.#drainTarget = Math.max(this.#drainTarget, target);
-    this.#pump();
-    // Each round waits for one request to settle, which frees a slot for the next batch.
-    for (let round = 0; this.#dispatched < target && this.#inFlight.size > 0 && round < 1_000_000; round++)
-      await Promise.race(this.#inFlight);
-    await Promise.allSettled([...this.#inFlight]);
+    this.#flushing++;
+    try {
+      this.#encoding.wake();
+      this.#pump();
+      // Each round waits for one request to settle, which frees a slot for the next batch.
+      for (let round = 0; this.#dispatched < target && this.#inFlight.size > 0 && round < 1_000_000; round++)
+        await Promise.race(this.#inFlight);
+      await Promise.allSettled([...this.#inFlight]);
+    } finally {
+      this.#flushing--;
+    }
     await Promise.allSettled([...this.#uploads.values()]);
     this.#queueDrops.report();
     this.#exportDrops.report();

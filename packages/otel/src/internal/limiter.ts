@@ -2,19 +2,29 @@
 export class Limiter {
   #active = 0;
   readonly #waiting: (() => void)[] = [];
+  readonly #max: () => number;
 
-  constructor(private readonly max: number) {}
+  /** @param max The limit, or a function read each time a task starts or ends (call {@link wake} when it rises). */
+  constructor(max: number | (() => number)) {
+    this.#max = typeof max === "number" ? () => max : max;
+  }
 
   async run<T>(task: () => Promise<T>): Promise<T> {
-    if (this.#active < this.max) this.#active++;
+    if (this.#active < this.#max()) this.#active++;
     else await new Promise<void>((resolve) => this.#waiting.push(resolve));
     try {
       return await task();
     } finally {
-      // Hand the slot straight to the next task, or give it back.
-      const next = this.#waiting.shift();
-      if (next) next();
-      else this.#active--;
+      this.#active--;
+      this.wake();
+    }
+  }
+
+  /** Lets waiting tasks start, in order, while there is room. */
+  wake(): void {
+    while (this.#waiting.length > 0 && this.#active < this.#max()) {
+      this.#active++;
+      this.#waiting.shift()?.();
     }
   }
 }
