@@ -12,6 +12,7 @@ import { parseArgs } from "node:util";
 import { OBSERVATIONS_PER_TRACE } from "./payload.ts";
 import { type SinkStats, startSink } from "./sink.ts";
 import { bundleGzipBytes, coldImportMs, installBytes } from "./static.ts";
+import { buildThreadClock, threadClock } from "./thread-clock.ts";
 
 const HERE = import.meta.dirname;
 const { values: args } = parseArgs({
@@ -154,6 +155,13 @@ function cell(s: Summary | undefined, runs: number): string {
 
 async function main(): Promise<void> {
   const started = new Date();
+  const clockProblem = buildThreadClock();
+  const clockKind = threadClock().kind;
+  console.log(
+    clockKind === "clock_gettime"
+      ? "thread CPU clock: clock_gettime(CLOCK_THREAD_CPUTIME_ID)"
+      : `thread CPU clock: process.threadCpuUsage() (getrusage)${clockProblem ? `; addon not built: ${clockProblem}` : ""}`,
+  );
   const sink = await startSink({ deferDecoding: !args["eager-sink"] });
   const rows: Record<string, Record<string, Row[]>> = {};
   const unavailable: Record<string, string> = {};
@@ -259,7 +267,14 @@ async function main(): Promise<void> {
       {
         date: started.toISOString(),
         machine: machine(),
-        settings: { runs: RUNS, traces: TRACES, scores: SCORES, importRuns: IMPORT_RUNS, quick },
+        settings: {
+          runs: RUNS,
+          traces: TRACES,
+          scores: SCORES,
+          importRuns: IMPORT_RUNS,
+          quick,
+          threadClock: clockKind,
+        },
         unavailable,
         rows,
         statics,
