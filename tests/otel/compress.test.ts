@@ -5,7 +5,10 @@ import { chooseGzip } from "../../packages/otel/src/internal/compress.js";
 import { startServer } from "../support/http-server.ts";
 import { exportedSpans, otlpRequests } from "../support/otel.ts";
 
-const body = new TextEncoder().encode(JSON.stringify({ resourceSpans: [{ name: "x".repeat(200) }] }));
+const text = JSON.stringify({ resourceSpans: [{ name: "x".repeat(200) }] });
+const body = new TextEncoder().encode(text);
+/** The text in three pieces, as the encoder hands it over. */
+const pieces = () => [text.slice(0, 10), text.slice(10, 100), text.slice(100)][Symbol.iterator]();
 /** A Node-compatible process object that could load node:zlib. */
 const nodeProcess = { versions: { node: "22.12.0" }, getBuiltinModule: process.getBuiltinModule };
 
@@ -13,7 +16,7 @@ describe("choice of gzip by runtime", () => {
   it("gzips with node:zlib on Node.js", async () => {
     const gzip = chooseGzip({ process: nodeProcess });
 
-    const out = await gzip!(body);
+    const out = await gzip!(pieces());
 
     expect(Buffer.from(gunzipSync(out)).equals(Buffer.from(body))).toBe(true);
   });
@@ -21,10 +24,34 @@ describe("choice of gzip by runtime", () => {
   it("falls back to CompressionStream on a server runtime that cannot load node:zlib", async () => {
     const gzip = chooseGzip({ process: { versions: { node: "22.0.0" } }, CompressionStream });
 
-    const out = await gzip!(body);
+    const out = await gzip!(pieces());
 
     expect(Buffer.from(out.subarray(0, 2)).equals(Buffer.from([0x1f, 0x8b]))).toBe(true);
     expect(Buffer.from(gunzipSync(out)).equals(Buffer.from(body))).toBe(true);
+  });
+
+  it("takes the next piece from node:zlib only when it wants more, and passes on an encoding failure", async () => {
+    const gzip = chooseGzip({ process: nodeProcess });
+    const big = "y".repeat(64 * 1024);
+    let taken = 0;
+    function* lazy() {
+      for (let i = 0; i < 40; i++) {
+        taken++;
+        yield big;
+      }
+    }
+    const out = gzip!(lazy());
+    expect(taken).toBeLessThan(40);
+    expect(gunzipSync(await out).length).toBe(40 * big.length);
+
+    function* failing() {
+      yield "{";
+      throw new Error("cannot encode");
+    }
+    await expect(gzip!(failing())).rejects.toThrow("cannot encode");
+    await expect(
+      chooseGzip({ process: { versions: { node: "22.0.0" } }, CompressionStream })!(failing()),
+    ).rejects.toThrow("cannot encode");
   });
 
   it("sends uncompressed on a server runtime with neither node:zlib nor CompressionStream", () => {

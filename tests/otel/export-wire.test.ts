@@ -132,6 +132,36 @@ describe("OTLP export on the wire", () => {
     expect(mine?.body.toString("utf8")).toBe(theirs?.body.toString("utf8"));
   });
 
+  it("gzips a body of many pieces that decodes to the OpenTelemetry exporter's body for the same spans", async () => {
+    const ours = await sink();
+    const oracle = await sink();
+    const { processor } = svcProvider(ours, { compression: "gzip", mediaUploadEnabled: false, flushAt: 100 });
+    const reference = new BatchSpanProcessor(
+      new OTLPTraceExporter({ url: `${oracle.url}/api/public/otel/v1/traces`, compression: "none" as never }),
+      { maxExportBatchSize: 100 },
+    );
+    const provider = new BasicTracerProvider({ spanProcessors: [processor, reference] });
+    onTestFinished(() => provider.shutdown());
+    const svc = provider.getTracer("svc-sdk", "6.0.0");
+    const other = provider.getTracer("openinference.instrumentation.openai", "1.0.0");
+
+    // About 3 KB of text per span, two scopes: the body is made of many pieces.
+    for (let i = 0; i < 60; i++) {
+      const tracer = i % 3 === 0 ? other : svc;
+      tracer
+        .startSpan(`span-${i}`, { attributes: { "svc.observation.input": `ünïcode ${i} ${"x".repeat(3000)}` } })
+        .end();
+    }
+    await processor.forceFlush();
+    await reference.forceFlush();
+
+    const [mine] = otlpRequests(ours);
+    const [theirs] = otlpRequests(oracle);
+    expect(mine?.headers["content-encoding"]).toBe("gzip");
+    expect(mine?.body.length).toBeGreaterThan(150_000);
+    expect(mine?.body.toString("utf8")).toBe(theirs?.body.toString("utf8"));
+  });
+
   it("retries a 503 that carries Retry-After and exports the batch once", async () => {
     const server = await startServer();
     onTestFinished(server.close);

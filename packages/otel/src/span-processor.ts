@@ -23,7 +23,7 @@ import {
   RETRY_WINDOW_MS,
   type SendResult,
 } from "./internal/otlp-http.js";
-import { type ExportItem, encodeTraceRequest } from "./internal/otlp-json.js";
+import { type ExportItem, encodeTraceRequestPieces } from "./internal/otlp-json.js";
 import { prepareSpanData } from "./internal/span-data.js";
 import type { MediaUpload } from "./media/media-upload.js";
 import { uploadMedia } from "./media/media-upload.js";
@@ -337,7 +337,7 @@ export class SvcSpanProcessor {
   async #encodeAndPost(batch: ExportItem[]): Promise<SendResult> {
     let prepared: PreparedBody;
     try {
-      prepared = await this.#encoding.run(async () => prepareOtlpBody(this.#config, encodeTraceRequest(batch)));
+      prepared = await this.#encoding.run(() => prepareOtlpBody(this.#config, encodeTraceRequestPieces(batch)));
     } catch (error) {
       return { ok: false, reason: `encoding failed: ${describe(error)}` };
     }

@@ -27,14 +27,20 @@ export interface PreparedBody {
   headers: Record<string, string>;
 }
 
-/** Encodes an OTLP/JSON text as the request body: gzip off the main thread when asked and the runtime has it. */
-export async function prepareOtlpBody(target: HttpExportTarget, json: string): Promise<PreparedBody> {
-  const body = new TextEncoder().encode(json);
+/**
+ * Makes the request body from the pieces of an OTLP/JSON text: gzipped off the main thread as the pieces come
+ * when asked and the runtime can, else the text as UTF-8.
+ */
+export async function prepareOtlpBody(target: HttpExportTarget, pieces: Iterator<string>): Promise<PreparedBody> {
   const headers = { ...target.headers };
   const gzip = target.compression === "gzip" ? runtimeGzip() : null;
-  if (!gzip) return { body, headers };
+  if (!gzip) {
+    let text = "";
+    for (let next = pieces.next(); !next.done; next = pieces.next()) text += next.value;
+    return { body: new TextEncoder().encode(text), headers };
+  }
   headers["content-encoding"] = "gzip";
-  return { body: await gzip(body), headers };
+  return { body: await gzip(pieces), headers };
 }
 
 /**

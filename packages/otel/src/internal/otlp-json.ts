@@ -51,12 +51,50 @@ export function spanScope(span: ReadableSpan): Scope {
   return (span.instrumentationScope ?? span.instrumentationLibrary ?? NO_SCOPE) as Scope;
 }
 
-/** Encodes the items as one OTLP/JSON request body. */
-export function encodeTraceRequest(items: readonly ExportItem[]): string {
-  return JSON.stringify({ resourceSpans: toResourceSpans(items) });
+/**
+ * Text pieces of about this many characters at most (unless one span alone is longer): small enough to stay
+ * ordinary young objects in V8 even as two-byte text, large enough that handing them to zlib costs little.
+ */
+const PIECE_CHARS = 48 * 1024;
+
+/**
+ * Encodes the items as one OTLP/JSON request body, in pieces of text made one at a time as they are asked for,
+ * so that the text of the whole body is never held at once: the pieces stay small, short-lived objects.
+ */
+export function* encodeTraceRequestPieces(items: readonly ExportItem[]): Generator<string, void, undefined> {
+  let piece = '{"resourceSpans":[';
+  let firstResource = true;
+  for (const { resource, scopes } of groupByResourceAndScope(items)) {
+    const encodedResource = toResource(resource);
+    piece += `${firstResource ? "" : ","}{"resource":${JSON.stringify(encodedResource)},"scopeSpans":[`;
+    firstResource = false;
+    let firstScope = true;
+    for (const { scope, items: list } of scopes) {
+      piece += `${firstScope ? "" : ","}{"scope":${JSON.stringify(toScope(scope))},"spans":[`;
+      firstScope = false;
+      for (let i = 0; i < list.length; i++) {
+        piece += (i === 0 ? "" : ",") + JSON.stringify(toSpan(list[i] as ExportItem));
+        if (piece.length >= PIECE_CHARS) {
+          yield piece;
+          piece = "";
+        }
+      }
+      piece += `]${optionalField("schemaUrl", scope.schemaUrl)}}`;
+    }
+    piece += `]${optionalField("schemaUrl", encodedResource.schemaUrl)}}`;
+  }
+  yield `${piece}]}`;
 }
 
-function toResourceSpans(items: readonly ExportItem[]) {
+/** `,"name":value` as JSON.stringify writes a property, or nothing for undefined (which it leaves out). */
+function optionalField(name: string, value: string | undefined): string {
+  return value === undefined ? "" : `,"${name}":${JSON.stringify(value)}`;
+}
+
+/** Spans grouped by resource (by identity), then by scope (name, version and schema URL), in first-seen order. */
+function groupByResourceAndScope(
+  items: readonly ExportItem[],
+): { resource: ResourceLike; scopes: { scope: Scope; items: ExportItem[] }[] }[] {
   const byResource = new Map<ResourceLike, Map<string, ExportItem[]>>();
   for (const item of items) {
     const resource = item.span.resource as ResourceLike;
@@ -74,17 +112,10 @@ function toResourceSpans(items: readonly ExportItem[]) {
     }
     list.push(item);
   }
-  const out = [];
-  for (const [resource, byScope] of byResource) {
-    const scopeSpans = [];
-    for (const list of byScope.values()) {
-      const scope = spanScope((list[0] as ExportItem).span);
-      scopeSpans.push({ scope: toScope(scope), spans: list.map(toSpan), schemaUrl: scope.schemaUrl });
-    }
-    const encodedResource = toResource(resource);
-    out.push({ resource: encodedResource, scopeSpans, schemaUrl: encodedResource.schemaUrl });
-  }
-  return out;
+  return [...byResource].map(([resource, byScope]) => ({
+    resource,
+    scopes: [...byScope.values()].map((list) => ({ scope: spanScope((list[0] as ExportItem).span), items: list })),
+  }));
 }
 
 function toResource(resource: ResourceLike) {
