@@ -1,5 +1,6 @@
 // One workload for one contender in a fresh process; prints one JSON result line on stdout.
 //   node child.ts <contender> <spans-yield|spans-burst|scores> <count>   (SINK_URL set by the runner)
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { setImmediate as yieldToLoop } from "node:timers/promises";
 import type { ScoresContender, SinkTarget, SpansContender } from "./contenders/types.ts";
 import { OBSERVATIONS_PER_TRACE } from "./payload.ts";
@@ -37,6 +38,9 @@ async function bounded<T>(what: string, p: Promise<T>): Promise<{ ok: boolean; m
 
 async function runSpans(mod: ContenderModule, burst: boolean) {
   const c = await mod.spans(target);
+  // How long the event loop is held up (by the calls and by export work on the app thread), sampled every ms.
+  const loopDelay = monitorEventLoopDelay({ resolution: 1 });
+  loopDelay.enable();
   const cpu0 = process.cpuUsage();
   const thread0 = clock.nowUs();
   const t0 = performance.now();
@@ -53,6 +57,7 @@ async function runSpans(mod: ContenderModule, burst: boolean) {
   }
   const loopMs = performance.now() - t0;
   const flush = await bounded("forceFlush()", c.forceFlush());
+  loopDelay.disable();
   const atFlush = await sinkStats();
   const shutdown = await bounded("shutdown()", c.shutdown());
   const totalMs = performance.now() - t0;
@@ -71,6 +76,8 @@ async function runSpans(mod: ContenderModule, burst: boolean) {
     totalMs,
     cpuMs: (cpu.user + cpu.system) / 1000,
     spansAtFlush: atFlush.uniqueSpans,
+    loopDelayP99Ms: loopDelay.percentile(99) / 1e6,
+    loopDelayMaxMs: loopDelay.max / 1e6,
   };
 }
 

@@ -339,6 +339,8 @@ const METRICS: Metric[] = [
     workload: "spans-burst",
     key: "threadCpuUsPerObservation",
   },
+  { label: "event-loop delay p99 ms, until forceFlush() (yield)", workload: "spans-yield", key: "loopDelayP99Ms" },
+  { label: "event-loop delay max ms, until forceFlush() (yield)", workload: "spans-yield", key: "loopDelayMaxMs" },
   { label: "total ms until shutdown (yield)", workload: "spans-yield", key: "totalMs" },
   { label: "total ms until shutdown (burst)", workload: "spans-burst", key: "totalMs" },
   { label: "CPU ms (yield)", workload: "spans-yield", key: "cpuMs" },
