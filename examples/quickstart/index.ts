@@ -2,8 +2,8 @@
 // Run it with `pnpm demo` (after `pnpm build`), or `bash scripts/dev.sh demo` from a fresh clone.
 import { NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
 import { SvcClient } from "@svc/client";
+import { startDevServer } from "@svc/dev-server";
 import { SvcSpanProcessor } from "@svc/otel";
-import { startDevServer } from "../../tests/server/index.ts";
 import { DATASET, runExperiment } from "./experiment.ts";
 import { runPipeline } from "./pipeline.ts";
 import { printTree, short } from "./print.ts";

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import { BadRequestError, NotFoundError, SvcClient, UnauthorizedError } from "@svc/client";
+import { type DevServer, startDevServer } from "@svc/dev-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type DevServer, startDevServer } from "../server/index.ts";
 
 let server: DevServer;
 let svc: SvcClient;

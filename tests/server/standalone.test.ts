@@ -1,10 +1,12 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { join } from "node:path";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
 
-const MAIN = join(import.meta.dirname, "..", "server", "main.ts");
+/** The entry point `pnpm dev-server` runs, found through the package as the tests import it. */
+const MAIN = join(dirname(createRequire(import.meta.url).resolve("@svc/dev-server/package.json")), "src", "main.ts");
 
-/** Starts `node tests/server/main.ts` with the arguments and resolves with its output once it printed the keys. */
+/** Starts the dev server's `src/main.ts` with the arguments and resolves with its output once it printed the keys. */
 function startStandalone(args: string[]): Promise<{ child: ChildProcess; output: string }> {
   const child = spawn(process.execPath, [MAIN, ...args], { stdio: ["ignore", "pipe", "pipe"] });
   onTestFinished(() => {

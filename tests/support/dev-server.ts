@@ -1,5 +1,5 @@
+import { type DevServer, type DevServerOptions, startDevServer } from "@svc/dev-server";
 import { onTestFinished } from "vitest";
-import { type DevServer, type DevServerOptions, startDevServer } from "../server/index.ts";
 
 /** An answer of the dev server, with the JSON body parsed (undefined when empty or not JSON). */
 export interface DevAnswer {

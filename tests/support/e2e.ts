@@ -1,9 +1,9 @@
 import type { SpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
 import { type ObservationV2, SvcClient } from "@svc/client";
+import { type DevServer, startDevServer } from "@svc/dev-server";
 import { SvcSpanProcessor, type SvcSpanProcessorParams } from "@svc/otel";
 import { setSvcTracerProvider } from "@svc/tracing";
-import { type DevServer, startDevServer } from "../server/index.ts";
 
 /** The SDK wired to a dev server: a registered tracer provider with the span processor, and a client. */
 export interface E2eSetup {

@@ -7,8 +7,11 @@ import type { RequestValidator } from "./app.ts";
 import { HttpError } from "./http.ts";
 import type { Route } from "./route.ts";
 
+/** The root of the repository: this package lives in `tools/dev-server/`. */
+const WORKSPACE_ROOT = join(import.meta.dirname, "..", "..", "..");
+
 /** The API definition of `@svc/client`: the server checks requests against it. */
-export const CLIENT_API_DEFINITION = join(import.meta.dirname, "..", "..", "packages", "client", "api", "openapi.yml");
+export const CLIENT_API_DEFINITION = join(WORKSPACE_ROOT, "packages", "client", "api", "openapi.yml");
 
 const DOC_ID = "svc-api";
 
