@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -26,6 +27,16 @@ describe("package manifests", () => {
   it("are kept in lockstep by a changesets fixed group naming all four", () => {
     const config = JSON.parse(readFileSync(join(ROOT, ".changeset", "config.json"), "utf8")) as { fixed: string[][] };
     expect(config.fixed).toContainEqual(expect.arrayContaining(manifests.map((m) => m.name)));
+  });
+
+  it("are the only workspace packages that can be published; the dev server and the others stay private", () => {
+    const projects = JSON.parse(
+      execFileSync("pnpm", ["ls", "--recursive", "--depth", "-1", "--json"], { cwd: ROOT, encoding: "utf8" }),
+    ) as { name: string; private?: boolean }[];
+    const publishable = projects.filter((p) => !p.private).map((p) => p.name);
+
+    expect(publishable.sort()).toEqual(manifests.map((m) => m.name).sort());
+    expect(projects.find((p) => p.name === "@svc/dev-server")?.private).toBe(true);
   });
 
   it("require Node 22, ship only dist and have no side effects", () => {
