@@ -6,13 +6,14 @@ const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 const { version } = JSON.parse(readFileSync(here("./packages/tracing/package.json"), "utf8")) as { version: string };
 
 // Tests import the packages' sources through these aliases; the packaging tests use the built tarballs.
-const alias = {
-  "@svc/tracing": here("./packages/tracing/src/index.ts"),
-  "@svc/otel": here("./packages/otel/src/index.ts"),
-  "@svc/client/browser": here("./packages/client/src/browser.ts"),
-  "@svc/client": here("./packages/client/src/index.ts"),
-  "@svc/langchain": here("./packages/langchain/src/index.ts"),
-};
+const alias = [
+  { find: /^@svc\/core$/, replacement: here("./packages/core/src/index.ts") },
+  { find: /^@svc\/tracing$/, replacement: here("./packages/tracing/src/index.ts") },
+  { find: /^@svc\/otel$/, replacement: here("./packages/otel/src/index.ts") },
+  { find: /^@svc\/client\/browser$/, replacement: here("./packages/client/src/browser.ts") },
+  { find: /^@svc\/client$/, replacement: here("./packages/client/src/index.ts") },
+  { find: /^@svc\/langchain$/, replacement: here("./packages/langchain/src/index.ts") },
+];
 
 export default defineConfig({
   resolve: { alias },

@@ -10,7 +10,8 @@ export function packageBuild(dir: string, entry: Record<string, string> = { inde
     format: ["esm", "cjs"],
     target: "es2022",
     platform: "node",
-    dts: true,
+    // The private core is bundled: its declarations are inlined too, found through its sources.
+    dts: { compilerOptions: { paths: { "@svc/core": [join(dir, "../core/src/index.ts")] } } },
     sourcemap: true,
     clean: true,
     treeshake: true,

@@ -12,10 +12,11 @@ import {
   TooManyRequestsError,
   UnauthorizedError,
 } from "@svc/client";
+import { sleep } from "@svc/core";
 import { SDK_VERSION } from "@svc/tracing";
 import { describe, expect, it, onTestFinished } from "vitest";
-import { sleep } from "../../packages/client/src/api/retry.ts";
 import { RequestRuntime, type RuntimeConfig } from "../../packages/client/src/api/runtime.ts";
+import { resolveClientConfig } from "../../packages/client/src/config.ts";
 import { type ReplyFn, startServer } from "../support/http-server.ts";
 
 async function serve(reply?: ReplyFn) {
@@ -24,15 +25,20 @@ async function serve(reply?: ReplyFn) {
   return server;
 }
 
+interface ApiOptions extends Partial<RuntimeConfig> {
+  secretKey?: string;
+  additionalHeaders?: Record<string, string>;
+}
+
 /** An API client whose waits between retries are recorded instead of slept. */
-function apiFor(baseUrl: string, config: Partial<RuntimeConfig> = {}) {
+function apiFor(baseUrl: string, { secretKey = "sk-1", additionalHeaders, ...config }: ApiOptions = {}) {
   const delays: number[] = [];
+  const { headers } = resolveClientConfig({ baseUrl, publicKey: "pk-1", secretKey, additionalHeaders }, {});
   const runtime = new RequestRuntime({
     baseUrl,
-    publicKey: "pk-1",
-    secretKey: "sk-1",
+    headers,
     timeoutSeconds: 5,
-    sleep: async (ms) => {
+    sleep: async (ms: number) => {
       delays.push(ms);
     },
     ...config,
@@ -56,7 +62,7 @@ describe("authentication and headers", () => {
 
   it("sends no Authorization header when the secret key is missing", async () => {
     const server = await serve();
-    const { api } = apiFor(server.url, { secretKey: undefined });
+    const { api } = apiFor(server.url, { secretKey: "" });
 
     await api.health.health();
 
@@ -169,7 +175,7 @@ describe("errors", () => {
     expect(error).toBeInstanceOf(SvcAPIError);
     expect(error).toMatchObject({ statusCode: status, body: { message: "nope" } });
     expect((error as SvcAPIError).rawResponse?.status).toBe(status);
-    expect((error as Error).message).toContain("GET /api/public/models/{id}");
+    expect((error as Error).message).toContain("GET /api/public/models/m-1 on 127.0.0.1");
   });
 
   it("keeps a body that is not JSON as text", async () => {
@@ -184,7 +190,7 @@ describe("errors", () => {
 });
 
 describe("retries", () => {
-  it.each([408, 409, 429, 500, 502, 503])("retries status %i and returns the later success", async (status) => {
+  it.each([408, 429, 500, 502, 503])("retries status %i and returns the later success", async (status) => {
     let calls = 0;
     const server = await serve(() => (++calls === 1 ? { status } : { status: 200, json: { status: "OK" } }));
     const { api } = apiFor(server.url);
@@ -296,15 +302,26 @@ describe("retries", () => {
     expect(delays).toEqual([60_000]);
   });
 
-  it("caps exponential backoff at 60 seconds", async () => {
+  it("caps exponential backoff at 30 seconds", async () => {
     const server = await serve(() => ({ status: 503 }));
     const { api, delays } = apiFor(server.url);
 
     await api.health.health({}, { maxRetries: 10 }).catch(() => undefined);
 
     expect(delays).toHaveLength(10);
-    expect(Math.max(...delays)).toBeLessThanOrEqual(60_000);
-    expect(delays.at(-1)).toBeGreaterThanOrEqual(45_000);
+    expect(Math.max(...delays)).toBeLessThanOrEqual(30_000);
+    expect(delays.at(-1)).toBe(30_000);
+  });
+
+  it("does not retry a 409, which another attempt would not change", async () => {
+    const server = await serve(() => ({ status: 409, json: { message: "exists" } }));
+    const { api, delays } = apiFor(server.url);
+
+    const error = await api.health.health().catch((e: unknown) => e);
+
+    expect(error).toBeInstanceOf(ConflictError);
+    expect(server.seen).toHaveLength(1);
+    expect(delays).toEqual([]);
   });
 
   it("ignores request options passed in place of the empty request in JavaScript", async () => {

@@ -92,8 +92,20 @@ describe("SvcBrowserClient.score", () => {
     });
   });
 
-  it("requires a public key", () => {
-    expect(() => new SvcBrowserClient({} as never)).toThrow(/publicKey/);
+  it("logs a missing public key instead of throwing, and sends no score", async () => {
+    const logs = captureLogs();
+    const server = await startServer();
+    onTestFinished(() => server.close());
+
+    const client = new SvcBrowserClient({ baseUrl: server.url } as never);
+    const result = await client.score({ name: "n", value: 1 });
+
+    expect(result).toBeUndefined();
+    expect(server.seen).toHaveLength(0);
+    expect(logs.filter((l) => l.level === "error").map((l) => l.message)).toEqual([
+      expect.stringContaining("option publicKey is required"),
+      expect.stringContaining("score dropped: no publicKey"),
+    ]);
   });
 });
 

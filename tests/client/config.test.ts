@@ -1,43 +1,50 @@
-import { DEFAULT_BASE_URL, resolveClientConfig, SvcClient } from "@svc/client";
+import { SvcClient } from "@svc/client";
+import { DEFAULT_BASE_URL } from "@svc/core";
 import { describe, expect, it, onTestFinished, vi } from "vitest";
+import { resolveClientConfig } from "../../packages/client/src/config.ts";
 import { captureLogs } from "../support/logs.ts";
+
+const KEYS = { SVC_PUBLIC_KEY: "pk", SVC_SECRET_KEY: "sk-secret" };
 
 describe("resolveClientConfig", () => {
   it("prefers the option, then SVC_BASE_URL, then SVC_BASEURL, then the hosted default", () => {
-    const env = {
-      SVC_BASE_URL: "http://env-a",
-      SVC_BASEURL: "http://env-b",
-      SVC_PUBLIC_KEY: "pk",
-      SVC_SECRET_KEY: "sk",
-    };
+    const env = { ...KEYS, SVC_BASE_URL: "http://env-a", SVC_BASEURL: "http://env-b" };
     expect(resolveClientConfig({ baseUrl: "http://opt" }, env).baseUrl).toBe("http://opt");
     expect(resolveClientConfig({}, env).baseUrl).toBe("http://env-a");
     expect(resolveClientConfig({}, { ...env, SVC_BASE_URL: undefined }).baseUrl).toBe("http://env-b");
-    expect(resolveClientConfig({}, { SVC_PUBLIC_KEY: "pk", SVC_SECRET_KEY: "sk" }).baseUrl).toBe(DEFAULT_BASE_URL);
+    expect(resolveClientConfig({}, KEYS).baseUrl).toBe(DEFAULT_BASE_URL);
   });
 
   it("takes each key from its option, else from SVC_PUBLIC_KEY and SVC_SECRET_KEY", () => {
     const env = { SVC_PUBLIC_KEY: "pk-env", SVC_SECRET_KEY: "sk-env" };
+    const fromOptions = resolveClientConfig({ publicKey: "pk-opt", secretKey: "sk-opt" }, env);
+    const fromEnv = resolveClientConfig({}, env);
 
-    expect(resolveClientConfig({ publicKey: "pk-opt", secretKey: "sk-opt" }, env)).toMatchObject({
-      publicKey: "pk-opt",
-      secretKey: "sk-opt",
-    });
-    expect(resolveClientConfig({}, env)).toMatchObject({ publicKey: "pk-env", secretKey: "sk-env" });
+    expect(fromOptions.publicKey).toBe("pk-opt");
+    expect(fromOptions.headers.authorization).toBe(`Basic ${btoa("pk-opt:sk-opt")}`);
+    expect(fromEnv.headers.authorization).toBe(`Basic ${btoa("pk-env:sk-env")}`);
   });
 
-  it("warns about each missing key instead of throwing", () => {
+  it("warns about each missing key and sends no credentials, instead of throwing", () => {
     const logs = captureLogs();
-    const config = resolveClientConfig({ baseUrl: "http://x" }, {});
-    expect(config.publicKey).toBeUndefined();
+    const config = resolveClientConfig({ baseUrl: "http://localhost:9" }, {});
+
+    expect(config.hasCredentials).toBe(false);
+    expect(config.headers.authorization).toBeUndefined();
     expect(logs.filter((l) => l.level === "warn").map((l) => l.message)).toEqual([
-      expect.stringContaining("no public key"),
-      expect.stringContaining("no secret key"),
+      expect.stringContaining("no publicKey"),
+      expect.stringContaining("no secretKey"),
     ]);
   });
 
-  it("throws a TypeError naming the option for a timeout that is not a positive number", () => {
-    expect(() => resolveClientConfig({ timeout: -1, publicKey: "pk", secretKey: "sk" }, {})).toThrow(/timeout/);
+  it("warns about a timeout that is not a positive number and uses the default", () => {
+    const logs = captureLogs();
+    const config = resolveClientConfig({ timeout: -1 }, KEYS);
+
+    expect(config.timeoutSeconds).toBe(60);
+    expect(logs.map((l) => l.message)).toEqual([
+      "[Svc SDK] SvcClient: option timeout=-1 is not a number > 0; using 60 (default)",
+    ]);
   });
 
   it("constructs an SvcClient without keys, warning instead of throwing", () => {

@@ -1,9 +1,9 @@
+import { mapLimit } from "@svc/core";
 import { describe, expect, it } from "vitest";
 import { excerpt, formatExperimentResult } from "../../packages/client/src/experiment/format.js";
 import { runEvaluators } from "../../packages/client/src/experiment/internal/evaluate.js";
 import { hashInput, toScoreFields } from "../../packages/client/src/experiment/internal/run-item.js";
 import type { Evaluation } from "../../packages/client/src/experiment/types.js";
-import { mapLimit } from "../../packages/client/src/internal/map-limit.js";
 
 describe("mapLimit", () => {
   it("never has more than the limit in flight and returns results in input order", async () => {

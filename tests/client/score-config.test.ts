@@ -24,17 +24,36 @@ describe("score settings", () => {
     });
     const logs = captureLogs();
     new SvcClient({ baseUrl: "http://127.0.0.1:9", publicKey: "pk", secretKey: "sk" });
-    expect(logs).toContainEqual({ level: "warn", message: expect.stringContaining('SVC_FLUSH_AT="many"') });
+    expect(logs).toContainEqual({ level: "warn", message: expect.stringContaining('ignoring SVC_FLUSH_AT="many"') });
   });
 
   it.each([
-    ["flushAt", 0],
-    ["flushInterval", -1],
-    ["scoreMaxRetries", 1.5],
-    ["scoreMaxQueueSize", Number.NaN],
-  ])("throws a TypeError naming the option for %s = %s", (option, value) => {
-    expect(
-      () => new SvcClient({ baseUrl: "http://127.0.0.1:9", publicKey: "pk", secretKey: "sk", [option]: value }),
-    ).toThrow(new RegExp(`option ${option}`));
+    ["flushInterval", -1, "option flushInterval=-1 is not a number > 0; using 1 (default)"],
+    ["flushAt", 2.5, "option flushAt=2.5 is not a whole number > 0; using 10 (default)"],
+    ["scoreMaxQueueSize", Number.NaN, "option scoreMaxQueueSize=NaN is not a whole number > 0; using 100000 (default)"],
+  ])("warns about %s = %s, naming the value used instead, and does not throw", (option, value, message) => {
+    const logs = captureLogs();
+
+    new SvcClient({ baseUrl: "http://127.0.0.1:9", publicKey: "pk", secretKey: "sk", [option]: value });
+
+    expect(logs).toEqual([{ level: "warn", message: `[Svc SDK] SvcClient: ${message}` }]);
+  });
+
+  it("takes 0 as not set, as the previous major did, without a warning", () => {
+    const logs = captureLogs();
+
+    new SvcClient({ baseUrl: "http://127.0.0.1:9", publicKey: "pk", secretKey: "sk", flushAt: 0, flushInterval: 0 });
+
+    expect(logs).toEqual([]);
+  });
+
+  it("names the closest known option for an unknown one", () => {
+    const logs = captureLogs();
+
+    new SvcClient({ baseUrl: "http://127.0.0.1:9", publicKey: "pk", secretKey: "sk", flushInteval: 2 } as never);
+
+    expect(logs).toEqual([
+      { level: "warn", message: '[Svc SDK] SvcClient: unknown option "flushInteval" is ignored; did you mean "flushInterval"?' },
+    ]);
   });
 });

@@ -83,7 +83,7 @@ describe("ScoreManager batching", () => {
   });
 
   it("sends after the flush interval when fewer than flushAt scores are queued", async () => {
-    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
     onTestFinished(() => {
       vi.useRealTimers();
     });
@@ -375,14 +375,12 @@ describe("ScoreManager server answers", () => {
   });
 
   it("retries a dropped connection", async () => {
-    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
     onTestFinished(() => {
       vi.useRealTimers();
     });
     let calls = 0;
-    const { server, svc } = await setup(() => (++calls === 1 ? { destroy: true } : { status: 200, json: {} }), {
-      scoreMaxRetries: 1,
-    });
+    const { server, svc } = await setup(() => (++calls === 1 ? { destroy: true } : { status: 200, json: {} }));
     svc.score.create({ name: "a", value: 1 });
     const flushed = svc.flush();
     await vi.waitFor(
@@ -396,18 +394,42 @@ describe("ScoreManager server answers", () => {
     expect(sentScores(server).map((s) => s.name)).toEqual(["a", "a"]);
   });
 
-  it("gives up after the last retry and logs the scores as lost with their count", async () => {
+  it("keeps failed scores queued through an outage, and drops them with a count when shutdown's deadline passes", async () => {
     const logs = captureLogs();
-    const { server, svc } = await setup(() => ({ status: 500, json: {}, headers: { "retry-after": "0" } }), {
-      scoreMaxRetries: 2,
+    const { server, svc } = await setup(() => ({ status: 503, json: {}, headers: { "retry-after": "0" } }), {
+      flushTimeout: 0.3,
     });
     for (let i = 0; i < 4; i++) svc.score.create({ name: "n", value: i });
+
+    await svc.flush();
+    const held = svc.health().score;
+    expect(held.queued + held.inFlight).toBe(4);
+    expect(held.sent).toBe(0);
+    await svc.shutdown();
+
+    expect(scoreRequests(server).length).toBeGreaterThan(1);
+    expect(svc.health().score).toMatchObject({ queued: 0, dropped: { shutdown: 4 } });
+    const messages = logs.map((l) => l.message);
+    expect(messages).toContainEqual(expect.stringMatching(/cannot deliver scores: HTTP 503 from 127\.0\.0\.1:\d+ POST \/api\/public\/scores/));
+    expect(messages).toContainEqual(expect.stringContaining("flush() gave up after 0.3 s with 4 scores not yet delivered"));
+    expect(messages).toContainEqual(expect.stringMatching(/scores dropped, not delivered before shutdown: 4 scores/));
+  });
+
+  it("delivers scores held through a short outage once the server answers again, and says so", async () => {
+    const logs = captureLogs();
+    let calls = 0;
+    const { server, svc } = await setup(() =>
+      ++calls <= 2 ? { status: 503, json: {}, headers: { "retry-after": "0" } } : { status: 200, json: {} },
+    );
+    for (let i = 0; i < 3; i++) svc.score.create({ name: "n", value: i });
+
     await svc.flush();
 
-    expect(scoreRequests(server)).toHaveLength(3);
-    expect(logs.filter((l) => l.level === "error")).toEqual([
-      { level: "error", message: expect.stringMatching(/ScoreManager: 4 scores lost/) },
-    ]);
+    expect(sentScores(server).slice(-3).map((s) => s.value)).toEqual([0, 1, 2]);
+    expect(svc.health().score).toMatchObject({ sent: 3, retries: 2, dropped: { queueFull: 0 } });
+    expect(logs.map((l) => l.message)).toContainEqual(
+      expect.stringMatching(/ScoreManager: delivery recovered after \d+ s: 3 scores delivered late, 0 lost/),
+    );
   });
 
   it("does not retry a 400 and logs the scores as lost", async () => {
@@ -416,7 +438,10 @@ describe("ScoreManager server answers", () => {
     svc.score.create({ name: "n", value: 1 });
     await svc.flush();
     expect(scoreRequests(server)).toHaveLength(1);
-    expect(logs).toContainEqual({ level: "error", message: expect.stringContaining("1 scores lost") });
+    expect(logs).toContainEqual({
+      level: "error",
+      message: expect.stringMatching(/scores dropped, rejected by the server: 1 scores: HTTP 400 from 127\.0\.0\.1:\d+ POST \/api\/public\/scores: \{"message":"bad"\}/),
+    });
   });
 });
 
@@ -469,8 +494,8 @@ describe("ScoreManager flush", () => {
     expect(sentScores(server).map((s) => s.value)).toEqual([0, 1, 2, 3, 4]);
     const errors = logs.filter((l) => l.level === "error").map((l) => l.message);
     expect(errors).toEqual([
-      "[Svc SDK] ScoreManager: queue full, score dropped (5 scores waiting or being sent); further drops are counted",
-      "[Svc SDK] ScoreManager: queue full, score dropped: happened 2 more time(s) since the last message",
+      expect.stringMatching(/^\[Svc SDK\] ScoreManager: scores dropped, the queue is full: 1 scores: 5 scores \(\d+ KiB\) held, limits 5 scores/),
+      "[Svc SDK] ScoreManager: scores dropped, the queue is full: 2 more scores since the last message (3 in total)",
     ]);
   });
 

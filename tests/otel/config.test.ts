@@ -1,5 +1,5 @@
-import { resolveProcessorConfig } from "@svc/otel";
 import { describe, expect, it } from "vitest";
+import { resolveProcessorConfig } from "../../packages/otel/src/config.ts";
 import { captureLogs } from "../support/logs.ts";
 
 const keys = { publicKey: "pk", secretKey: "sk" };
@@ -8,7 +8,8 @@ describe("resolveProcessorConfig", () => {
   it("takes keys and base URL from options before the environment", () => {
     const env = { SVC_PUBLIC_KEY: "pk-env", SVC_SECRET_KEY: "sk-env", SVC_BASE_URL: "http://env" };
     const config = resolveProcessorConfig({ publicKey: "pk", secretKey: "sk", baseUrl: "http://opt/" }, env);
-    expect(config).toMatchObject({ publicKey: "pk", secretKey: "sk", baseUrl: "http://opt" });
+    expect(config.baseUrl).toBe("http://opt");
+    expect(config.headers.authorization).toBe(`Basic ${btoa("pk:sk")}`);
     expect(config.endpoint).toBe("http://opt/api/public/otel/v1/traces");
   });
 
@@ -19,21 +20,21 @@ describe("resolveProcessorConfig", () => {
       SVC_BASE_URL: "http://a",
       SVC_BASEURL: "http://b",
     };
-    expect(resolveProcessorConfig({}, env)).toMatchObject({
-      publicKey: "pk-env",
-      secretKey: "sk-env",
-      baseUrl: "http://a",
-    });
+    const config = resolveProcessorConfig({}, env);
+    expect(config.baseUrl).toBe("http://a");
+    expect(config.headers.authorization).toBe(`Basic ${btoa("pk-env:sk-env")}`);
     expect(resolveProcessorConfig({}, { SVC_BASEURL: "http://b" }).baseUrl).toBe("http://b");
   });
 
-  it("warns once per missing key and still builds a config", () => {
+  it("warns once per missing key, builds a config, and will send nothing without credentials", () => {
     const logs = captureLogs();
     const config = resolveProcessorConfig({}, {});
     expect(config.headers["x-svc-public-key"]).toBe("<missing>");
+    expect(config.headers.authorization).toBeUndefined();
+    expect(config.cannotSend).toMatch(/no credentials/);
     expect(logs.filter((l) => l.level === "warn").map((l) => l.message)).toEqual([
-      expect.stringContaining("no public key"),
-      expect.stringContaining("no secret key"),
+      expect.stringContaining("no publicKey"),
+      expect.stringContaining("no secretKey"),
     ]);
   });
 
@@ -128,8 +129,11 @@ describe("resolveProcessorConfig", () => {
       flushAt: 512,
       flushIntervalMs: 5000,
       timeoutMs: 10_000,
+      flushTimeoutMs: 30_000,
       maxQueueSize: 100_000,
-      maxConcurrentExports: 8,
+      maxQueueBytes: 100 * 1024 * 1024,
+      maxRequestBytes: 4 * 1024 * 1024,
+      maxConcurrentExports: 4,
       mediaUploadEnabled: true,
       environment: undefined,
       release: undefined,
@@ -151,8 +155,70 @@ describe("resolveProcessorConfig", () => {
     ).toMatchObject({ mediaUploadEnabled: true });
   });
 
-  it("throws a TypeError naming an option of the wrong type", () => {
-    expect(() => resolveProcessorConfig({ ...keys, flushAt: 0 }, {})).toThrow(/option flushAt/);
-    expect(() => resolveProcessorConfig({ ...keys, compression: "br" as "gzip" }, {})).toThrow(/option compression/);
+  it("never throws over an option value: it warns, naming the value used instead", () => {
+    const logs = captureLogs();
+    const config = resolveProcessorConfig({ ...keys, flushAt: -3, timeout: "10" as unknown as number }, {});
+
+    expect(config).toMatchObject({ flushAt: 512, timeoutMs: 10_000 });
+    expect(logs.map((l) => l.message)).toEqual([
+      "[Svc SDK] SvcSpanProcessor: option flushAt=-3 is not a whole number > 0; using 512 (default)",
+      '[Svc SDK] SvcSpanProcessor: option timeout="10" is not a number > 0; using 10 (default)',
+    ]);
+  });
+
+  it("takes 0 as not set for flushAt, flushInterval and timeout, as the previous major did", () => {
+    const logs = captureLogs();
+    const config = resolveProcessorConfig({ ...keys, flushAt: 0, flushInterval: 0, timeout: 0 }, { SVC_FLUSH_AT: "20" });
+
+    expect(config).toMatchObject({ flushAt: 20, flushIntervalMs: 5000, timeoutMs: 10_000 });
+    expect(logs).toEqual([]);
+  });
+
+  it("falls through an invalid compression option to SVC_OTEL_COMPRESSION, with one warning", () => {
+    const logs = captureLogs();
+    const config = resolveProcessorConfig({ ...keys, compression: "bogus" as "gzip" }, { SVC_OTEL_COMPRESSION: "none" });
+
+    expect(config.compression).toBe("none");
+    expect(logs.map((l) => l.message)).toEqual([
+      '[Svc SDK] SvcSpanProcessor: option compression="bogus" is not one of "gzip", "none"; using "none" (SVC_OTEL_COMPRESSION)',
+    ]);
+  });
+
+  it("reads the OpenTelemetry batch variables below the svc ones, converting milliseconds", () => {
+    const env = {
+      OTEL_BSP_MAX_EXPORT_BATCH_SIZE: "64",
+      OTEL_BSP_SCHEDULE_DELAY: "250",
+      OTEL_BSP_MAX_QUEUE_SIZE: "1000",
+      OTEL_BSP_EXPORT_TIMEOUT: "7000",
+      OTEL_EXPORTER_OTLP_TIMEOUT: "2500",
+    };
+    expect(resolveProcessorConfig(keys, env)).toMatchObject({
+      flushAt: 64,
+      flushIntervalMs: 250,
+      maxQueueSize: 1000,
+      flushTimeoutMs: 7000,
+      timeoutMs: 2500,
+    });
+    expect(resolveProcessorConfig(keys, { ...env, SVC_FLUSH_AT: "8", SVC_TIMEOUT: "4" })).toMatchObject({
+      flushAt: 8,
+      timeoutMs: 4000,
+    });
+  });
+
+  it("names the closest known option for a misspelt one", () => {
+    const logs = captureLogs();
+    resolveProcessorConfig({ ...keys, flushInteval: 1 } as never, {});
+    expect(logs.map((l) => l.message)).toEqual([
+      '[Svc SDK] SvcSpanProcessor: unknown option "flushInteval" is ignored; did you mean "flushInterval"?',
+    ]);
+  });
+
+  it("reports a base URL that is not a valid http(s) URL, redacting credentials, and will send nothing", () => {
+    const logs = captureLogs();
+    const config = resolveProcessorConfig({ ...keys, baseUrl: "htp://user:pw@x" }, {});
+
+    expect(config.cannotSend).toMatch(/unsupported scheme htp/);
+    expect(logs.map((l) => l.message).join("\n")).not.toContain("pw");
+    expect(logs.filter((l) => l.level === "error")).toHaveLength(1);
   });
 });

@@ -177,7 +177,7 @@ describe("OTLP export on the wire", () => {
   });
 
   it("retries after a dropped connection with backoff and exports the batch", async () => {
-    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
     onTestFinished(() => {
       vi.useRealTimers();
     });
@@ -205,7 +205,7 @@ describe("OTLP export on the wire", () => {
     const never = new Promise<never>(() => undefined);
     server.reply(async () => (++calls === 1 ? never : { status: 200, json: {} }));
     const { svc, processor } = svcProvider(server, { timeout: 0.05 });
-    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
     onTestFinished(() => {
       vi.useRealTimers();
     });
@@ -238,7 +238,7 @@ describe("OTLP export on the wire", () => {
     expect(otlpRequests(server)).toHaveLength(1);
     const errors = logs.filter((l) => l.level === "error");
     expect(errors).toHaveLength(1);
-    expect(errors[0]?.message).toMatch(/export failed: 2 span\(s\) dropped: HTTP 400/);
+    expect(errors[0]?.message).toMatch(/spans dropped, rejected by the server: 2 spans: HTTP 400 from 127\.0\.0\.1:\d+ POST \/api\/public\/otel\/v1\/traces/);
   });
 
   it("counts spans a user-supplied exporter reports as failed and logs them at error level", async () => {
@@ -255,7 +255,7 @@ describe("OTLP export on the wire", () => {
     await processor.forceFlush();
 
     expect(logs.filter((l) => l.level === "error").map((l) => l.message)).toEqual([
-      expect.stringMatching(/export failed: 1 span\(s\) dropped: collector refused/),
+      expect.stringMatching(/spans dropped, could not be sent: 1 spans: the exporter failed: collector refused/),
     ]);
   });
 

@@ -8,7 +8,7 @@ import {
   startObservation,
   updateActiveObservation,
 } from "@svc/tracing";
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from "vitest";
 import { startServer, type TestServer } from "../support/http-server.ts";
 import { captureLogs } from "../support/logs.ts";
 import { attributesOf, exportedSpans } from "../support/otel.ts";
@@ -173,12 +173,15 @@ describe("propagated attributes and app roots", () => {
 });
 
 describe("repeated warnings of @svc/tracing", () => {
-  it("are summarised with their count when the processor flushes", async () => {
-    await useSink();
+  it("are summarised with their count by @svc/tracing itself once the interval has passed", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
     const logs = captureLogs();
 
     for (let i = 0; i < 3; i++) updateActiveObservation({ output: "no observation is active here" });
-    await processor.forceFlush();
+    await vi.advanceTimersByTimeAsync(10_000);
 
     const lines = logs.filter((l) => l.message.includes("updateActiveObservation")).map((l) => l.message);
     expect(lines).toHaveLength(2);

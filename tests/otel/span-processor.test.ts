@@ -134,8 +134,8 @@ describe("batching", () => {
 
     expect(exportedSpans(server).map((s) => s.name)).toEqual(["a", "b"]);
     const errors = logs.filter((l) => l.level === "error").map((l) => l.message);
-    expect(errors[0]).toMatch(/export queue full: 1 span\(s\) dropped/);
-    expect(errors[1]).toMatch(/1 more span\(s\) dropped \(2 in total\)/);
+    expect(errors[0]).toMatch(/spans dropped, the queue is full: 1 spans: 2 spans \(\d+ KiB\) held, limits 2 spans/);
+    expect(errors[1]).toMatch(/spans dropped, the queue is full: 1 more spans since the last message \(2 in total\)/);
   });
 
   it("loses no span of a 20,000-span burst with the default settings", async () => {
@@ -278,7 +278,7 @@ describe("flush and shutdown", () => {
     svc.startSpan("a").end();
     await processor.forceFlush();
 
-    expect(logs.some((l) => l.level === "error" && /dropped: HTTP 401/.test(l.message))).toBe(true);
+    expect(logs.some((l) => l.level === "error" && /refused the keys: 1 spans: HTTP 401 from .* check the public and secret keys/.test(l.message))).toBe(true);
   });
 });
 
@@ -363,7 +363,7 @@ describe("span content", () => {
       "<fully masked due to failed mask function>",
     );
     expect(logs.filter((l) => l.level === "error").map((l) => l.message)).toEqual([
-      expect.stringMatching(/mask function failed on svc.observation.output.*cannot be serialized.*BigInt/),
+      expect.stringMatching(/mask function failed; the value is exported as a fixed marker \(svc.observation.output\).*cannot be serialized.*BigInt/),
     ]);
   });
 
@@ -381,8 +381,8 @@ describe("span content", () => {
 
     expect(exportedSpans(server)).toHaveLength(3);
     expect(logs.filter((l) => l.level === "error").map((l) => l.message)).toEqual([
-      expect.stringContaining("mask function failed on svc.observation.input"),
-      expect.stringContaining("mask function failed: happened 2 more time(s)"),
+      expect.stringContaining("mask function failed; the value is exported as a fixed marker (svc.observation.input)"),
+      expect.stringContaining("mask function failed; the value is exported as a fixed marker: happened 2 more time(s)"),
     ]);
   });
 

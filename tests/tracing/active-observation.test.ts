@@ -1,9 +1,9 @@
 import { context, propagation, trace } from "@opentelemetry/api";
+import { hasTraceIdClaim } from "@svc/core";
 import {
   SvcOtelSpanAttributes as A,
   getActiveSpanId,
   getActiveTraceId,
-  hasTraceIdClaim,
   SvcGeneration,
   setActiveTraceAsPublic,
   startActiveObservation,

@@ -9,9 +9,6 @@ describe("@svc/tracing exports", () => {
     "updateActiveObservation",
     "setActiveTraceAsPublic",
     "propagateAttributes",
-    "propagateSpanAttributes",
-    "getPropagatedAttributes",
-    "hasTraceIdClaim",
     "createObservationAttributes",
     "setSvcTracerProvider",
     "getSvcTracerProvider",
@@ -22,6 +19,13 @@ describe("@svc/tracing exports", () => {
   ])("exports the function %s", (name) => {
     expect(typeof (tracing as Record<string, unknown>)[name]).toBe("function");
   });
+
+  it.each(["propagateSpanAttributes", "getPropagatedAttributes", "hasTraceIdClaim", "RepeatLog", "serializeValue"])(
+    "does not export the internal %s",
+    (name) => {
+      expect((tracing as Record<string, unknown>)[name]).toBeUndefined();
+    },
+  );
 
   it("exports the ten observation classes", () => {
     for (const name of [

@@ -1,4 +1,5 @@
-import { getGlobalLogger, LogLevel, resolveLogLevel } from "@svc/tracing";
+import { resolveLogLevel } from "@svc/core";
+import { getGlobalLogger, LogLevel } from "@svc/tracing";
 import { describe, expect, it } from "vitest";
 import { captureLogs } from "../support/logs.ts";
 

@@ -1,9 +1,9 @@
 import { context } from "@opentelemetry/api";
+import { hasTraceIdClaim } from "@svc/core";
 import {
   SvcOtelSpanAttributes as A,
   getActiveSpanId,
   getActiveTraceId,
-  hasTraceIdClaim,
   observe,
   startActiveObservation,
   startObservation,

@@ -1,9 +1,8 @@
 import { context, propagation, ROOT_CONTEXT } from "@opentelemetry/api";
+import { getPropagatedAttributes, propagateSpanAttributes } from "@svc/core";
 import {
   SvcOtelSpanAttributes as A,
-  getPropagatedAttributes,
   propagateAttributes,
-  propagateSpanAttributes,
   startActiveObservation,
   startObservation,
 } from "@svc/tracing";

@@ -1,11 +1,10 @@
+import { MAX_METADATA_PATHS, serializeValue } from "@svc/core";
 import {
   SvcOtelSpanAttributes as A,
   CIRCULAR_MARKER,
   FAILED_TO_SERIALIZE,
   MAX_DEPTH_MARKER,
-  MAX_METADATA_PATHS,
   MAX_SERIALIZED_LENGTH,
-  serializeValue,
   startObservation,
 } from "@svc/tracing";
 import { describe, expect, it } from "vitest";

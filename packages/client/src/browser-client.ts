@@ -1,9 +1,8 @@
-import { getGlobalLogger, RepeatLog } from "@svc/tracing";
+import { describeError, fetchBackend, getGlobalLogger, identityHeaders, RepeatLog, resolveConnection } from "@svc/core";
 import { ScoresApi } from "./api/generated/scores.js";
 import type { CreateScoreRequest } from "./api/generated/types.js";
 import { RequestRuntime } from "./api/runtime.js";
-import { DEFAULT_BASE_URL } from "./config.js";
-import { describe, prepareScore, rejectionLine } from "./score/validate-score.js";
+import { prepareScore, rejectionLine } from "./score/validate-score.js";
 
 /** Options of {@link SvcBrowserClient}. */
 export interface SvcBrowserClientParams {
@@ -46,31 +45,44 @@ const OWNER = "SvcBrowserClient";
  */
 export class SvcBrowserClient {
   readonly #scores: ScoresApi;
-  readonly #headers: Record<string, string>;
+  readonly #publicKey: string | undefined;
   readonly #environment: string | undefined;
   readonly #maxRetries: number;
   readonly #repeats = new RepeatLog();
 
-  /** @throws {@link TypeError} when `publicKey` is missing. */
+  /** Never throws: a missing `publicKey` or an invalid `baseUrl` is logged, and scores are then not sent. */
   constructor(params: SvcBrowserClientParams) {
-    if (typeof params?.publicKey !== "string" || params.publicKey === "") {
-      throw new TypeError("SvcBrowserClient: option publicKey is required (a string starting with pk-)");
-    }
-    const extra = Object.entries(params.additionalHeaders ?? {}).filter(
+    const options = (typeof params === "object" && params !== null ? params : {}) as Partial<SvcBrowserClientParams>;
+    const connection = resolveConnection(
+      OWNER,
+      { publicKey: options.publicKey, baseUrl: options.baseUrl },
+      {},
+      {
+        keysOptional: true,
+      },
+    );
+    this.#publicKey = connection.publicKey;
+    if (!connection.publicKey)
+      getGlobalLogger().error(
+        `${OWNER}: option publicKey is required (a string starting with pk-); no score will be sent`,
+      );
+    const extra = Object.entries(options.additionalHeaders ?? {}).filter(
       ([name]) => !RESERVED_HEADERS.has(name.toLowerCase()),
     );
-    this.#headers = {
+    const headers: Record<string, string> = {
       ...Object.fromEntries(extra),
-      authorization: `Bearer ${params.publicKey}`,
+      ...identityHeaders(connection.publicKey),
       "x-svc-sdk-integration": "browser",
     };
-    this.#environment = params.environment;
-    this.#maxRetries = params.maxRetries ?? 2;
+    if (connection.publicKey) headers.authorization = `Bearer ${connection.publicKey}`;
+    this.#environment = typeof options.environment === "string" ? options.environment : undefined;
+    this.#maxRetries = typeof options.maxRetries === "number" ? options.maxRetries : 2;
     const runtime = new RequestRuntime({
-      baseUrl: (params.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, ""),
-      publicKey: params.publicKey,
-      timeoutSeconds: params.timeout ?? 10,
-      fetch: params.fetch,
+      baseUrl: connection.baseUrl,
+      baseUrlProblem: connection.baseUrlProblem,
+      headers,
+      timeoutSeconds: typeof options.timeout === "number" && options.timeout > 0 ? options.timeout : 10,
+      backend: typeof options.fetch === "function" ? fetchBackend(options.fetch) : undefined,
     });
     this.#scores = new ScoresApi(runtime);
   }
@@ -87,13 +99,17 @@ export class SvcBrowserClient {
         this.#repeats.error(`${OWNER}: score dropped: ${prepared.kind}`, `${OWNER}: score dropped: ${prepared.reason}`);
         return undefined;
       }
+      if (!this.#publicKey) {
+        this.#repeats.error(`${OWNER}: score dropped: no publicKey`, `${OWNER}: score dropped: no publicKey was given`);
+        return undefined;
+      }
       const { request } = prepared;
-      const response = await this.#scores.create([request], { headers: this.#headers, maxRetries: this.#maxRetries });
+      const response = await this.#scores.create([request], { maxRetries: this.#maxRetries });
       const rejection = rejectionLine(response, 1);
       if (rejection) return void logger.error(rejection);
       return { id: request.id };
     } catch (error) {
-      this.#repeats.error(`${OWNER}: score lost`, `${OWNER}: score lost: ${describe(error)}`);
+      this.#repeats.error(`${OWNER}: score lost`, `${OWNER}: score lost: ${describeError(error)}`);
       return undefined;
     }
   }

@@ -1,3 +1,5 @@
+import type { DeliveryHealth } from "@svc/core";
+import { MediaUploader } from "@svc/core";
 import { SvcAPIError } from "./api/errors.js";
 import { SvcApi } from "./api/generated/client.js";
 import { RequestRuntime } from "./api/runtime.js";
@@ -7,11 +9,13 @@ import { ExperimentManager } from "./experiment/experiment-manager.js";
 import { createRunExperimentOnDataset } from "./experiment/run-on-dataset.js";
 import { MediaManager } from "./media/media-manager.js";
 import { PromptManager } from "./prompt/prompt-manager.js";
-import { resolveScoreConfig } from "./score/config.js";
 import { ScoreManager } from "./score/score-manager.js";
 
+const INSPECT = Symbol.for("nodejs.util.inspect.custom");
+
 /**
- * Entry point to the svc API: prompts, scores, datasets, media and the REST client.
+ * Entry point to the svc API: prompts, scores, datasets, media and the REST client. Never throws from its
+ * constructor: missing keys, an invalid base URL and invalid options are logged once.
  * @example
  * ```ts
  * const svc = new SvcClient({ publicKey: "pk-...", secretKey: "sk-..." });
@@ -21,7 +25,7 @@ import { ScoreManager } from "./score/score-manager.js";
  * ```
  */
 export class SvcClient {
-  /** Settings in force, after options, environment and defaults. */
+  /** Settings in force, after options, environment and defaults (the secret key is not among them). */
   readonly config: Readonly<SvcClientConfig>;
   /** The REST client: `svc.api.<namespace>.<method>(...pathArgs, request, requestOptions)`. */
   readonly api: SvcApi;
@@ -38,39 +42,49 @@ export class SvcClient {
   #projectId: Promise<string> | undefined;
 
   constructor(params: SvcClientParams = {}) {
-    const env = typeof process === "undefined" ? {} : process.env;
-    this.config = Object.freeze(resolveClientConfig(params, env));
-    this.api = new SvcApi(
-      new RequestRuntime({
-        baseUrl: this.config.baseUrl,
-        publicKey: this.config.publicKey,
-        secretKey: this.config.secretKey,
-        timeoutSeconds: this.config.timeoutSeconds,
-        additionalHeaders: this.config.additionalHeaders,
-      }),
-    );
-    this.score = new ScoreManager(this.api, resolveScoreConfig(params, env));
+    const config = resolveClientConfig(params);
+    this.config = Object.freeze(config);
+    const runtime = new RequestRuntime({
+      baseUrl: config.baseUrl,
+      baseUrlProblem: config.baseUrlProblem,
+      headers: config.headers,
+      timeoutSeconds: config.timeoutSeconds,
+    });
+    // Kept off the enumerable keys: printing the client shows its managers, not the request headers.
+    Object.defineProperty(this, "config", { enumerable: false });
+    this.api = new SvcApi(runtime);
+    this.score = new ScoreManager({ runtime, config: config.score, hasCredentials: config.hasCredentials });
     this.prompt = new PromptManager(this.api);
     this.experiment = new ExperimentManager({
       score: this.score,
       api: this.api,
       getExperimentUrl: (experimentId) => this.getExperimentUrl(experimentId),
     });
+    const uploader = new MediaUploader({
+      baseUrl: config.baseUrl,
+      headers: config.headers,
+      timeoutMs: config.timeoutSeconds * 1000,
+    });
     this.dataset = new DatasetManager(this.api, {
       decorate: (dataset) => ({ ...dataset, runExperiment: createRunExperimentOnDataset(this.experiment, dataset) }),
-      uploadTimeoutMs: this.config.timeoutSeconds * 1000,
+      uploader,
     });
-    this.media = new MediaManager(this.api, { downloadTimeoutMs: this.config.timeoutSeconds * 1000 });
+    this.media = new MediaManager(this.api, { downloadTimeoutMs: config.timeoutSeconds * 1000 });
   }
 
-  /** Sends every score queued so far; resolves when they were sent or definitively failed. Never rejects. */
+  /** Sends every score queued so far; resolves when they were sent or dropped, or after `flushTimeout`. Never rejects. */
   async flush(): Promise<void> {
     await this.score.flush();
   }
 
-  /** Sends what is still queued; call before the process exits. Never rejects. */
+  /** Sends what is still queued, within `flushTimeout`, then stops; call before the process exits. Never rejects. */
   async shutdown(): Promise<void> {
     await this.score.shutdown();
+  }
+
+  /** Counts of the client's score delivery: queued, in flight, sent, dropped by reason, retries, the last error. */
+  health(): { score: DeliveryHealth } {
+    return { score: this.score.health() };
   }
 
   /**
@@ -94,6 +108,11 @@ export class SvcClient {
   async getExperimentUrl(experimentId: string): Promise<string> {
     const projectId = encodeURIComponent(await this.getProjectId());
     return `${this.config.baseUrl}/project/${projectId}/experiments/results?baseline=${encodeURIComponent(experimentId)}`;
+  }
+
+  /** Short form for `console.log`: the address and the public key, never a secret. */
+  [INSPECT](): string {
+    return `SvcClient { baseUrl: ${JSON.stringify(this.config.baseUrl)}, publicKey: ${JSON.stringify(this.config.publicKey ?? null)} }`;
   }
 
   async #fetchProjectId(): Promise<string> {

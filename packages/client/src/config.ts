@@ -1,7 +1,17 @@
-import { getGlobalLogger } from "@svc/tracing";
-import type { ScoreParams } from "./score/config.js";
+import {
+  basicAuth,
+  type Env,
+  identityHeaders,
+  numberOption,
+  readEnv,
+  resolveConnection,
+  resolveOptions,
+  stringRecordOption,
+  userAgent,
+} from "@svc/core";
+import { SCORE_SPECS, type ScoreManagerConfig, type ScoreParams, scoreConfigFrom } from "./score/config.js";
 
-/** Options of {@link SvcClient}. */
+/** Options of {@link SvcClient}. Units are seconds where the name does not say otherwise. */
 export interface SvcClientParams extends ScoreParams {
   /** Project public key. Falls back to SVC_PUBLIC_KEY. */
   publicKey?: string;
@@ -9,7 +19,7 @@ export interface SvcClientParams extends ScoreParams {
   secretKey?: string;
   /** Server address. Falls back to SVC_BASE_URL, then SVC_BASEURL. @defaultValue `https://cloud.svc.dev` */
   baseUrl?: string;
-  /** Default timeout of every REST call, in seconds. @defaultValue 60 */
+  /** Time limit of each REST call attempt, in seconds. @defaultValue 60 */
   timeout?: number;
   /** Headers added to every REST call. */
   additionalHeaders?: Record<string, string>;
@@ -17,46 +27,57 @@ export interface SvcClientParams extends ScoreParams {
 
 /** Settings of a client after options, environment and defaults are applied. */
 export interface SvcClientConfig {
-  /** Public key, or undefined when neither option nor environment gives one. */
-  publicKey: string | undefined;
-  /** Secret key, or undefined when neither option nor environment gives one. */
-  secretKey: string | undefined;
   /** Server address without a trailing slash. */
   baseUrl: string;
+  /** Why nothing can be sent (the base URL is not a valid http(s) URL), or undefined. */
+  baseUrlProblem: string | undefined;
+  /** Whether both keys are set; without them no request carries credentials and scores are not sent. */
+  hasCredentials: boolean;
+  /** Public key, if any (the secret key is kept out of this object). */
+  publicKey: string | undefined;
   /** Default time limit of each REST call attempt, in seconds. */
   timeoutSeconds: number;
-  /** Headers added to every REST call. */
-  additionalHeaders: Record<string, string>;
+  /** Headers of every REST call: auth, SDK identity, user agent, then `additionalHeaders`. */
+  headers: Record<string, string>;
+  /** Score batching settings. */
+  score: ScoreManagerConfig;
 }
 
-type Env = Record<string, string | undefined>;
+const NAME = "SvcClient";
 
-/** Hosted server address used when neither the option nor the environment names one. */
-export const DEFAULT_BASE_URL = "https://cloud.svc.dev";
-/** Default timeout of a REST call, in seconds. */
-export const DEFAULT_TIMEOUT_SECONDS = 60;
+const CLIENT_SPECS = {
+  timeout: numberOption(60, { min: 0, zeroIsUnset: true }),
+  additionalHeaders: stringRecordOption(),
+};
 
-/** Resolves client settings: option, then environment, then default. Warns about missing keys. */
-export function resolveClientConfig(params: SvcClientParams = {}, env: Env = process.env): SvcClientConfig {
-  const publicKey = params.publicKey ?? (env.SVC_PUBLIC_KEY || undefined);
-  const secretKey = params.secretKey ?? (env.SVC_SECRET_KEY || undefined);
-  const logger = getGlobalLogger();
-  if (!publicKey)
-    logger.warn("SvcClient: no public key; pass publicKey or set SVC_PUBLIC_KEY. Requests will be rejected.");
-  if (!secretKey)
-    logger.warn("SvcClient: no secret key; pass secretKey or set SVC_SECRET_KEY. Requests will be rejected.");
-  const baseUrl =
-    params.baseUrl ?? (env.SVC_BASE_URL || undefined) ?? (env.SVC_BASEURL || undefined) ?? DEFAULT_BASE_URL;
-  if (params.timeout !== undefined && !(Number.isFinite(params.timeout) && params.timeout > 0)) {
-    throw new TypeError(
-      `SvcClient: option timeout must be a positive number of seconds, got ${String(params.timeout)}`,
-    );
-  }
-  return {
-    publicKey,
-    secretKey,
-    baseUrl: baseUrl.replace(/\/+$/, ""),
-    timeoutSeconds: params.timeout ?? DEFAULT_TIMEOUT_SECONDS,
-    additionalHeaders: { ...params.additionalHeaders },
+/** Resolves client settings: option, then environment, then default. Never throws; problems are logged once. */
+export function resolveClientConfig(params: unknown, env: Env = readEnv()): SvcClientConfig {
+  const o = resolveOptions(NAME, { ...CLIENT_SPECS, ...SCORE_SPECS }, params, env, [
+    "publicKey",
+    "secretKey",
+    "baseUrl",
+  ]);
+  const connection = resolveConnection(NAME, (params ?? {}) as Record<string, unknown>, env);
+  const auth = basicAuth(connection.publicKey, connection.secretKey);
+  const headers: Record<string, string> = {
+    ...lowerCase(o.additionalHeaders),
+    ...(auth ? { authorization: auth } : {}),
+    ...identityHeaders(connection.publicKey),
+    "user-agent": userAgent(),
   };
+  return {
+    baseUrl: connection.baseUrl,
+    baseUrlProblem: connection.baseUrlProblem,
+    hasCredentials: auth !== undefined,
+    publicKey: connection.publicKey,
+    timeoutSeconds: o.timeout,
+    headers,
+    score: scoreConfigFrom(o),
+  };
+}
+
+function lowerCase(headers: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) out[name.toLowerCase()] = value;
+  return out;
 }

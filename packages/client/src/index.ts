@@ -1,3 +1,4 @@
+export type { DeliveryHealth } from "@svc/core";
 export {
   AccessDeniedError,
   BadRequestError,
@@ -345,7 +346,6 @@ export { SvcApi } from "./api/generated/index.js";
 export type { ApiPromise, EmptyRequest, RequestOptions, WithRawResponse } from "./api/runtime.js";
 export { SvcClient } from "./client.js";
 export type { SvcClientConfig, SvcClientParams } from "./config.js";
-export { DEFAULT_BASE_URL, DEFAULT_TIMEOUT_SECONDS, resolveClientConfig } from "./config.js";
 export type {
   DatasetDecorator,
   DatasetGetOptions,
@@ -407,6 +407,6 @@ export type {
   PromptVariables,
 } from "./prompt/types.js";
 export { ChatMessageType } from "./prompt/types.js";
-export type { ScoreManagerConfig, ScoreParams } from "./score/config.js";
-export type { ScoreForSpan } from "./score/score-manager.js";
+export type { ScoreParams } from "./score/config.js";
+export type { ScoreForSpan, ScoreManagerContext } from "./score/score-manager.js";
 export { ScoreManager } from "./score/score-manager.js";

@@ -1,8 +1,23 @@
-import { getGlobalLogger, SDK_VERSION } from "@svc/tracing";
-import { toBase64 } from "./internal/base64.js";
+import {
+  basicAuth,
+  booleanOption,
+  type Env,
+  enumOption,
+  functionOption,
+  getGlobalLogger,
+  identityHeaders,
+  numberOption,
+  objectOption,
+  readEnv,
+  resolveConnection,
+  resolveOptions,
+  stringOption,
+  stringRecordOption,
+  userAgent,
+} from "@svc/core";
 import type { ReadableSpan } from "./readable-span.js";
 
-/** Receives one input, output or metadata value and returns what is exported instead. */
+/** Receives one input, output or metadata value and returns what is exported instead (or a promise of it). */
 export type MaskFunction = (params: { data: unknown }) => unknown;
 
 /** Decides whether an ended span is exported. Replaces the default filter completely. */
@@ -27,7 +42,7 @@ export interface SpanExporterLike {
   forceFlush?(): Promise<void>;
 }
 
-/** Options of {@link SvcSpanProcessor}. */
+/** Options of {@link SvcSpanProcessor}. Units are seconds where the name does not say otherwise. */
 export interface SvcSpanProcessorParams {
   /** Project public key. Falls back to SVC_PUBLIC_KEY. */
   publicKey?: string;
@@ -48,21 +63,40 @@ export interface SvcSpanProcessorParams {
    * end while every request slot is busy travel together). @defaultValue `"batched"`
    */
   exportMode?: SpanExportMode;
-  /** Spans per export request; a full batch is sent at once. Falls back to SVC_FLUSH_AT. @defaultValue 512 */
+  /**
+   * Spans per export request; a full batch is sent at once. Falls back to SVC_FLUSH_AT, then
+   * OTEL_BSP_MAX_EXPORT_BATCH_SIZE. @defaultValue 512
+   */
   flushAt?: number;
-  /** Seconds a partial batch waits before it is sent. Falls back to SVC_FLUSH_INTERVAL. @defaultValue 5 */
+  /**
+   * Seconds a partial batch waits before it is sent. Falls back to SVC_FLUSH_INTERVAL (seconds), then
+   * OTEL_BSP_SCHEDULE_DELAY (milliseconds). @defaultValue 5
+   */
   flushInterval?: number;
-  /** Seconds one export request may take before it is aborted and retried. Falls back to SVC_TIMEOUT. @defaultValue 10 */
+  /**
+   * Seconds one export request may take. Falls back to SVC_TIMEOUT (seconds), then
+   * OTEL_EXPORTER_OTLP_TRACES_TIMEOUT and OTEL_EXPORTER_OTLP_TIMEOUT (milliseconds). @defaultValue 10
+   */
   timeout?: number;
-  /** Ended spans held while waiting to be sent; further spans are dropped and logged. @defaultValue 100000 */
+  /**
+   * Longest time, in seconds, `forceFlush()` and `shutdown()` wait for the server, whatever it does; what is not
+   * delivered by then is counted in one log line. Falls back to OTEL_BSP_EXPORT_TIMEOUT (milliseconds).
+   * @defaultValue 30
+   */
+  flushTimeout?: number;
+  /** Ended spans held while waiting to be sent. Falls back to OTEL_BSP_MAX_QUEUE_SIZE. @defaultValue 100000 */
   maxQueueSize?: number;
-  /** Export requests in flight at the same time. @defaultValue 8 */
+  /** Bytes of span data held while waiting to be sent (estimated from attribute sizes). @defaultValue 100 MiB */
+  maxQueueBytes?: number;
+  /** Largest request body sent, in bytes; larger batches are split. @defaultValue 4 MiB */
+  maxRequestBytes?: number;
+  /** Export requests in flight at the same time. @defaultValue 4 */
   maxConcurrentExports?: number;
   /** Written to `svc.environment` on every span that has none. Falls back to SVC_TRACING_ENVIRONMENT. */
   environment?: string;
   /** Written to `svc.release` on every span. Falls back to SVC_RELEASE. */
   release?: string;
-  /** Applied to every input, output and metadata attribute before export. */
+  /** Applied to every input, output and metadata attribute before export; may return a promise. */
   mask?: MaskFunction;
   /** Replaces the default export filter ({@link isDefaultExportSpan}). */
   shouldExportSpan?: ShouldExportSpan;
@@ -75,21 +109,79 @@ export interface SvcSpanProcessorParams {
   exporter?: SpanExporterLike;
 }
 
+/** Default spans per export request. */
+export const DEFAULT_FLUSH_AT = 512;
+/** Environment variables read for the compression setting, first valid value wins. */
+export const COMPRESSION_ENV_VARS = [
+  "SVC_OTEL_COMPRESSION",
+  "OTEL_EXPORTER_OTLP_TRACES_COMPRESSION",
+  "OTEL_EXPORTER_OTLP_COMPRESSION",
+] as const;
+
+const NAME = "SvcSpanProcessor";
+const MIB = 1024 * 1024;
+
+const SPECS = {
+  compression: enumOption<SpanCompression, SpanCompression>(["gzip", "none"], "gzip", COMPRESSION_ENV_VARS),
+  exportMode: enumOption<SpanExportMode, SpanExportMode>(["batched", "immediate"], "batched"),
+  flushAt: numberOption(DEFAULT_FLUSH_AT, {
+    min: 0,
+    integer: true,
+    zeroIsUnset: true,
+    env: ["SVC_FLUSH_AT", "OTEL_BSP_MAX_EXPORT_BATCH_SIZE"],
+  }),
+  flushInterval: numberOption(5, {
+    min: 0,
+    zeroIsUnset: true,
+    env: ["SVC_FLUSH_INTERVAL", { name: "OTEL_BSP_SCHEDULE_DELAY", scale: 0.001 }],
+  }),
+  timeout: numberOption(10, {
+    min: 0,
+    zeroIsUnset: true,
+    env: [
+      "SVC_TIMEOUT",
+      { name: "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT", scale: 0.001 },
+      { name: "OTEL_EXPORTER_OTLP_TIMEOUT", scale: 0.001 },
+    ],
+  }),
+  flushTimeout: numberOption(30, {
+    min: 0,
+    zeroIsUnset: true,
+    env: [{ name: "OTEL_BSP_EXPORT_TIMEOUT", scale: 0.001 }],
+  }),
+  maxQueueSize: numberOption(100_000, { min: 0, integer: true, zeroIsUnset: true, env: ["OTEL_BSP_MAX_QUEUE_SIZE"] }),
+  maxQueueBytes: numberOption(100 * MIB, { min: 0, integer: true, zeroIsUnset: true }),
+  maxRequestBytes: numberOption(4 * MIB, { min: 1024, minInclusive: true, integer: true }),
+  maxConcurrentExports: numberOption(4, { min: 0, max: 64, integer: true, zeroIsUnset: true }),
+  environment: stringOption(["SVC_TRACING_ENVIRONMENT"]),
+  release: stringOption(["SVC_RELEASE"]),
+  mask: functionOption<MaskFunction>(),
+  shouldExportSpan: functionOption<ShouldExportSpan>(),
+  mediaUploadEnabled: booleanOption(true, ["SVC_MEDIA_UPLOAD_ENABLED"]),
+  additionalHeaders: stringRecordOption(),
+  exporter: objectOption<SpanExporterLike>(["export", "shutdown"], "a span exporter (export and shutdown methods)"),
+};
+
 /** Settings of a span processor after options, environment and defaults are applied. */
-export interface SvcSpanProcessorConfig {
-  publicKey: string | undefined;
-  secretKey: string | undefined;
+export interface ProcessorConfig {
   baseUrl: string;
+  /** Why spans cannot be sent at all (invalid base URL, missing keys), or undefined. */
+  cannotSend: string | undefined;
   /** `{baseUrl}/api/public/otel/v1/traces` */
   endpoint: string;
   /** Every header of an export request, lower-case names, after `additionalHeaders`. */
   headers: Record<string, string>;
+  /** Auth and identity headers of the REST calls media uploads make. */
+  apiHeaders: Record<string, string>;
   compression: SpanCompression;
   exportMode: SpanExportMode;
   flushAt: number;
   flushIntervalMs: number;
   timeoutMs: number;
+  flushTimeoutMs: number;
   maxQueueSize: number;
+  maxQueueBytes: number;
+  maxRequestBytes: number;
   maxConcurrentExports: number;
   environment: string | undefined;
   release: string | undefined;
@@ -99,122 +191,25 @@ export interface SvcSpanProcessorConfig {
   exporter: SpanExporterLike | undefined;
 }
 
-type Env = Record<string, string | undefined>;
-
-/** Server address used when neither the option nor the environment names one. */
-export const DEFAULT_BASE_URL = "https://cloud.svc.dev";
-/** Default spans per export request. */
-export const DEFAULT_FLUSH_AT = 512;
-/** Default seconds before a partial batch is sent. */
-export const DEFAULT_FLUSH_INTERVAL_S = 5;
-/** Default seconds one export request may take. */
-export const DEFAULT_TIMEOUT_S = 10;
-/** Default bound of the queue of ended spans. */
-export const DEFAULT_MAX_QUEUE_SIZE = 100_000;
-/** Default number of export requests in flight. */
-export const DEFAULT_MAX_CONCURRENT_EXPORTS = 8;
-/** Environment variables read for the compression setting, first valid value wins. */
-export const COMPRESSION_ENV_VARS = [
-  "SVC_OTEL_COMPRESSION",
-  "OTEL_EXPORTER_OTLP_TRACES_COMPRESSION",
-  "OTEL_EXPORTER_OTLP_COMPRESSION",
-] as const;
-
-const COMPRESSIONS: readonly SpanCompression[] = ["gzip", "none"];
-const PREFIX = "SvcSpanProcessor:";
-
-/** Resolves span processor settings: option, then environment, then default. Warns about missing keys. */
-export function resolveProcessorConfig(
-  params: SvcSpanProcessorParams = {},
-  env: Env = readEnv(),
-): SvcSpanProcessorConfig {
-  checkOptionTypes(params);
-  const logger = getGlobalLogger();
-  const publicKey = params.publicKey ?? nonEmpty(env.SVC_PUBLIC_KEY);
-  const secretKey = params.secretKey ?? nonEmpty(env.SVC_SECRET_KEY);
-  if (!publicKey && !params.exporter)
-    logger.warn(`${PREFIX} no public key; pass publicKey or set SVC_PUBLIC_KEY. Exports will be rejected.`);
-  if (!secretKey && !params.exporter)
-    logger.warn(`${PREFIX} no secret key; pass secretKey or set SVC_SECRET_KEY. Exports will be rejected.`);
-  const baseUrl = (
-    params.baseUrl ??
-    nonEmpty(env.SVC_BASE_URL) ??
-    nonEmpty(env.SVC_BASEURL) ??
-    DEFAULT_BASE_URL
-  ).replace(/\/+$/, "");
-  return {
-    publicKey,
-    secretKey,
-    baseUrl,
-    endpoint: `${baseUrl}/api/public/otel/v1/traces`,
-    headers: exportHeaders(publicKey, secretKey, params.additionalHeaders, env),
-    compression: resolveCompression(params.compression, env),
-    exportMode: params.exportMode ?? "batched",
-    flushAt: params.flushAt ?? envPositiveInt(env, "SVC_FLUSH_AT") ?? DEFAULT_FLUSH_AT,
-    flushIntervalMs:
-      1000 * (params.flushInterval ?? envPositiveNumber(env, "SVC_FLUSH_INTERVAL") ?? DEFAULT_FLUSH_INTERVAL_S),
-    timeoutMs: 1000 * (params.timeout ?? envPositiveNumber(env, "SVC_TIMEOUT") ?? DEFAULT_TIMEOUT_S),
-    maxQueueSize: params.maxQueueSize ?? DEFAULT_MAX_QUEUE_SIZE,
-    maxConcurrentExports: params.maxConcurrentExports ?? DEFAULT_MAX_CONCURRENT_EXPORTS,
-    environment: params.environment ?? nonEmpty(env.SVC_TRACING_ENVIRONMENT),
-    release: params.release ?? nonEmpty(env.SVC_RELEASE),
-    mediaUploadEnabled: params.mediaUploadEnabled ?? !/^(false|0)$/i.test(env.SVC_MEDIA_UPLOAD_ENABLED?.trim() ?? ""),
-    mask: params.mask,
-    shouldExportSpan: params.shouldExportSpan,
-    exporter: params.exporter,
-  };
-}
-
-function readEnv(): Env {
-  return typeof process === "undefined" ? {} : process.env;
-}
-
-function nonEmpty(value: string | undefined): string | undefined {
-  return value ? value : undefined;
-}
-
-function resolveCompression(option: SpanCompression | undefined, env: Env): SpanCompression {
-  if (option !== undefined) return option;
-  for (const name of COMPRESSION_ENV_VARS) {
-    const raw = env[name];
-    if (raw === undefined || raw === "") continue;
-    const value = raw.trim().toLowerCase();
-    if ((COMPRESSIONS as readonly string[]).includes(value)) return value as SpanCompression;
-    getGlobalLogger().warn(`${PREFIX} ignoring ${name}="${raw}"; allowed values are gzip and none.`);
-  }
-  return "gzip";
-}
-
-function envPositiveNumber(env: Env, name: string): number | undefined {
-  const raw = env[name];
-  if (raw === undefined || raw === "") return undefined;
-  const value = Number(raw);
-  if (Number.isFinite(value) && value > 0) return value;
-  getGlobalLogger().warn(`${PREFIX} ignoring ${name}="${raw}"; expected a positive number.`);
-  return undefined;
-}
-
-function envPositiveInt(env: Env, name: string): number | undefined {
-  const value = envPositiveNumber(env, name);
-  if (value === undefined || Number.isInteger(value)) return value;
-  getGlobalLogger().warn(`${PREFIX} ignoring ${name}="${env[name]}"; expected a whole number.`);
-  return undefined;
-}
-
-function exportHeaders(
-  publicKey: string | undefined,
-  secretKey: string | undefined,
-  additional: Record<string, string> | undefined,
-  env: Env,
-): Record<string, string> {
+/**
+ * Resolves span processor settings: option, then environment, then default; an invalid value logs a warning
+ * and falls through to the next setting. Never throws.
+ */
+export function resolveProcessorConfig(params: unknown, env: Env = readEnv()): ProcessorConfig {
+  const o = resolveOptions(NAME, SPECS, params, env, ["publicKey", "secretKey", "baseUrl"]);
+  const connection = resolveConnection(NAME, (params ?? {}) as Record<string, unknown>, env, {
+    keysOptional: o.exporter !== undefined,
+  });
+  const auth = basicAuth(connection.publicKey, connection.secretKey);
+  const identity = identityHeaders(connection.publicKey);
   const headers: Record<string, string> = {
-    authorization: `Basic ${toBase64(new TextEncoder().encode(`${publicKey ?? ""}:${secretKey ?? ""}`))}`,
-    "x-svc-sdk-name": "javascript",
-    "x-svc-sdk-version": SDK_VERSION,
-    "x-svc-public-key": publicKey ?? "<missing>",
+    ...(auth ? { authorization: auth } : {}),
+    ...identity,
+    "x-svc-public-key": connection.publicKey ?? "<missing>",
     "x-svc-ingestion-version": "4",
+    "user-agent": userAgent(),
   };
-  for (const [name, value] of Object.entries(additional ?? {})) headers[name.toLowerCase()] = String(value);
+  for (const [name, value] of Object.entries(o.additionalHeaders)) headers[name.toLowerCase()] = value;
   // OpenTelemetry's header variables add headers but, as with the OTLP exporters, never replace ones set in code.
   const fromEnv = {
     ...parseOtelHeaders(env.OTEL_EXPORTER_OTLP_HEADERS),
@@ -222,7 +217,34 @@ function exportHeaders(
   };
   for (const [name, value] of Object.entries(fromEnv)) headers[name] ??= value;
   headers["content-type"] = "application/json";
-  return headers;
+  const cannotSend =
+    connection.baseUrlProblem ??
+    (headers.authorization
+      ? undefined
+      : "no credentials: set publicKey and secretKey (or SVC_PUBLIC_KEY and SVC_SECRET_KEY)");
+  return {
+    baseUrl: connection.baseUrl,
+    cannotSend: o.exporter ? undefined : cannotSend,
+    endpoint: `${connection.baseUrl}/api/public/otel/v1/traces`,
+    headers,
+    apiHeaders: { ...(auth ? { authorization: auth } : {}), ...identity, "user-agent": userAgent() },
+    compression: o.compression,
+    exportMode: o.exportMode,
+    flushAt: o.flushAt,
+    flushIntervalMs: o.flushInterval * 1000,
+    timeoutMs: o.timeout * 1000,
+    flushTimeoutMs: o.flushTimeout * 1000,
+    maxQueueSize: o.maxQueueSize,
+    maxQueueBytes: o.maxQueueBytes,
+    maxRequestBytes: o.maxRequestBytes,
+    maxConcurrentExports: o.maxConcurrentExports,
+    environment: o.environment,
+    release: o.release,
+    mediaUploadEnabled: o.mediaUploadEnabled,
+    mask: o.mask,
+    shouldExportSpan: o.shouldExportSpan,
+    exporter: o.exporter,
+  };
 }
 
 /** Parses `name=value,name2=value2` (values URL-encoded) as the OpenTelemetry header variables are written. */
@@ -235,34 +257,8 @@ function parseOtelHeaders(raw: string | undefined): Record<string, string> {
     try {
       if (name) out[name] = decodeURIComponent(pair.slice(at + 1).trim());
     } catch {
-      getGlobalLogger().warn(`${PREFIX} ignoring the malformed OTLP header "${name}" from the environment.`);
+      getGlobalLogger().warn(`${NAME}: ignoring the malformed OTLP header "${name}" from the environment.`);
     }
   }
   return out;
-}
-
-function checkOptionTypes(params: SvcSpanProcessorParams): void {
-  const positive = ["flushAt", "flushInterval", "timeout", "maxQueueSize", "maxConcurrentExports"] as const;
-  for (const name of positive) {
-    const value = params[name];
-    if (value !== undefined && !(typeof value === "number" && Number.isFinite(value) && value > 0))
-      throw new TypeError(`${PREFIX} option ${name} must be a positive number, got ${String(value)}`);
-  }
-  const integers = ["flushAt", "maxQueueSize", "maxConcurrentExports"] as const;
-  for (const name of integers) {
-    const value = params[name];
-    if (value !== undefined && !Number.isInteger(value))
-      throw new TypeError(`${PREFIX} option ${name} must be a whole number, got ${String(value)}`);
-  }
-  if (params.compression !== undefined && !COMPRESSIONS.includes(params.compression))
-    throw new TypeError(`${PREFIX} option compression must be "gzip" or "none", got ${String(params.compression)}`);
-  if (params.exportMode !== undefined && params.exportMode !== "batched" && params.exportMode !== "immediate")
-    throw new TypeError(
-      `${PREFIX} option exportMode must be "batched" or "immediate", got ${String(params.exportMode)}`,
-    );
-  for (const name of ["mask", "shouldExportSpan"] as const) {
-    const value = params[name];
-    if (value !== undefined && typeof value !== "function")
-      throw new TypeError(`${PREFIX} option ${name} must be a function, got ${typeof value}`);
-  }
 }

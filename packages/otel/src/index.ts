@@ -1,3 +1,4 @@
+export type { DeliveryHealth } from "@svc/core";
 export type {
   MaskFunction,
   ShouldExportSpan,
@@ -5,10 +6,9 @@ export type {
   SpanExporterLike,
   SpanExportMode,
   SpanExportResult,
-  SvcSpanProcessorConfig,
   SvcSpanProcessorParams,
 } from "./config.js";
-export { resolveProcessorConfig } from "./config.js";
+export type { StartedSpan } from "./pipeline/start.js";
 export type { ReadableSpan } from "./readable-span.js";
 export {
   isDefaultExportSpan,
@@ -17,5 +17,4 @@ export {
   isSvcSpan,
   KNOWN_LLM_INSTRUMENTATION_SCOPE_PREFIXES,
 } from "./span-filter.js";
-export type { StartedSpan } from "./span-processor.js";
 export { SvcSpanProcessor } from "./span-processor.js";

@@ -1,7 +1,5 @@
 import type { Attributes } from "@opentelemetry/api";
-import { SvcOtelSpanAttributes as A } from "./attributes.js";
-import { safely } from "./internal/safely.js";
-import { serializeValue, writeMetadata } from "./serialize.js";
+import { SvcOtelSpanAttributes as A, safely, serializeValue, writeMetadata } from "@svc/core";
 import type { SvcObservationAttributes, SvcObservationType } from "./types.js";
 
 /**

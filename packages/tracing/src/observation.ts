@@ -8,12 +8,17 @@ import {
   type TimeInput,
   trace,
 } from "@opentelemetry/api";
-import { SvcOtelSpanAttributes as A } from "./attributes.js";
+import {
+  SvcOtelSpanAttributes as A,
+  describeError,
+  getPropagatedAttributes,
+  messageOf,
+  safely,
+  serializeValue,
+  warnSkipped,
+} from "@svc/core";
 import { repeats } from "./internal/repeats.js";
-import { describeError, safely, warnSkipped } from "./internal/safely.js";
 import { writeObservationAttributes } from "./observation-attributes.js";
-import { getPropagatedAttributes } from "./propagation.js";
-import { serializeValue } from "./serialize.js";
 import { getSvcTracer } from "./tracer-provider.js";
 import type {
   SvcAgentAttributes,
@@ -217,7 +222,7 @@ function writeAttributesSafely(out: Attributes, attributes: SvcObservationAttrib
 /** Records a thrown value on the observation: level ERROR, status message, OTel status ERROR. */
 export function markFailed(observation: SvcObservationBase, err: unknown, fallbackMessage: string): void {
   safely("record error", () => {
-    const message = describeError(err) || fallbackMessage;
+    const message = messageOf(err) || fallbackMessage;
     observation.otelSpan.setAttributes({ [A.OBSERVATION_LEVEL]: "ERROR", [A.OBSERVATION_STATUS_MESSAGE]: message });
     observation.otelSpan.setStatus({ code: SpanStatusCode.ERROR, message });
   });

@@ -1,5 +1,6 @@
 import { type Context, context } from "@opentelemetry/api";
-import { activeContext, isThenable, parentContext } from "./internal/context.js";
+import { isThenable } from "@svc/core";
+import { activeContext, parentContext } from "./internal/context.js";
 import { createObservation, markFailed, type SvcObservationBase, setOutput } from "./observation.js";
 import type { ObserveOptions, SvcObservationType } from "./types.js";
 

@@ -1,9 +1,12 @@
 import { type Attributes, context } from "@opentelemetry/api";
-import { SvcOtelSpanAttributes as A } from "./attributes.js";
+import {
+  SvcOtelSpanAttributes as A,
+  buildPropagationContext,
+  getPropagatedAttributes,
+  safely,
+  writeMetadata,
+} from "@svc/core";
 import { repeats } from "./internal/repeats.js";
-import { safely } from "./internal/safely.js";
-import { buildPropagationContext, getPropagatedAttributes } from "./propagation.js";
-import { writeMetadata } from "./serialize.js";
 
 const MAX_VALUE_LENGTH = 200;
 const ENVIRONMENT_PATTERN = /^(?!svc)[a-z0-9_-]{1,40}$/;

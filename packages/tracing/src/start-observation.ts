@@ -1,8 +1,7 @@
 import { type Attributes, type Context, context, trace } from "@opentelemetry/api";
-import { SvcOtelSpanAttributes as A } from "./attributes.js";
-import { activeContext, isThenable, parentContext } from "./internal/context.js";
+import { SvcOtelSpanAttributes as A, isThenable, safely } from "@svc/core";
+import { activeContext, parentContext } from "./internal/context.js";
 import { repeats } from "./internal/repeats.js";
-import { safely } from "./internal/safely.js";
 import { createObservation, markFailed, type SvcObservationBase, type SvcObservationByType } from "./observation.js";
 import { writeObservationAttributes } from "./observation-attributes.js";
 import type {

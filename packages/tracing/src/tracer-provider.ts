@@ -1,6 +1,5 @@
 import { type Tracer, type TracerProvider, trace } from "@opentelemetry/api";
-import { SVC_TRACER_NAME } from "./attributes.js";
-import { SDK_VERSION } from "./version.js";
+import { globalSlot, SDK_VERSION, SVC_TRACER_NAME } from "@svc/core";
 
 interface SvcGlobalState {
   tracerProvider?: TracerProvider;
@@ -8,27 +7,8 @@ interface SvcGlobalState {
   cachedTracer?: Tracer;
 }
 
-// One slot per process, shared by every loaded copy of the package; the slot is fixed, its contents change.
-const SLOT = Symbol.for("svc");
-/** The slot's object once found: the slot can be neither rewritten nor removed, so it never goes stale. */
-let found: SvcGlobalState | undefined;
-
-function state(): SvcGlobalState {
-  if (found !== undefined) return found;
-  const holder = globalThis as unknown as Record<symbol, SvcGlobalState | undefined>;
-  let current = holder[SLOT];
-  if (current === undefined) {
-    current = {};
-    Object.defineProperty(globalThis, SLOT, {
-      value: current,
-      writable: false,
-      configurable: false,
-      enumerable: false,
-    });
-  }
-  found = current;
-  return current;
-}
+// One slot per process, shared by every loaded copy of the package.
+const state = globalSlot<SvcGlobalState>("svc", () => ({}));
 
 /**
  * Makes svc create its spans with `provider` instead of the global OpenTelemetry provider, so that

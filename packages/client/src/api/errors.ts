@@ -1,23 +1,36 @@
+import { describeError, describeFailure, type HttpFailure, type HttpResponse, placeOf, redactSecrets } from "@svc/core";
 import type { Operation } from "./runtime.js";
+
+const INSPECT = Symbol.for("nodejs.util.inspect.custom");
+const EXCERPT = 300;
 
 /**
  * Error of a REST call: an error status from the server, or a request that could not be completed.
  * `statusCode`, `body` (parsed JSON when it parses, else the text) and `rawResponse` are set when the server answered.
+ * It prints compactly: name, message, status, method, path and a short excerpt of the body.
  */
 export class SvcAPIError extends Error {
   override name = "SvcAPIError";
+  /** HTTP status of the answer, when there was one. */
+  readonly statusCode?: number;
+  /** Body of the answer: parsed JSON when it parses, else the text. */
+  readonly body?: unknown;
+  /** The answer as received; its body has already been read. */
+  declare readonly rawResponse?: Response;
 
-  constructor(
-    message: string,
-    /** HTTP status of the answer, when there was one. */
-    readonly statusCode?: number,
-    /** Body of the answer: parsed JSON when it parses, else the text. */
-    readonly body?: unknown,
-    /** The answer as received; its body has already been read. */
-    readonly rawResponse?: Response,
-    options?: ErrorOptions,
-  ) {
-    super(message, options);
+  constructor(message: string, statusCode?: number, body?: unknown, rawResponse?: Response, options?: ErrorOptions) {
+    super(redactSecrets(message), options);
+    this.statusCode = statusCode;
+    this.body = body;
+    // Kept off the enumerable keys, so logging the error does not print the whole response object.
+    Object.defineProperty(this, "rawResponse", { value: rawResponse, enumerable: false });
+  }
+
+  /** Compact form for `console.log` and `util.inspect`. */
+  [INSPECT](): string {
+    const status = this.statusCode === undefined ? "" : `\n  statusCode: ${this.statusCode}`;
+    const body = this.body === undefined ? "" : `\n  body: ${excerpt(this.body)}`;
+    return `${this.stack ?? `${this.name}: ${this.message}`}${status}${body}`;
   }
 }
 
@@ -41,7 +54,7 @@ export class NotFoundError extends SvcAPIError {
 export class MethodNotAllowedError extends SvcAPIError {
   override name = "MethodNotAllowedError";
 }
-/** HTTP 409: the request conflicts with the current state (retried before it is thrown). */
+/** HTTP 409: the request conflicts with the current state. */
 export class ConflictError extends SvcAPIError {
   override name = "ConflictError";
 }
@@ -54,7 +67,7 @@ export class ServerError extends SvcAPIError {
   override name = "ServerError";
 }
 
-/** A call did not complete within its `timeoutInSeconds`, on its last try. Has no status code. */
+/** A call did not complete within its `timeoutInSeconds` on its last try, or within its deadline. Has no status code. */
 export class SvcAPITimeoutError extends SvcAPIError {
   override name = "SvcAPITimeoutError";
 }
@@ -79,17 +92,72 @@ export function parseBody(text: string): unknown {
   }
 }
 
-function describe(body: unknown): string {
-  if (typeof body === "string") return body.slice(0, 500);
+function detailOf(body: unknown): string {
+  if (typeof body === "string") return body.slice(0, EXCERPT);
   if (body && typeof body === "object" && "message" in body && typeof body.message === "string") return body.message;
-  return body === undefined ? "" : JSON.stringify(body).slice(0, 500);
+  return body === undefined ? "" : excerpt(body);
 }
 
-/** Builds the typed error for an answer with an error status; the body text has already been read. */
-export function errorFromResponse(op: Operation, res: Response, text: string): SvcAPIError {
+function excerpt(body: unknown): string {
+  let text: string;
+  try {
+    text = typeof body === "string" ? body : (JSON.stringify(body) ?? String(body));
+  } catch {
+    text = String(body);
+  }
+  text = redactSecrets(text);
+  return text.length > EXCERPT ? `${text.slice(0, EXCERPT)}…` : text;
+}
+
+/** The typed error for a failed call: by status when the server answered, else timeout or transport failure. */
+export function errorFromFailure(op: Operation, url: string, failure: HttpFailure, attempts: number): SvcAPIError {
+  const tries = attempts > 1 ? ` (after ${attempts} attempts)` : "";
+  if (failure.kind === "status") return errorFromResponse(op, failure.response, tries);
+  const { host, path } = placeOf(url);
+  const where = `${op.method} ${path || op.path} on ${host}`;
+  switch (failure.kind) {
+    case "timeout":
+    case "deadline":
+      return new SvcAPITimeoutError(`Timeout calling ${where}: ${describeFailure(failure, op.method, url)}${tries}`);
+    case "aborted":
+      return new SvcAPIError(`Request aborted calling ${where}`, undefined, undefined, undefined, {
+        cause: failure.reason,
+      });
+    case "network":
+      return new SvcAPIError(
+        `Request failed calling ${where}: ${failure.code ?? describeError(failure.error)}${tries}`,
+        undefined,
+        undefined,
+        undefined,
+        { cause: failure.error },
+      );
+    default:
+      return new SvcAPIError(
+        `Request not sent calling ${op.method} ${op.path}: ${describeFailure(failure, op.method, url)}`,
+      );
+  }
+}
+
+/** Builds the typed error for an answer with an error status. */
+export function errorFromResponse(op: Operation, response: HttpResponse, suffix = ""): SvcAPIError {
+  const text = new TextDecoder().decode(response.body);
   const body = parseBody(text);
-  const ErrorClass = ERROR_BY_STATUS[res.status] ?? (res.status >= 500 ? ServerError : SvcAPIError);
-  const detail = describe(body);
-  const message = `Status ${res.status} from ${op.method} ${op.path}${detail ? `: ${detail}` : ""}`;
-  return new ErrorClass(message, res.status, body, res);
+  const { status } = response;
+  const ErrorClass = ERROR_BY_STATUS[status] ?? (status >= 500 ? ServerError : SvcAPIError);
+  const detail = detailOf(body);
+  const { host, path } = placeOf(response.url);
+  const message = `Status ${status} from ${op.method} ${path || op.path} on ${host}${detail ? `: ${detail}` : ""}${suffix}`;
+  return new ErrorClass(message, status, body, responseOf(response, text));
+}
+
+/** A fetch `Response` for an answer the transport read (`rawResponse`); its body is the text given. */
+export function responseOf(response: HttpResponse, text: string): Response {
+  const { status } = response;
+  const nullBody = status === 204 || status === 205 || status === 304;
+  const init = { status: status >= 200 && status <= 599 ? status : 500 };
+  try {
+    return new Response(nullBody ? null : text, { ...init, headers: response.headers });
+  } catch {
+    return new Response(nullBody ? null : text, init);
+  }
 }

@@ -1,9 +1,7 @@
-import { SDK_VERSION } from "@svc/tracing";
-import { errorFromResponse, parseBody, SvcAPIError, SvcAPITimeoutError } from "./errors.js";
-import { DEFAULT_RETRY_BASE_DELAY_MS, isRetryableStatus, MAX_RETRIES_CAP, retryDelayMs, sleep } from "./retry.js";
+import { type Backend, type HttpMethod, type HttpRequest, type HttpResult, httpRequest } from "@svc/core";
+import { errorFromFailure, parseBody, responseOf } from "./errors.js";
 
-/** HTTP methods used by the public API. */
-export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+export type { HttpMethod };
 
 /** One REST operation, described as data by the generated code. */
 export interface Operation {
@@ -31,7 +29,7 @@ export type EmptyRequest = Record<string, never>;
 export interface RequestOptions {
   /** Time limit of each attempt, in seconds. @defaultValue the client's `timeout` option, else 60 */
   timeoutInSeconds?: number;
-  /** Retries after a retryable failure (408, 409, 429, 5xx, network error). @defaultValue 2 */
+  /** Retries after a retryable failure (network error, timeout, 408, 429, 5xx). @defaultValue 2 */
   maxRetries?: number;
   /** Aborts the call, including any wait between retries. */
   abortSignal?: AbortSignal;
@@ -83,24 +81,21 @@ export class ApiPromise<T> implements Promise<T> {
 /** Settings of the request runtime. */
 export interface RuntimeConfig {
   baseUrl: string;
-  publicKey?: string | undefined;
-  secretKey?: string | undefined;
+  /** Why nothing can be sent (an invalid base URL); calls then fail at once. */
+  baseUrlProblem?: string | undefined;
+  /** Headers of every call: auth (when both keys are set), SDK identity, user agent, client-level extras. */
+  headers: Record<string, string>;
   /** Default `timeoutInSeconds`. */
   timeoutSeconds: number;
-  /** Client-level headers (below the SDK and auth headers, above the defaults). */
-  additionalHeaders?: Record<string, string>;
   /** Default `maxRetries`. @defaultValue 2 */
   maxRetries?: number;
-  /** First backoff step in ms. @defaultValue 1000 */
-  retryBaseDelayMs?: number;
+  /** Sends through this backend instead of the runtime's own (the browser client's `fetch` option). */
+  backend?: Backend;
   /** Waits between retries; replaceable so tests need not wait. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
-  fetch?: typeof fetch;
 }
 
 const DEFAULT_MAX_RETRIES = 2;
-
-class TimeoutSignal extends Error {}
 
 type HeaderLayer = Record<string, string | null | undefined> | undefined;
 
@@ -114,13 +109,6 @@ function mergeHeaders(layers: HeaderLayer[]): Record<string, string> {
     }
   }
   return merged;
-}
-
-function basicAuth(publicKey: string, secretKey: string): string {
-  const bytes = new TextEncoder().encode(`${publicKey}:${secretKey}`);
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return `Basic ${btoa(binary)}`;
 }
 
 function queryValue(value: unknown, json: boolean): string {
@@ -159,132 +147,65 @@ export function buildUrl(
   return `${baseUrl.replace(/\/+$/, "")}${path}${query ? `?${query}` : ""}`;
 }
 
-/** Sends the requests of every generated method: URL, headers, auth, timeout, abort, retries and errors. */
+/** Sends the requests of every generated method: URL, headers, auth, timeout, abort, retries and typed errors. */
 export class RequestRuntime {
   readonly #config: RuntimeConfig;
-  readonly #fetch: typeof fetch;
-  readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
 
   constructor(config: RuntimeConfig) {
     this.#config = config;
-    this.#fetch = config.fetch ?? ((input, init) => globalThis.fetch(input, init));
-    this.#sleep = config.sleep ?? sleep;
   }
 
-  /** Runs one operation and returns its parsed body. */
+  /** Runs one operation and returns its parsed body; rejects with a typed error. */
   call<T>(op: Operation, pathArgs: PathArgs, request: unknown, options?: RequestOptions): ApiPromise<T> {
-    return new ApiPromise(this.#send<T>(op, pathArgs, request, options ?? {}));
+    return new ApiPromise(this.#call<T>(op, pathArgs, request, options ?? {}));
   }
 
-  #headers(options: RequestOptions, hasBody: boolean): Record<string, string> {
-    const { publicKey, secretKey, additionalHeaders } = this.#config;
-    const sdk = {
-      "x-svc-sdk-name": "javascript",
-      "x-svc-sdk-version": SDK_VERSION,
-      "x-svc-public-key": publicKey,
+  /** Runs one operation and returns the transport's result; never rejects (for queues that handle failures). */
+  send(op: Operation, pathArgs: PathArgs, request: unknown, options: RequestOptions = {}): Promise<HttpResult> {
+    return this.#send(this.#prepare(op, pathArgs, request, options));
+  }
+
+  #prepare(op: Operation, pathArgs: PathArgs, request: unknown, options: RequestOptions): HttpRequest {
+    const hasBody = op.body === true;
+    return {
+      method: op.method,
+      url: buildUrl(this.#config.baseUrl, op, pathArgs, hasBody ? undefined : (request as object), options.queryParams),
+      headers: mergeHeaders([
+        { accept: "application/json", "content-type": hasBody ? "application/json" : undefined },
+        this.#config.headers,
+        options.headers,
+      ]),
+      body: hasBody ? JSON.stringify(request ?? {}) : undefined,
+      attemptTimeoutMs: (options.timeoutInSeconds ?? this.#config.timeoutSeconds) * 1000,
+      maxRetries: options.maxRetries ?? this.#config.maxRetries ?? DEFAULT_MAX_RETRIES,
+      signal: options.abortSignal,
+      sleep: this.#config.sleep,
     };
-    const auth = publicKey && secretKey ? { authorization: basicAuth(publicKey, secretKey) } : undefined;
-    return mergeHeaders([
-      { accept: "application/json", "content-type": hasBody ? "application/json" : undefined },
-      sdk,
-      additionalHeaders,
-      auth,
-      sdk,
-      options.headers,
-    ]);
   }
 
-  async #send<T>(
+  #send(request: HttpRequest): Promise<HttpResult> {
+    const { baseUrlProblem } = this.#config;
+    if (baseUrlProblem !== undefined)
+      return Promise.resolve({
+        ok: false,
+        failure: { kind: "invalid-url", detail: baseUrlProblem },
+        attempts: 0,
+        url: request.url,
+      });
+    return httpRequest(request, this.#config.backend);
+  }
+
+  async #call<T>(
     op: Operation,
     pathArgs: PathArgs,
     request: unknown,
     options: RequestOptions,
   ): Promise<WithRawResponse<T>> {
-    const hasBody = op.body === true;
-    const url = buildUrl(
-      this.#config.baseUrl,
-      op,
-      pathArgs,
-      hasBody ? undefined : (request as object),
-      options.queryParams,
-    );
-    const init: RequestInit = {
-      method: op.method,
-      headers: this.#headers(options, hasBody),
-      body: hasBody ? JSON.stringify(request ?? {}) : undefined,
-    };
-    const timeoutMs = (options.timeoutInSeconds ?? this.#config.timeoutSeconds) * 1000;
-    const maxRetries = Math.min(
-      Math.max(options.maxRetries ?? this.#config.maxRetries ?? DEFAULT_MAX_RETRIES, 0),
-      MAX_RETRIES_CAP,
-    );
-    const baseDelayMs = this.#config.retryBaseDelayMs ?? DEFAULT_RETRY_BASE_DELAY_MS;
-    const userSignal = options.abortSignal;
-    for (let attempt = 0; ; attempt++) {
-      if (userSignal?.aborted) throw abortedError(op, userSignal.reason);
-      let res: Response;
-      let text: string;
-      try {
-        ({ res, text } = await this.#attempt(url, init, timeoutMs, userSignal));
-      } catch (cause) {
-        if (userSignal?.aborted) throw abortedError(op, cause);
-        // A timed-out attempt is a transport failure like a dropped connection: retried while tries remain.
-        if (attempt < maxRetries) {
-          await this.#wait(op, retryDelayMs(undefined, attempt, baseDelayMs), userSignal);
-          continue;
-        }
-        if (cause instanceof TimeoutSignal) {
-          throw new SvcAPITimeoutError(`Timeout of ${timeoutMs / 1000} s exceeded calling ${op.method} ${op.path}`);
-        }
-        throw new SvcAPIError(
-          `Request failed calling ${op.method} ${op.path}: ${String(cause)}`,
-          undefined,
-          undefined,
-          undefined,
-          { cause },
-        );
-      }
-      if (res.status < 400) return { data: parseBody(text) as T, rawResponse: res };
-      if (attempt < maxRetries && isRetryableStatus(res.status)) {
-        await this.#wait(op, retryDelayMs(res.headers, attempt, baseDelayMs), userSignal);
-        continue;
-      }
-      throw errorFromResponse(op, res, text);
-    }
+    const prepared = this.#prepare(op, pathArgs, request, options);
+    const result = await this.#send(prepared);
+    if (!result.ok) throw errorFromFailure(op, prepared.url, result.failure, result.attempts);
+    const { response } = result;
+    const text = new TextDecoder().decode(response.body);
+    return { data: parseBody(text) as T, rawResponse: responseOf(response, text) };
   }
-
-  /** One attempt, body included, under its own time limit and the user's abort signal. */
-  async #attempt(
-    url: string,
-    init: RequestInit,
-    timeoutMs: number,
-    userSignal: AbortSignal | undefined,
-  ): Promise<{ res: Response; text: string }> {
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(new TimeoutSignal()), timeoutMs);
-    const onUserAbort = () => controller.abort(userSignal?.reason);
-    userSignal?.addEventListener("abort", onUserAbort, { once: true });
-    try {
-      const res = await this.#fetch(url, { ...init, signal: controller.signal });
-      const text = await res.text();
-      return { res, text };
-    } catch (error) {
-      throw controller.signal.reason instanceof TimeoutSignal ? controller.signal.reason : error;
-    } finally {
-      clearTimeout(timer);
-      userSignal?.removeEventListener("abort", onUserAbort);
-    }
-  }
-
-  async #wait(op: Operation, ms: number, userSignal: AbortSignal | undefined): Promise<void> {
-    try {
-      await this.#sleep(ms, userSignal);
-    } catch (cause) {
-      throw abortedError(op, cause);
-    }
-  }
-}
-
-function abortedError(op: Operation, cause: unknown): SvcAPIError {
-  return new SvcAPIError(`Request aborted calling ${op.method} ${op.path}`, undefined, undefined, undefined, { cause });
 }

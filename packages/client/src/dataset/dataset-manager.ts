@@ -1,9 +1,9 @@
+import type { MediaUploader } from "@svc/core";
+import { mapLimit } from "@svc/core";
 import type { SvcApi } from "../api/generated/client.js";
 import type { CreateDatasetItemRequest, Dataset, DatasetItem } from "../api/generated/types.js";
 import type { RequestOptions } from "../api/runtime.js";
 import type { RunExperimentOnDataset } from "../experiment/types.js";
-import { mapLimit } from "../internal/map-limit.js";
-import { uploadMedia } from "../media/media-upload.js";
 import { SvcMedia } from "../media/svc-media.js";
 
 /** Default number of items fetched per page by {@link DatasetManager.get}. */
@@ -45,22 +45,22 @@ export type DatasetDecorator = (dataset: DatasetWithItems) => FetchedDataset;
 export interface DatasetManagerOptions {
   /** Adds methods to each fetched dataset (`runExperiment`). */
   decorate: DatasetDecorator;
-  /** Time limit of each media upload attempt, in milliseconds. @defaultValue 60000 */
-  uploadTimeoutMs?: number;
+  /** Uploads the media found in new items. */
+  uploader: MediaUploader;
 }
 
 /** Reads datasets with their items and adds items. */
 export class DatasetManager {
   readonly #decorate: DatasetDecorator;
-  readonly #uploadTimeoutMs: number;
+  readonly #uploader: MediaUploader;
 
-  /** @internal Created by {@link SvcClient}. */
+  /** Created by {@link SvcClient}; use `svc.dataset`. */
   constructor(
     private readonly api: SvcApi,
     options: DatasetManagerOptions,
   ) {
     this.#decorate = options.decorate;
-    this.#uploadTimeoutMs = options.uploadTimeoutMs ?? 60_000;
+    this.#uploader = options.uploader;
   }
 
   /**
@@ -102,14 +102,18 @@ export class DatasetManager {
     const id = request.id || crypto.randomUUID();
     const dataset = await this.api.datasets.get(request.datasetName, {}, options);
     const media = [...found];
-    const references = await mapLimit(media, 4, ([item, field]) =>
-      uploadMedia(
-        this.api,
-        item,
-        { field, datasetId: dataset.id, datasetItemId: id },
-        { timeoutMs: this.#uploadTimeoutMs },
-      ),
-    );
+    const references = await mapLimit(media, 4, async ([item, field]) => {
+      const { sha256Hash, mediaId } = await item.hash();
+      const result = await this.#uploader.upload({
+        mediaId,
+        sha256Hash,
+        contentType: item.contentType,
+        bytes: item.contentBytes,
+        target: { field, datasetId: dataset.id, datasetItemId: id },
+      });
+      if (!result.ok) throw new Error(`media upload failed (mediaId=${mediaId}): ${result.reason}`);
+      return String(await item.getReference());
+    });
     const byMedia = new Map(media.map(([item], i) => [item, references[i] as string]));
     const body: CreateDatasetItemRequest = { ...request, id };
     for (const field of MEDIA_FIELDS) {

@@ -1,8 +1,7 @@
-import { getGlobalLogger } from "@svc/tracing";
-import { mapLimit } from "../internal/map-limit.js";
+import { describeError, getGlobalLogger, mapLimit } from "@svc/core";
 import { deleteExperimentData, type ExperimentDataApi } from "./delete-experiment-data.js";
 import { formatExperimentResult } from "./format.js";
-import { errorMessage, runEvaluators } from "./internal/evaluate.js";
+import { runEvaluators } from "./internal/evaluate.js";
 import { flushSpans } from "./internal/flush-spans.js";
 import { type RunContext, runItem, toScoreFields } from "./internal/run-item.js";
 import type {
@@ -99,12 +98,12 @@ export class ExperimentManager {
 
     const [experimentUrl] = await Promise.all([
       this.#deps.getExperimentUrl(experimentId).catch((error: unknown) => {
-        log.warn(`ExperimentManager: no experiment link, the project id could not be read: ${errorMessage(error)}`);
+        log.warn(`ExperimentManager: no experiment link, the project id could not be read: ${describeError(error)}`);
         return undefined;
       }),
       flushSpans(),
       this.#deps.score.flush().catch((error: unknown) => {
-        log.warn(`ExperimentManager: flushing scores failed: ${errorMessage(error)}`);
+        log.warn(`ExperimentManager: flushing scores failed: ${describeError(error)}`);
       }),
     ]);
 

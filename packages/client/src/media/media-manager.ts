@@ -1,9 +1,15 @@
-import { getGlobalLogger } from "@svc/tracing";
+import {
+  describeError,
+  describeFailure,
+  getGlobalLogger,
+  httpRequest,
+  MEDIA_REFERENCE_PATTERN,
+  mapLimit,
+  toBase64,
+  userAgent,
+} from "@svc/core";
 import type { SvcApi } from "../api/generated/client.js";
-import { mapLimit } from "../internal/map-limit.js";
-import { describe } from "../score/validate-score.js";
-import { MEDIA_REFERENCE_PATTERN, SvcMediaReference } from "./media-reference.js";
-import { bytesToBase64 } from "./svc-media.js";
+import { SvcMediaReference } from "./media-reference.js";
 
 /** Default depth below which values are left as they are. */
 export const DEFAULT_MEDIA_RESOLVE_MAX_DEPTH = 10;
@@ -24,12 +30,11 @@ export interface SvcMediaResolveMediaReferencesParams<T> {
 export interface MediaManagerConfig {
   /** Time limit of each download, in milliseconds. */
   downloadTimeoutMs: number;
-  fetch?: typeof fetch;
 }
 
 /** Works with media stored by the server: images, audio and files referenced from traces and datasets. */
 export class MediaManager {
-  /** @internal Created by {@link SvcClient}. */
+  /** Created by {@link SvcClient}; use `svc.media`. */
   constructor(
     private readonly api: SvcApi,
     private readonly config: MediaManagerConfig,
@@ -58,7 +63,7 @@ export class MediaManager {
       try {
         references.set(text, SvcMediaReference.parse(text));
       } catch (error) {
-        getGlobalLogger().warn(`MediaManager: reference left unresolved: ${describe(error)}`);
+        getGlobalLogger().warn(`MediaManager: reference left unresolved: ${describeError(error)}`);
       }
     }
     const mediaIds = [...new Set([...references.values()].map((r) => r.mediaId))];
@@ -76,16 +81,19 @@ export class MediaManager {
   async #download(mediaId: string): Promise<string | undefined> {
     try {
       const media = await this.api.media.get(mediaId, {});
-      const fetcher = this.config.fetch ?? globalThis.fetch;
-      const response = await fetcher(media.url, { signal: AbortSignal.timeout(this.config.downloadTimeoutMs) });
-      if (response.status !== 200) {
-        await response.body?.cancel();
-        throw new Error(`download answered HTTP ${response.status}`);
-      }
-      const bytes = new Uint8Array(await response.arrayBuffer());
-      return `data:${media.contentType};base64,${bytesToBase64(bytes)}`;
+      // The download URL is signed: it carries no SDK credentials, and a redirect elsewhere is followed without them.
+      const result = await httpRequest({
+        method: "GET",
+        url: media.url,
+        headers: { "user-agent": userAgent() },
+        attemptTimeoutMs: this.config.downloadTimeoutMs,
+        maxRetries: 2,
+      });
+      if (!result.ok) throw new Error(`download failed: ${describeFailure(result.failure, "GET", media.url)}`);
+      if (result.response.status !== 200) throw new Error(`download answered HTTP ${result.response.status}`);
+      return `data:${media.contentType};base64,${toBase64(result.response.body)}`;
     } catch (error) {
-      getGlobalLogger().warn(`MediaManager: media ${mediaId} left unresolved: ${describe(error)}`);
+      getGlobalLogger().warn(`MediaManager: media ${mediaId} left unresolved: ${describeError(error)}`);
       return undefined;
     }
   }

@@ -1,18 +1,7 @@
-const PREFIX = "@@@svcMedia:";
-const SUFFIX = "@@@";
-
-/** Finds every media reference string in a text (non-greedy, so adjacent references stay apart). */
-export const MEDIA_REFERENCE_PATTERN = /@@@svcMedia:.+?@@@/g;
+import { formatMediaReference, type MediaReferenceParts, parseMediaReference } from "@svc/core";
 
 /** The parts of a media reference string. */
-export interface SvcMediaReferenceParams {
-  /** MIME type of the media, e.g. `image/png`. */
-  contentType: string;
-  /** Id of the media on the server. */
-  mediaId: string;
-  /** Where the media came from, e.g. `base64_data_uri` or `bytes`. */
-  source: string;
-}
+export type SvcMediaReferenceParams = MediaReferenceParts;
 
 /** A parsed media reference string: `@@@svcMedia:type=<MIME>|id=<mediaId>|source=<source>@@@`. */
 export class SvcMediaReference {
@@ -34,26 +23,14 @@ export class SvcMediaReference {
    * @throws {@link TypeError} when the text is not a reference string or lacks `type`, `id` or `source`.
    */
   static parse(text: string): SvcMediaReference {
-    if (!text.startsWith(PREFIX) || !text.endsWith(SUFFIX) || text.length < PREFIX.length + SUFFIX.length) {
-      throw new TypeError(`not a media reference string: ${JSON.stringify(text.slice(0, 80))}`);
-    }
-    const fields = new Map<string, string>();
-    for (const pair of text.slice(PREFIX.length, -SUFFIX.length).split("|")) {
-      const at = pair.indexOf("=");
-      if (at > 0) fields.set(pair.slice(0, at), pair.slice(at + 1));
-    }
-    const contentType = fields.get("type");
-    const mediaId = fields.get("id");
-    const source = fields.get("source");
-    if (!contentType || !mediaId || !source) {
-      throw new TypeError(`media reference string lacks type, id or source: ${JSON.stringify(text.slice(0, 80))}`);
-    }
-    return new SvcMediaReference({ contentType, mediaId, source });
+    const parts = parseMediaReference(text);
+    if (typeof parts === "string") throw new TypeError(parts);
+    return new SvcMediaReference(parts);
   }
 
   /** The reference string. */
   toString(): string {
-    return `${PREFIX}type=${this.contentType}|id=${this.mediaId}|source=${this.source}${SUFFIX}`;
+    return formatMediaReference(this);
   }
 
   /** Serialises to the reference string. */

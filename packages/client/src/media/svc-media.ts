@@ -1,3 +1,4 @@
+import { type MediaHash, mediaHash, parseDataUri, toBase64 } from "@svc/core";
 import { SvcMediaReference } from "./media-reference.js";
 
 /** Where the content of a {@link SvcMedia} comes from. */
@@ -24,7 +25,7 @@ export class SvcMedia {
   readonly contentBytes: Uint8Array;
   /** How the media was given: `base64_data_uri` or `bytes`. */
   readonly source: "base64_data_uri" | "bytes";
-  #hash: Promise<{ sha256Hash: string; mediaId: string }> | undefined;
+  #hash: Promise<MediaHash> | undefined;
 
   /** @throws {@link TypeError} when the data URI is not a base64 data URI with a content type. */
   constructor(params: SvcMediaParams) {
@@ -50,7 +51,7 @@ export class SvcMedia {
 
   /** The content as a `data:<type>;base64,...` URI. */
   toDataUri(): string {
-    return `data:${this.contentType};base64,${bytesToBase64(this.contentBytes)}`;
+    return `data:${this.contentType};base64,${toBase64(this.contentBytes)}`;
   }
 
   /** Serialises to the data URI. */
@@ -59,12 +60,8 @@ export class SvcMedia {
   }
 
   /** SHA-256 of the content (standard base64) and the media id the server derives from it. */
-  hash(): Promise<{ sha256Hash: string; mediaId: string }> {
-    this.#hash ??= crypto.subtle.digest("SHA-256", this.contentBytes as Uint8Array<ArrayBuffer>).then((digest) => {
-      const sha256Hash = bytesToBase64(new Uint8Array(digest));
-      const mediaId = sha256Hash.replace(/\+/g, "-").replace(/\//g, "_").slice(0, 22);
-      return { sha256Hash, mediaId };
-    });
+  hash(): Promise<MediaHash> {
+    this.#hash ??= mediaHash(this.contentBytes);
     return this.#hash;
   }
 
@@ -76,29 +73,7 @@ export class SvcMedia {
 }
 
 function parseBase64DataUri(uri: string): { contentType: string; bytes: Uint8Array } {
-  const comma = typeof uri === "string" ? uri.indexOf(",") : -1;
-  const header = comma > 5 && uri.startsWith("data:") ? uri.slice(5, comma).split(";") : [];
-  const contentType = header[0] ?? "";
-  if (!contentType || !header.includes("base64")) {
-    throw new TypeError("SvcMedia: base64DataUri must look like data:<content type>;base64,<content>");
-  }
-  try {
-    return { contentType, bytes: base64ToBytes(uri.slice(comma + 1)) };
-  } catch {
-    throw new TypeError("SvcMedia: the content of base64DataUri is not valid base64");
-  }
-}
-
-/** Standard base64 of bytes, without Node-only APIs. */
-export function bytesToBase64(bytes: Uint8Array): string {
-  let binary = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(binary);
-}
-
-function base64ToBytes(text: string): Uint8Array {
-  const binary = atob(text);
-  const bytes = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-  return bytes;
+  const parsed = parseDataUri(uri);
+  if (typeof parsed === "string") throw new TypeError(`SvcMedia: base64DataUri: ${parsed}`);
+  return parsed;
 }

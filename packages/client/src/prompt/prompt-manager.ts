@@ -1,8 +1,7 @@
-import { getGlobalLogger } from "@svc/tracing";
+import { describeError, getGlobalLogger } from "@svc/core";
 import type { SvcApi } from "../api/generated/client.js";
 import type { Prompt } from "../api/generated/types.js";
 import type { RequestOptions } from "../api/runtime.js";
-import { describe } from "../score/validate-score.js";
 import { DEFAULT_PROMPT_CACHE_TTL_SECONDS, PromptCache } from "./prompt-cache.js";
 import { ChatPromptClient, type PromptClient, TextPromptClient } from "./prompt-clients.js";
 import {
@@ -28,7 +27,10 @@ export interface PromptGetOptions {
   fallback?: string | ChatMessage[];
   /** Retries of the fetch. @defaultValue the REST client's (2) */
   maxRetries?: number;
-  /** Time limit of each fetch attempt, in milliseconds. @defaultValue the REST client's timeout */
+  /**
+   * Time limit of each fetch attempt, in milliseconds. With a `fallback`, it bounds the whole fetch, retries
+   * included: the fallback is returned by then at the latest. @defaultValue 10000
+   */
   fetchTimeoutMs?: number;
 }
 
@@ -41,7 +43,7 @@ export type ChatPromptGetOptions = PromptGetOptions & { type: "chat"; fallback?:
 export class PromptManager {
   readonly #cache: PromptCache;
 
-  /** @internal Created by {@link SvcClient}. */
+  /** Created by {@link SvcClient}; use `svc.prompt`. */
   constructor(private readonly api: SvcApi) {
     this.#cache = new PromptCache();
   }
@@ -68,7 +70,7 @@ export class PromptManager {
       if (cached.state === "stale") {
         this.#cache.once(key, fetchAndStore).catch((error: unknown) => {
           getGlobalLogger().warn(
-            `PromptManager: refresh of prompt "${name}" failed, serving the cached version: ${describe(error)}`,
+            `PromptManager: refresh of prompt "${name}" failed, serving the cached version: ${describeError(error)}`,
           );
         });
         return cached.value;
@@ -79,7 +81,7 @@ export class PromptManager {
     } catch (error) {
       if (options.fallback === undefined) throw error;
       getGlobalLogger().warn(
-        `PromptManager: prompt "${name}" could not be fetched, using the fallback: ${describe(error)}`,
+        `PromptManager: prompt "${name}" could not be fetched, using the fallback: ${describeError(error)}`,
       );
       return fallbackClient(name, options);
     }
@@ -143,9 +145,11 @@ export class PromptManager {
   }
 
   async #fetch(name: string, options: PromptGetOptions): Promise<PromptClient> {
-    const requestOptions: RequestOptions = {};
+    const timeoutMs = validTimeout(options.fetchTimeoutMs) ?? DEFAULT_PROMPT_FETCH_TIMEOUT_MS;
+    const requestOptions: RequestOptions = { timeoutInSeconds: timeoutMs / 1000 };
     if (options.maxRetries !== undefined) requestOptions.maxRetries = options.maxRetries;
-    if (options.fetchTimeoutMs !== undefined) requestOptions.timeoutInSeconds = options.fetchTimeoutMs / 1000;
+    // With a fallback the caller wants an answer in time: the whole fetch, retries included, is bounded.
+    if (options.fallback !== undefined) requestOptions.abortSignal = AbortSignal.timeout(timeoutMs);
     const prompt = await this.api.prompts.get(name, { version: options.version, label: options.label }, requestOptions);
     return toClient(prompt);
   }
@@ -154,6 +158,13 @@ export class PromptManager {
     this.#cache.set(key, client, ttlSeconds, epoch);
     return client;
   }
+}
+
+/** Default time limit of a prompt fetch attempt, in milliseconds. */
+export const DEFAULT_PROMPT_FETCH_TIMEOUT_MS = 10_000;
+
+function validTimeout(value: unknown): number | undefined {
+  return typeof value === "number" && Number.isFinite(value) && value > 0 ? value : undefined;
 }
 
 function toClient(prompt: Prompt): PromptClient {

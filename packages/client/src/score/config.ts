@@ -1,26 +1,29 @@
-import { getGlobalLogger } from "@svc/tracing";
+import { numberOption, stringOption } from "@svc/core";
 
 /** Default queue length that starts a score flush. */
 export const DEFAULT_SCORE_FLUSH_AT = 10;
-/** Default longest wait before queued scores are sent, in seconds. */
-export const DEFAULT_SCORE_FLUSH_INTERVAL_SECONDS = 1;
 /** Most scores per request to `POST /api/public/scores`. */
 export const MAX_SCORES_PER_REQUEST = 100;
-/** Default cap on scores waiting or being sent; further scores are dropped. */
-export const DEFAULT_SCORE_MAX_QUEUE_SIZE = 100_000;
-/** Default retries of a failed score batch (network errors, 408, 409, 429, 5xx). */
-export const DEFAULT_SCORE_MAX_RETRIES = 2;
+/** Score requests in flight at the same time. */
+export const MAX_CONCURRENT_SCORE_REQUESTS = 4;
+/** Largest score request body, in bytes; larger batches are split. */
+export const MAX_SCORE_REQUEST_BYTES = 4 * 1024 * 1024;
 
-/** Score batching options of {@link SvcClient}. */
+/** Score batching options of {@link SvcClient}. Units are seconds where the name does not say otherwise. */
 export interface ScoreParams {
   /** Queue length that starts a flush. Falls back to SVC_FLUSH_AT. @defaultValue 10 */
   flushAt?: number;
   /** Longest wait before queued scores are sent, in seconds. Falls back to SVC_FLUSH_INTERVAL. @defaultValue 1 */
   flushInterval?: number;
-  /** Retries of a batch after a network error, 408, 409, 429 or 5xx, with backoff. @defaultValue 2 */
-  scoreMaxRetries?: number;
-  /** Most scores waiting or being sent; further scores are dropped with an error log. @defaultValue 100000 */
+  /**
+   * Longest time, in seconds, `flush()` and `shutdown()` wait for the server, whatever it does; what is not
+   * delivered by then is counted in one log line. @defaultValue 30
+   */
+  flushTimeout?: number;
+  /** Most scores held (waiting or being sent); further scores are dropped with an error log. @defaultValue 100000 */
   scoreMaxQueueSize?: number;
+  /** Most bytes of scores held (as JSON); further scores are dropped with an error log. @defaultValue 32 MiB */
+  scoreMaxQueueBytes?: number;
   /** Environment of scores that name none. Falls back to SVC_TRACING_ENVIRONMENT. */
   environment?: string;
 }
@@ -29,52 +32,39 @@ export interface ScoreParams {
 export interface ScoreManagerConfig {
   flushAt: number;
   flushIntervalMs: number;
+  flushTimeoutMs: number;
   maxBatchSize: number;
   maxQueueSize: number;
-  maxRetries: number;
+  maxQueueBytes: number;
   environment: string | undefined;
 }
 
-type Env = Record<string, string | undefined>;
+/** How the score options are read; resolved together with the client's own options. */
+export const SCORE_SPECS = {
+  flushAt: numberOption(DEFAULT_SCORE_FLUSH_AT, { min: 0, integer: true, zeroIsUnset: true, env: ["SVC_FLUSH_AT"] }),
+  flushInterval: numberOption(1, { min: 0, zeroIsUnset: true, env: ["SVC_FLUSH_INTERVAL"] }),
+  flushTimeout: numberOption(30, { min: 0, zeroIsUnset: true }),
+  scoreMaxQueueSize: numberOption(100_000, { min: 0, integer: true, zeroIsUnset: true }),
+  scoreMaxQueueBytes: numberOption(32 * 1024 * 1024, { min: 0, integer: true, zeroIsUnset: true }),
+  environment: stringOption(["SVC_TRACING_ENVIRONMENT"]),
+};
 
-/** Resolves score settings: option, then `SVC_*` environment variable, then default. */
-export function resolveScoreConfig(params: ScoreParams = {}, env: Env = {}): ScoreManagerConfig {
-  const flushAt = positive("flushAt", params.flushAt, true) ?? envPositive(env, "SVC_FLUSH_AT", true);
-  const interval =
-    positive("flushInterval", params.flushInterval, false) ?? envPositive(env, "SVC_FLUSH_INTERVAL", false);
-  const maxRetries = params.scoreMaxRetries ?? DEFAULT_SCORE_MAX_RETRIES;
-  if (!Number.isInteger(maxRetries) || maxRetries < 0) {
-    throw new TypeError(`SvcClient: option scoreMaxRetries must be a whole number >= 0, got ${String(maxRetries)}`);
-  }
+/** The score manager's settings from resolved options. */
+export function scoreConfigFrom(o: {
+  flushAt: number;
+  flushInterval: number;
+  flushTimeout: number;
+  scoreMaxQueueSize: number;
+  scoreMaxQueueBytes: number;
+  environment: string | undefined;
+}): ScoreManagerConfig {
   return {
-    flushAt: flushAt ?? DEFAULT_SCORE_FLUSH_AT,
-    flushIntervalMs: 1000 * (interval ?? DEFAULT_SCORE_FLUSH_INTERVAL_SECONDS),
+    flushAt: o.flushAt,
+    flushIntervalMs: o.flushInterval * 1000,
+    flushTimeoutMs: o.flushTimeout * 1000,
     maxBatchSize: MAX_SCORES_PER_REQUEST,
-    maxQueueSize: positive("scoreMaxQueueSize", params.scoreMaxQueueSize, true) ?? DEFAULT_SCORE_MAX_QUEUE_SIZE,
-    maxRetries,
-    environment: params.environment ?? (env.SVC_TRACING_ENVIRONMENT || undefined),
+    maxQueueSize: o.scoreMaxQueueSize,
+    maxQueueBytes: o.scoreMaxQueueBytes,
+    environment: o.environment,
   };
-}
-
-function positive(option: string, value: number | undefined, integer: boolean): number | undefined {
-  if (value === undefined) return undefined;
-  if (isPositive(value, integer)) return value;
-  throw new TypeError(
-    `SvcClient: option ${option} must be a positive ${integer ? "whole number" : "number"}, got ${String(value)}`,
-  );
-}
-
-function envPositive(env: Env, name: string, integer: boolean): number | undefined {
-  const raw = env[name];
-  if (raw === undefined || raw === "") return undefined;
-  const value = Number(raw);
-  if (isPositive(value, integer)) return value;
-  getGlobalLogger().warn(
-    `SvcClient: ignoring ${name}=${JSON.stringify(raw)}: not a positive ${integer ? "whole " : ""}number`,
-  );
-  return undefined;
-}
-
-function isPositive(value: number, integer: boolean): boolean {
-  return typeof value === "number" && Number.isFinite(value) && value > 0 && (!integer || Number.isInteger(value));
 }

@@ -1,10 +1,10 @@
 import { type Span, trace } from "@opentelemetry/api";
-import { getGlobalLogger, RepeatLog } from "@svc/tracing";
-import type { SvcApi } from "../api/generated/client.js";
+import { BatchQueue, type DeliveryHealth, describeError, outcomeOf, RepeatLog, type SendOutcome } from "@svc/core";
+import { scoresOps } from "../api/generated/scores.js";
 import type { CreateScoreRequest } from "../api/generated/types.js";
-import { BatchQueue } from "./batch-queue.js";
-import type { ScoreManagerConfig } from "./config.js";
-import { describe, prepareUnstampedScore, rejectionLine } from "./validate-score.js";
+import type { RequestRuntime } from "../api/runtime.js";
+import { MAX_CONCURRENT_SCORE_REQUESTS, MAX_SCORE_REQUEST_BYTES, type ScoreManagerConfig } from "./config.js";
+import { prepareUnstampedScore, rejectionOf } from "./validate-score.js";
 
 /** A score for a span: the trace (and observation) ids come from the span. */
 export type ScoreForSpan = Omit<CreateScoreRequest, "traceId" | "observationId">;
@@ -15,35 +15,45 @@ const OWNER = "ScoreManager";
 interface QueuedScore {
   request: CreateScoreRequest;
   at: number;
+  bytes: number;
 }
 const NO_IDS: { traceId?: string; observationId?: string } = Object.freeze({});
 
+/** What the score manager needs from the client. */
+export interface ScoreManagerContext {
+  runtime: RequestRuntime;
+  config: ScoreManagerConfig;
+  /** Whether both keys are set; without them scores are dropped instead of sent with empty credentials. */
+  hasCredentials: boolean;
+}
+
 /**
  * Queues scores and sends them in batches of at most 100 to `POST /api/public/scores`.
- * Its methods never throw: an invalid score is logged at error level and dropped. Repeated drops of one cause
- * are logged once, then counted; {@link ScoreManager.flush} logs the counts.
+ * Its methods never throw: an invalid score is logged at error level and dropped. Scores are held through server
+ * outages, bounded in count and bytes, and retried with backoff; repeated log lines are counted.
  */
 export class ScoreManager {
   readonly #queue: BatchQueue<QueuedScore>;
   readonly #repeats = new RepeatLog();
+  readonly #context: ScoreManagerContext;
 
-  /** @internal Created by {@link SvcClient}. */
-  constructor(
-    private readonly api: SvcApi,
-    private readonly config: ScoreManagerConfig,
-  ) {
-    this.#queue = new BatchQueue(
-      {
-        flushAt: config.flushAt,
-        flushIntervalMs: config.flushIntervalMs,
-        maxBatchSize: config.maxBatchSize,
-        maxQueueSize: config.maxQueueSize,
-        owner: OWNER,
-        itemName: "score",
-      },
-      (batch) => this.#send(batch),
-      this.#repeats,
-    );
+  /** Created by {@link SvcClient}; use `svc.score`. */
+  constructor(context: ScoreManagerContext) {
+    this.#context = context;
+    const { config } = context;
+    this.#queue = new BatchQueue<QueuedScore>({
+      owner: OWNER,
+      items: "scores",
+      flushAt: config.flushAt,
+      flushIntervalMs: config.flushIntervalMs,
+      maxBatchItems: config.maxBatchSize,
+      maxBatchBytes: MAX_SCORE_REQUEST_BYTES,
+      maxQueueItems: config.maxQueueSize,
+      maxQueueBytes: config.maxQueueBytes,
+      maxConcurrent: MAX_CONCURRENT_SCORE_REQUESTS,
+      sizeOf: (item) => item.bytes,
+      send: (batch, signal) => this.#send(batch, signal),
+    });
   }
 
   /**
@@ -92,17 +102,32 @@ export class ScoreManager {
   }
 
   /**
-   * Sends every score queued before this call, and waits for batches already being sent; resolves when
-   * all of them were accepted or definitively failed, then logs the counts of repeated drops. Never rejects.
+   * Sends every score queued before this call, and waits for batches already being sent; resolves when all of
+   * them were accepted or dropped, or after `flushTimeout` whatever the server does (scores still queued then
+   * stay queued and are logged). Never rejects.
    */
   async flush(): Promise<void> {
-    await this.#queue.flush();
+    const { pending } = await this.#queue.flush(Date.now() + this.#context.config.flushTimeoutMs);
+    if (pending > 0)
+      this.#repeats.warn(
+        `${OWNER}: flush() gave up`,
+        `${OWNER}: flush() gave up after ${this.#context.config.flushTimeoutMs / 1000} s with ${pending} scores not yet delivered; they stay queued and are retried`,
+      );
     this.#repeats.report();
   }
 
-  /** Sends what is queued; same as {@link ScoreManager.flush}. */
-  shutdown(): Promise<void> {
-    return this.flush();
+  /**
+   * Sends what is queued, within `flushTimeout`, then stops: what is still undelivered is counted in one log line;
+   * scores created afterwards are dropped and counted. Never rejects.
+   */
+  async shutdown(): Promise<void> {
+    await this.#queue.shutdown(Date.now() + this.#context.config.flushTimeoutMs);
+    this.#repeats.report();
+  }
+
+  /** Counts of the score queue: queued, in flight, sent, dropped by reason, retries, the last error. */
+  health(): DeliveryHealth {
+    return this.#queue.health();
   }
 
   #guard(method: string, fn: () => void): void {
@@ -115,14 +140,25 @@ export class ScoreManager {
 
   #dropped(method: string, error: unknown): void {
     const kind = `${OWNER}: ${method}: score dropped`;
-    this.#repeats.error(kind, `${kind}: ${describe(error)}`);
+    this.#repeats.error(kind, `${kind}: ${describeError(error)}`);
   }
 
   #enqueue(score: unknown, ids: { traceId?: string; observationId?: string }): void {
-    const prepared = prepareUnstampedScore(score, ids, this.config.environment);
-    if (prepared.ok) this.#queue.push({ request: prepared.request, at: Date.now() });
-    else
+    const prepared = prepareUnstampedScore(score, ids, this.#context.config.environment);
+    if (!prepared.ok) {
       this.#repeats.error(`${OWNER}: score dropped: ${prepared.kind}`, `${OWNER}: score dropped: ${prepared.reason}`);
+      return;
+    }
+    const bytes = prepared.bytes;
+    if (bytes > MAX_SCORE_REQUEST_BYTES) {
+      this.#queue.drop(
+        "tooLarge",
+        1,
+        `score "${prepared.request.name}" is about ${bytes} bytes, more than one request may carry`,
+      );
+      return;
+    }
+    this.#queue.push({ request: prepared.request, at: Date.now(), bytes });
   }
 
   #noActiveSpan(): void {
@@ -130,25 +166,53 @@ export class ScoreManager {
     this.#repeats.warn(line, line);
   }
 
-  async #send(queued: QueuedScore[]): Promise<void> {
-    const logger = getGlobalLogger();
+  async #send(queued: QueuedScore[], signal: AbortSignal): Promise<SendOutcome<QueuedScore>> {
+    if (!this.#context.hasCredentials)
+      return {
+        delivered: 0,
+        dropped: [
+          {
+            count: queued.length,
+            reason: "auth",
+            detail: "no credentials: set publicKey and secretKey (or SVC_PUBLIC_KEY and SVC_SECRET_KEY)",
+          },
+        ],
+      };
     const batch = queued.map(stamp);
-    let response: unknown;
-    try {
-      response = await this.api.scores.create(batch, { maxRetries: this.config.maxRetries });
-    } catch (error) {
-      logger.error(
-        `${OWNER}: ${batch.length} scores lost after ${this.config.maxRetries + 1} attempts at most: ${describe(error)}`,
-      );
-      return;
+    const result = await this.#context.runtime.send(scoresOps.create, {}, batch, {
+      maxRetries: 0,
+      abortSignal: signal,
+    });
+    if (!result.ok && result.failure.kind === "status" && result.failure.status === 413 && queued.length > 1) {
+      const half = Math.ceil(queued.length / 2);
+      const first = await this.#send(queued.slice(0, half), signal);
+      const second = await this.#send(queued.slice(half), signal);
+      return merge(first, second);
     }
-    const rejection = rejectionLine(response, batch.length);
-    if (rejection) logger.error(rejection);
-    else logger.debug(`${OWNER}: sent ${batch.length} scores`);
+    if (!result.ok) return outcomeOf(result, queued, "POST");
+    const rejection = rejectionOf(new TextDecoder().decode(result.response.body), batch.length);
+    if (!rejection) return { delivered: queued.length };
+    this.#repeats.error(`${OWNER}: scores rejected by the server`, rejection.line, {
+      count: rejection.rejected,
+      unit: "scores",
+    });
+    return {
+      delivered: queued.length - rejection.rejected,
+      dropped: [{ count: rejection.rejected, reason: "rejected", detail: rejection.line, logged: true }],
+    };
   }
 }
 
 function stamp(item: QueuedScore): CreateScoreRequest {
   item.request.timestamp = new Date(item.at).toISOString();
   return item.request;
+}
+
+function merge(a: SendOutcome<QueuedScore>, b: SendOutcome<QueuedScore>): SendOutcome<QueuedScore> {
+  const retry = a.retry ?? b.retry;
+  return {
+    delivered: a.delivered + b.delivered,
+    dropped: [...(a.dropped ?? []), ...(b.dropped ?? [])],
+    retry: retry ? { ...retry, items: [...(a.retry?.items ?? []), ...(b.retry?.items ?? [])] } : undefined,
+  };
 }

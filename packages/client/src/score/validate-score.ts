@@ -1,4 +1,5 @@
 // Shared by the server client and the browser client: no Node-only imports here.
+import { describeError } from "@svc/core";
 import type { CreateScoreRequest } from "../api/generated/types.js";
 
 /** Why a score must be dropped: `kind` names the cause in a few fixed words, `reason` explains it with detail. */
@@ -26,17 +27,27 @@ export function invalidScoreReason(score: unknown): ScoreProblem | undefined {
  * Copies a score into plain JSON (so later changes by the caller do not reach the wire), or returns the
  * reason it cannot be copied: a cycle, a BigInt, a throwing getter.
  */
-export function snapshotScore<T>(score: T): { ok: true; value: T } | ({ ok: false } & ScoreProblem) {
+export function snapshotScore<T>(score: T): { ok: true; value: T; bytes: number } | ({ ok: false } & ScoreProblem) {
   const flat = flatCopy(score);
-  if (flat !== undefined) return { ok: true, value: flat as T };
+  if (flat !== undefined) return { ok: true, value: flat as T, bytes: flatSize(flat) };
   const kind = "not JSON-serializable";
   try {
     const text = JSON.stringify(score);
     if (text === undefined) return { ok: false, kind, reason: "the score is not JSON-serializable" };
-    return { ok: true, value: JSON.parse(text) as T };
+    return { ok: true, value: JSON.parse(text) as T, bytes: text.length };
   } catch (error) {
-    return { ok: false, kind, reason: `the score is not JSON-serializable: ${describe(error)}` };
+    return { ok: false, kind, reason: `the score is not JSON-serializable: ${describeError(error)}` };
   }
+}
+
+/** About the size of a flat score as JSON: its keys and string values, and a little per field. */
+function flatSize(flat: Record<string, unknown>): number {
+  let size = 2;
+  for (const key in flat) {
+    const value = flat[key];
+    size += key.length + 8 + (typeof value === "string" ? value.length : 16);
+  }
+  return size;
 }
 
 /**
@@ -64,15 +75,6 @@ function flatCopy(score: unknown): Record<string, unknown> | undefined {
   }
 }
 
-/** A short description of a thrown value, for log lines. */
-export function describe(error: unknown): string {
-  try {
-    return error instanceof Error ? error.message : String(error);
-  } catch {
-    return "unprintable error";
-  }
-}
-
 /**
  * The score to send for what a caller passed: a JSON copy with `ids` applied, an `id` (a UUID v4 when it has
  * none), `timestamp` set to now and `environment` defaulted; or why it must be dropped. Never throws.
@@ -95,7 +97,7 @@ export function prepareUnstampedScore(
   score: unknown,
   ids: { traceId?: string; observationId?: string },
   environment: string | undefined,
-): { ok: true; request: CreateScoreRequest & { id: string } } | ({ ok: false } & ScoreProblem) {
+): { ok: true; request: CreateScoreRequest & { id: string }; bytes: number } | ({ ok: false } & ScoreProblem) {
   const copy = snapshotScore(score);
   if (!copy.ok) return copy;
   const problem = invalidScoreReason(copy.value);
@@ -108,7 +110,7 @@ export function prepareUnstampedScore(
   // Set here so the key keeps its place; the caller writes the time.
   request.timestamp = "";
   if (request.environment == null && environment !== undefined) request.environment = environment;
-  return { ok: true, request };
+  return { ok: true, request, bytes: copy.bytes };
 }
 
 /**
@@ -126,4 +128,21 @@ export function rejectionLine(response: unknown, batchSize: number): string | un
     detail = "(errors not readable)";
   }
   return `Svc rejected ${Number(rejected)} of ${batchSize} scores in batch: ${detail}`;
+}
+
+/**
+ * The rejection of a score batch answered with this body text: how many the server rejected and the log line,
+ * or undefined when every score was accepted (or the body says nothing about it). Never throws.
+ */
+export function rejectionOf(text: string, batchSize: number): { rejected: number; line: string } | undefined {
+  let response: unknown;
+  try {
+    response = text ? (JSON.parse(text) as unknown) : undefined;
+  } catch {
+    return undefined;
+  }
+  const line = rejectionLine(response, batchSize);
+  if (line === undefined) return undefined;
+  const rejected = Number((response as { rejected: unknown }).rejected);
+  return { rejected: Number.isFinite(rejected) ? Math.min(Math.max(0, rejected), batchSize) : batchSize, line };
 }

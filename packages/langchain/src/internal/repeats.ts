@@ -1,4 +1,4 @@
-import { RepeatLog } from "@svc/tracing";
+import { RepeatLog } from "@svc/core";
 
 /**
  * Warnings that a misbehaving chain can repeat on every callback, shared by all handlers (apps often create one

@@ -1,4 +1,5 @@
 import type { Serialized } from "@langchain/core/load/serializable";
+import { textOf } from "@svc/core";
 
 const RESERVED_METADATA_KEYS = new Set(["svcPrompt", "svcUserId", "svcSessionId"]);
 const HIDDEN_TAG = "langsmith:hidden";
@@ -34,18 +35,10 @@ export function runLevel(tags: readonly string[] | undefined): "DEBUG" | undefin
 
 /** The status message of a failed run: the error's text, plus the provider's error details when it carries them. */
 export function errorMessage(err: unknown): string {
-  const text = describe(err);
+  const text = textOf(err);
   const details = (err as { error?: unknown } | null | undefined)?.error;
   if (details === undefined || details === null) return text;
   return `${text}\n\nError details:\n${prettyJson(details)}`;
-}
-
-function describe(err: unknown): string {
-  try {
-    return String(err);
-  } catch {
-    return "Unknown error";
-  }
 }
 
 function prettyJson(value: unknown): string {

@@ -1,7 +1,7 @@
 import type { AgentAction, AgentFinish } from "@langchain/core/agents";
 import { type Context, context, SpanStatusCode, trace } from "@opentelemetry/api";
+import { getGlobalLogger } from "@svc/core";
 import {
-  getGlobalLogger,
   type PropagateAttributesParams,
   propagateAttributes,
   type SvcGenerationAttributes,

@@ -1,6 +1,6 @@
 import type { Attributes, AttributeValue, HrTime, Link, SpanContext } from "@opentelemetry/api";
+import { toBase64 } from "@svc/core";
 import type { ReadableSpan } from "../readable-span.js";
-import { toBase64 } from "./base64.js";
 
 /**
  * OTLP/JSON encoding of ended spans (ExportTraceServiceRequest), field for field and in the same

@@ -1,7 +1,6 @@
 import { type Context, context, type SpanContext, trace } from "@opentelemetry/api";
+import { safely, withTraceIdClaim } from "@svc/core";
 import type { SvcObservationBase } from "../observation.js";
-import { withTraceIdClaim } from "../propagation.js";
-import { safely } from "./safely.js";
 
 /** The context new observations start in: the active one, re-parented when a parent is given. */
 export function parentContext(parentSpanContext: SpanContext | undefined): Context {
@@ -17,14 +16,4 @@ export function activeContext(parent: Context, observation: SvcObservationBase):
       withTraceIdClaim(trace.setSpan(parent, observation.otelSpan), observation.traceId),
     ) ?? parent
   );
-}
-
-/** Whether `value` is a promise or another thenable. */
-export function isThenable(value: unknown): value is PromiseLike<unknown> {
-  if (value === null || (typeof value !== "object" && typeof value !== "function")) return false;
-  try {
-    return typeof (value as { then?: unknown }).then === "function";
-  } catch {
-    return false;
-  }
 }

@@ -1,3 +1,4 @@
+import { messageOf } from "@svc/core";
 import type { Evaluation, EvaluationFailure } from "../types.js";
 
 /** Evaluations that were produced, and the evaluators that failed. */
@@ -18,7 +19,7 @@ export async function runEvaluators<P>(evaluators: readonly AnyEvaluator<P>[], p
   settled.forEach((result, index) => {
     const evaluator = evaluatorName(evaluators[index], index);
     if (result.status === "rejected") {
-      outcome.failures.push({ evaluator, message: errorMessage(result.reason) });
+      outcome.failures.push({ evaluator, message: messageOf(result.reason) });
       return;
     }
     for (const evaluation of Array.isArray(result.value) ? result.value : [result.value]) {
@@ -37,26 +38,12 @@ function evaluatorName(evaluator: unknown, index: number): string {
 
 /** Why `value` is not a usable evaluation, or `undefined` when it is one. */
 export function invalidEvaluationReason(value: unknown): string | undefined {
-  if (typeof value !== "object" || value === null) return `expected an object, got ${describe(value)}`;
+  if (typeof value !== "object" || value === null)
+    return `expected an object, got ${value === null ? "null" : typeof value}`;
   const { name, value: score } = value as Partial<Evaluation>;
   if (typeof name !== "string" || name.length === 0) return "name must be a non-empty string";
   const valid =
     (typeof score === "number" && Number.isFinite(score)) || typeof score === "string" || typeof score === "boolean";
   if (!valid) return `value must be a finite number, a string or a boolean (name="${name}")`;
   return undefined;
-}
-
-function describe(value: unknown): string {
-  return value === null ? "null" : typeof value;
-}
-
-/** The message of a thrown value: `error.message` for errors, else the value as text. */
-export function errorMessage(error: unknown): string {
-  if (error instanceof Error) return error.message || error.name;
-  if (typeof error === "string") return error;
-  try {
-    return JSON.stringify(error) ?? String(error);
-  } catch {
-    return String(error);
-  }
 }

@@ -1,5 +1,5 @@
-import { getGlobalLogger, getSvcTracerProvider } from "@svc/tracing";
-import { errorMessage } from "./evaluate.js";
+import { describeError, getGlobalLogger } from "@svc/core";
+import { getSvcTracerProvider } from "@svc/tracing";
 
 interface Flushable {
   forceFlush?: () => Promise<void>;
@@ -19,6 +19,6 @@ export async function flushSpans(): Promise<void> {
   try {
     await target.forceFlush();
   } catch (error) {
-    getGlobalLogger().warn(`ExperimentManager: flushing spans failed: ${errorMessage(error)}`);
+    getGlobalLogger().warn(`ExperimentManager: flushing spans failed: ${describeError(error)}`);
   }
 }

@@ -1,5 +1,6 @@
 import { context, SpanStatusCode, trace } from "@opentelemetry/api";
-import { SvcOtelSpanAttributes as A, propagateSpanAttributes, startActiveObservation } from "@svc/tracing";
+import { SvcOtelSpanAttributes as A, messageOf, propagateSpanAttributes } from "@svc/core";
+import { startActiveObservation } from "@svc/tracing";
 import type {
   Evaluation,
   ExperimentItem,
@@ -7,7 +8,7 @@ import type {
   ExperimentParams,
   ExperimentScoreBody,
 } from "../types.js";
-import { errorMessage, runEvaluators } from "./evaluate.js";
+import { runEvaluators } from "./evaluate.js";
 
 /** Name of the root span of each item's trace. */
 export const ITEM_ROOT_SPAN_NAME = "experiment-item-run";
@@ -66,7 +67,7 @@ export async function runItem(item: Item, run: RunContext): Promise<ItemResult> 
               result.output = await run.params.task(item);
               root.update({ input: item.input, output: result.output, metadata });
             } catch (error) {
-              result.error = errorMessage(error);
+              result.error = messageOf(error);
               root.update({ input: item.input, metadata, level: "ERROR", statusMessage: result.error });
               root.otelSpan.setStatus({ code: SpanStatusCode.ERROR, message: result.error });
             }
@@ -77,7 +78,7 @@ export async function runItem(item: Item, run: RunContext): Promise<ItemResult> 
     );
   } catch (error) {
     // Only reachable when tracing itself fails; the task's own errors are caught above.
-    result.error ??= `could not run the item: ${errorMessage(error)}`;
+    result.error ??= `could not run the item: ${messageOf(error)}`;
   }
   if (result.error !== undefined || !run.params.evaluators?.length) return result;
 

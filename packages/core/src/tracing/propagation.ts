@@ -8,7 +8,7 @@ import {
   propagation,
   trace,
 } from "@opentelemetry/api";
-import { SvcOtelSpanAttributes as A } from "./attributes.js";
+import { SvcOtelSpanAttributes as A } from "../attributes.js";
 
 /** Context key under which the propagated span attributes (wire keys and values) are stored. */
 export const SVC_PROPAGATED_ATTRIBUTES_KEY = createContextKey("svc.propagated_attributes");

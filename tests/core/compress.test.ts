@@ -1,7 +1,7 @@
 import { gunzipSync } from "node:zlib";
 import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
+import { chooseGzip } from "@svc/core";
 import { describe, expect, it, onTestFinished, vi } from "vitest";
-import { chooseGzip } from "../../packages/otel/src/internal/compress.js";
 import { startServer } from "../support/http-server.ts";
 import { exportedSpans, otlpRequests } from "../support/otel.ts";
 

@@ -1,5 +1,5 @@
+import { Limiter } from "@svc/core";
 import { describe, expect, it } from "vitest";
-import { Limiter } from "../../packages/otel/src/internal/limiter.ts";
 
 /** A task that runs until released, recording when it started. */
 function gate(started: string[], name: string) {

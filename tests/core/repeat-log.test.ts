@@ -1,4 +1,4 @@
-import { configureGlobalLogger, DEFAULT_REPEAT_MAX_KINDS, LogLevel, RepeatLog, reportRepeatedLogs } from "@svc/tracing";
+import { configureGlobalLogger, DEFAULT_REPEAT_MAX_KINDS, LogLevel, RepeatLog } from "@svc/core";
 import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { captureLogs } from "../support/logs.ts";
 
@@ -176,21 +176,36 @@ describe("RepeatLog", () => {
   });
 });
 
-describe("reportRepeatedLogs", () => {
-  it("summarises the repeats of every RepeatLog in the process", () => {
-    const logs = captureLogs();
-    const first = new RepeatLog();
-    const second = new RepeatLog();
-    for (let i = 0; i < 3; i++) first.warn("A: failed", "A: failed");
-    for (let i = 0; i < 5; i++) second.error("B: dropped", "B: dropped");
+describe("RepeatLog counts", () => {
+  it("counts items rather than lines when a line stands for several, with the total", () => {
+    const lines = captureLogs();
+    const repeats = new RepeatLog();
 
-    reportRepeatedLogs();
+    repeats.error("Q: spans dropped", "Q: spans dropped: 3 spans", { count: 3, unit: "spans" });
+    repeats.error("Q: spans dropped", "Q: spans dropped: 5 spans", { count: 5, unit: "spans" });
+    repeats.report();
 
-    expect(logs.map((l) => l.message)).toEqual([
-      "[Svc SDK] A: failed",
-      "[Svc SDK] B: dropped",
-      "[Svc SDK] A: failed: happened 2 more time(s) since the last message",
-      "[Svc SDK] B: dropped: happened 4 more time(s) since the last message",
+    expect(lines.map((l) => l.message)).toEqual([
+      "[Svc SDK] Q: spans dropped: 3 spans",
+      "[Svc SDK] Q: spans dropped: 5 more spans since the last message (8 in total)",
+    ]);
+  });
+
+  it("writes the count of repeats once the interval has passed, without another occurrence", async () => {
+    vi.useFakeTimers();
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
+    const lines = captureLogs();
+    const repeats = new RepeatLog({ summaryIntervalMs: 1000 });
+
+    for (let i = 0; i < 3; i++) repeats.warn("T: failed", "T: failed once");
+    expect(lines).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1000);
+
+    expect(lines.map((l) => l.message)).toEqual([
+      "[Svc SDK] T: failed once",
+      "[Svc SDK] T: failed: happened 2 more time(s) since the last message",
     ]);
   });
 });

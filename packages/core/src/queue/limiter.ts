@@ -28,3 +28,9 @@ export class Limiter {
     }
   }
 }
+
+/** Runs `fn` over `items` with at most `limit` calls pending at once; results keep the order of `items`. */
+export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const limiter = new Limiter(Math.max(1, limit));
+  return Promise.all(items.map((item) => limiter.run(() => fn(item))));
+}

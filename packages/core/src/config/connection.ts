@@ -1,0 +1,86 @@
+import { getGlobalLogger } from "../log/logger.js";
+import { redactUrl, registerSecret } from "../log/secrets.js";
+import { parseHttpUrl } from "../transport/http.js";
+import type { Env } from "./options.js";
+
+/** Server address used when neither the option nor the environment names one. */
+export const DEFAULT_BASE_URL = "https://cloud.svc.dev";
+
+/** Where and as whom a component talks to the server. */
+export interface Connection {
+  /** Server address without trailing slashes, as given (it may be invalid: see `baseUrlProblem`). */
+  baseUrl: string;
+  /** Why the base URL cannot be used; when set, nothing is sent. */
+  baseUrlProblem: string | undefined;
+  publicKey: string | undefined;
+  secretKey: string | undefined;
+}
+
+/** What {@link resolveConnection} reads from a component's options. */
+export interface ConnectionParams {
+  publicKey?: unknown;
+  secretKey?: unknown;
+  baseUrl?: unknown;
+}
+
+const LOCAL_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]", "0.0.0.0", "host.docker.internal"]);
+
+/**
+ * Resolves the server address (`baseUrl`, then `SVC_BASE_URL`, then `SVC_BASEURL`, then the hosted default) and
+ * the keys (`publicKey`/`SVC_PUBLIC_KEY`, `secretKey`/`SVC_SECRET_KEY`). Logs once: a missing key (unless
+ * `keysOptional`), a base URL that is not a valid http(s) URL (with the value, credentials redacted; nothing
+ * will be sent), and plain `http://` to a host that is not local. Registers the secret key for redaction.
+ */
+export function resolveConnection(
+  component: string,
+  params: ConnectionParams,
+  env: Env,
+  { keysOptional = false }: { keysOptional?: boolean } = {},
+): Connection {
+  const log = getGlobalLogger();
+  const publicKey = keyFrom(component, "publicKey", params.publicKey) ?? nonEmpty(env.SVC_PUBLIC_KEY);
+  const secretKey = keyFrom(component, "secretKey", params.secretKey) ?? nonEmpty(env.SVC_SECRET_KEY);
+  registerSecret(secretKey);
+  if (!keysOptional) {
+    for (const [key, value, variable] of [
+      ["publicKey", publicKey, "SVC_PUBLIC_KEY"],
+      ["secretKey", secretKey, "SVC_SECRET_KEY"],
+    ] as const) {
+      if (!value)
+        log.warn(
+          `${component}: no ${key}; pass ${key} or set ${variable}. Nothing is sent to the server until both keys are set.`,
+        );
+    }
+  }
+  const given =
+    (typeof params.baseUrl === "string" && params.baseUrl !== "" ? params.baseUrl : undefined) ??
+    nonEmpty(env.SVC_BASE_URL) ??
+    nonEmpty(env.SVC_BASEURL) ??
+    DEFAULT_BASE_URL;
+  if (params.baseUrl !== undefined && typeof params.baseUrl !== "string")
+    log.warn(`${component}: option baseUrl must be a string; using ${redactUrl(given)}`);
+  const baseUrl = given.trim().replace(/\/+$/, "");
+  const parsed = parseHttpUrl(baseUrl);
+  let baseUrlProblem: string | undefined;
+  if (typeof parsed === "string") {
+    baseUrlProblem = `base URL ${parsed}`;
+    log.error(`${component}: the ${baseUrlProblem}; nothing will be sent. Pass baseUrl or set SVC_BASE_URL.`);
+  } else if (parsed.protocol === "http:" && !LOCAL_HOSTS.has(parsed.hostname)) {
+    log.warn(
+      `${component}: the base URL ${redactUrl(parsed.origin)} uses plain http; keys and data travel unencrypted. Use https.`,
+    );
+  }
+  return { baseUrl, baseUrlProblem, publicKey, secretKey };
+}
+
+function keyFrom(component: string, name: string, value: unknown): string | undefined {
+  if (value === undefined || value === "") return undefined;
+  if (typeof value === "string") return value;
+  getGlobalLogger().warn(`${component}: option ${name} must be a string; ignored`);
+  return undefined;
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  const trimmed = value?.trim();
+  return trimmed ? trimmed : undefined;
+}

@@ -1,0 +1,290 @@
+import { getGlobalLogger } from "../log/logger.js";
+import { REDACTED, redactSecrets } from "../log/secrets.js";
+
+/** Environment variables by name, as `process.env` holds them. */
+export type Env = Record<string, string | undefined>;
+
+/** `process.env` where the runtime has one, else an empty object. */
+export function readEnv(): Env {
+  return typeof process === "undefined" || typeof process.env !== "object" ? {} : process.env;
+}
+
+/** A value read from an option or a variable, or what was expected instead. */
+export type Parsed<T> = { ok: true; value: T } | { ok: false; expected: string };
+
+/** A variable an option falls back to; `scale` converts its unit to the option's (ms to seconds: 0.001). */
+export interface EnvSource {
+  name: string;
+  scale?: number;
+}
+
+/** How one option is read: from the option, then each variable in order, then the default. */
+export interface OptionSpec<T> {
+  /** Checks an option value. */
+  parse(value: unknown): Parsed<T>;
+  /** Checks a variable's text (already trimmed); without it the variable is not read. */
+  parseEnv?(text: string, scale: number): Parsed<T>;
+  env?: readonly (string | EnvSource)[];
+  /** The value when no source gives a valid one. */
+  fallback: T;
+  /** `0` is taken as "not set" (the previous major did so), falling through to the next setting without a warning. */
+  zeroIsUnset?: boolean;
+  /** Printed as a marker in log lines. */
+  secret?: boolean;
+}
+
+/** Where a resolved value came from: `option`, a variable's name, or `default`. */
+export type OptionSource = string;
+
+/** The value of a spec. */
+export type SpecValue<S> = S extends OptionSpec<infer T> ? T : never;
+
+/** Resolved settings, with where each came from. */
+export type Resolved<S extends Record<string, OptionSpec<unknown>>> = { [K in keyof S]: SpecValue<S[K]> } & {
+  readonly [SOURCES]: Record<keyof S, OptionSource>;
+};
+
+/** Key of the map of sources on a resolved object (kept off its enumerable keys). */
+export const SOURCES: unique symbol = Symbol("sources");
+
+/**
+ * Resolves a component's options, first valid value wins: the option, then each variable in the order given,
+ * then the default. Never throws: an invalid value (from an option or a variable alike) logs one warning that
+ * names it, what was expected and the value used instead, and falls through to the next setting. An unknown
+ * option name logs one warning with the closest known name. `known` names options the component reads itself.
+ */
+export function resolveOptions<S extends Record<string, OptionSpec<unknown>>>(
+  component: string,
+  specs: S,
+  params: unknown,
+  env: Env = readEnv(),
+  known: readonly string[] = [],
+): Resolved<S> {
+  const log = getGlobalLogger();
+  const options = toRecord(component, params);
+  const names = [...Object.keys(specs), ...known];
+  for (const key of Object.keys(options)) {
+    if (names.includes(key)) continue;
+    const near = closest(key, names);
+    log.warn(`${component}: unknown option "${key}" is ignored${near ? `; did you mean "${near}"?` : ""}`);
+  }
+  const out = {} as Record<string, unknown>;
+  const sources = {} as Record<string, OptionSource>;
+  for (const [name, spec] of Object.entries(specs)) {
+    const problems: string[] = [];
+    const { value, source } = resolveOne(name, spec, options[name], env, problems);
+    out[name] = value;
+    sources[name] = source;
+    for (const problem of problems) {
+      const used = value === undefined ? "none" : spec.secret ? REDACTED : show(value);
+      log.warn(`${component}: ${problem}; using ${used} (${source})`);
+    }
+  }
+  Object.defineProperty(out, SOURCES, { value: sources, enumerable: false });
+  return out as Resolved<S>;
+}
+
+function resolveOne(
+  name: string,
+  spec: OptionSpec<unknown>,
+  raw: unknown,
+  env: Env,
+  problems: string[],
+): { value: unknown; source: OptionSource } {
+  if (raw !== undefined && !(spec.zeroIsUnset && raw === 0)) {
+    const parsed = spec.parse(raw);
+    if (parsed.ok) return { value: parsed.value, source: "option" };
+    problems.push(`option ${name}=${spec.secret ? REDACTED : show(raw)} is not ${parsed.expected}`);
+  }
+  if (spec.parseEnv) {
+    for (const entry of spec.env ?? []) {
+      const { name: variable, scale = 1 } = typeof entry === "string" ? { name: entry } : entry;
+      const text = env[variable]?.trim();
+      if (!text || (spec.zeroIsUnset && Number(text) === 0)) continue;
+      const parsed = spec.parseEnv(text, scale);
+      if (parsed.ok) return { value: parsed.value, source: variable };
+      problems.push(
+        `ignoring ${variable}=${spec.secret ? REDACTED : JSON.stringify(text)}, which is not ${parsed.expected}`,
+      );
+    }
+  }
+  return { value: spec.fallback, source: "default" };
+}
+
+function toRecord(component: string, params: unknown): Record<string, unknown> {
+  if (params === undefined || params === null) return {};
+  if (typeof params === "object" && !Array.isArray(params)) return params as Record<string, unknown>;
+  getGlobalLogger().warn(`${component}: options must be an object, got ${show(params)}; using the defaults`);
+  return {};
+}
+
+/** A short, printable form of a value given as an option. */
+export function show(value: unknown): string {
+  try {
+    if (typeof value === "string")
+      return redactSecrets(JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value));
+    if (typeof value === "function") return "a function";
+    if (typeof value === "bigint" || typeof value === "symbol") return String(value);
+    if (Array.isArray(value)) return "an array";
+    if (typeof value === "object" && value !== null) return "an object";
+    return String(value);
+  } catch {
+    return "an unprintable value";
+  }
+}
+
+/** The known name nearest to `name` (edit distance at most a third of its length, at least 2), if any. */
+export function closest(name: string, known: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Math.max(2, Math.floor(name.length / 3)) + 1;
+  for (const candidate of known) {
+    const distance = editDistance(name.toLowerCase(), candidate.toLowerCase());
+    if (distance < bestDistance) {
+      best = candidate;
+      bestDistance = distance;
+    }
+  }
+  return best;
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost);
+    }
+    previous = current;
+  }
+  return previous[b.length] ?? 0;
+}
+
+// Spec builders.
+
+/** Options of {@link numberOption}. */
+export interface NumberSpec {
+  /** Smallest valid value. */
+  min?: number;
+  /** Whether `min` itself is valid. @defaultValue false (the value must be greater) */
+  minInclusive?: boolean;
+  max?: number;
+  integer?: boolean;
+  env?: readonly (string | EnvSource)[];
+  zeroIsUnset?: boolean;
+}
+
+/** A finite number in a range, read from the option or from variables. */
+export function numberOption<D extends number | undefined>(fallback: D, spec: NumberSpec = {}): OptionSpec<number | D> {
+  const { min, minInclusive = false, max, integer = false } = spec;
+  const expected = [
+    integer ? "a whole number" : "a number",
+    min === undefined ? "" : `${minInclusive ? ">=" : ">"} ${min}`,
+    max === undefined ? "" : `<= ${max}`,
+  ]
+    .filter(Boolean)
+    .join(" ");
+  const check = (value: unknown): Parsed<number> => {
+    if (typeof value !== "number" || !Number.isFinite(value)) return { ok: false, expected };
+    if (integer && !Number.isInteger(value)) return { ok: false, expected };
+    if (min !== undefined && (minInclusive ? value < min : value <= min)) return { ok: false, expected };
+    if (max !== undefined && value > max) return { ok: false, expected };
+    return { ok: true, value };
+  };
+  return {
+    parse: check,
+    parseEnv: (text, scale) => {
+      const number = Number(text);
+      return Number.isFinite(number) ? check(number * scale) : { ok: false, expected };
+    },
+    env: spec.env,
+    fallback,
+    zeroIsUnset: spec.zeroIsUnset,
+  };
+}
+
+/** One of a few strings; variables are read case-insensitively. */
+export function enumOption<T extends string, D extends T | undefined>(
+  values: readonly T[],
+  fallback: D,
+  env: readonly string[] = [],
+): OptionSpec<T | D> {
+  const expected = `one of ${values.map((v) => `"${v}"`).join(", ")}`;
+  return {
+    parse: (value) =>
+      typeof value === "string" && (values as readonly string[]).includes(value)
+        ? { ok: true, value: value as T }
+        : { ok: false, expected },
+    parseEnv: (text) => {
+      const lower = text.toLowerCase();
+      return (values as readonly string[]).includes(lower) ? { ok: true, value: lower as T } : { ok: false, expected };
+    },
+    env,
+    fallback,
+  };
+}
+
+/** A boolean option; its variable is off for `false` or `0` (any case) and on for anything else. */
+export function booleanOption(fallback: boolean, env: readonly string[] = []): OptionSpec<boolean> {
+  return {
+    parse: (value) => (typeof value === "boolean" ? { ok: true, value } : { ok: false, expected: "true or false" }),
+    parseEnv: (text) => ({ ok: true, value: !/^(false|0)$/i.test(text) }),
+    env,
+    fallback,
+  };
+}
+
+/** A non-empty string, from the option or variables. */
+export function stringOption(
+  env: readonly string[] = [],
+  { secret = false, fallback }: { secret?: boolean; fallback?: string } = {},
+): OptionSpec<string | undefined> {
+  const expected = "a non-empty string";
+  return {
+    parse: (value) => (typeof value === "string" && value !== "" ? { ok: true, value } : { ok: false, expected }),
+    parseEnv: (text) => ({ ok: true, value: text }),
+    env,
+    fallback,
+    secret,
+  };
+}
+
+/** A function given in code. */
+export function functionOption<F extends (...args: never[]) => unknown>(): OptionSpec<F | undefined> {
+  return {
+    parse: (value) =>
+      typeof value === "function" ? { ok: true, value: value as F } : { ok: false, expected: "a function" },
+    fallback: undefined,
+  };
+}
+
+/** A plain object of string values (headers); other values in it are dropped with the warning. */
+export function stringRecordOption(): OptionSpec<Record<string, string>> {
+  const expected = "an object of strings";
+  return {
+    parse: (value) => {
+      if (typeof value !== "object" || value === null || Array.isArray(value)) return { ok: false, expected };
+      const out: Record<string, string> = {};
+      for (const [key, item] of Object.entries(value)) {
+        if (typeof item === "string") out[key] = item;
+        else if (typeof item === "number" || typeof item === "boolean") out[key] = String(item);
+        else return { ok: false, expected };
+      }
+      return { ok: true, value: out };
+    },
+    fallback: {},
+  };
+}
+
+/** An object with the methods named (an exporter, for example). */
+export function objectOption<T extends object>(methods: readonly string[], what: string): OptionSpec<T | undefined> {
+  return {
+    parse: (value) =>
+      typeof value === "object" &&
+      value !== null &&
+      methods.every((m) => typeof (value as Record<string, unknown>)[m] === "function")
+        ? { ok: true, value: value as T }
+        : { ok: false, expected: what },
+    fallback: undefined,
+  };
+}

@@ -1,0 +1,105 @@
+// The private core every published package bundles at build time: one module per concern.
+export type { SvcOtelSpanAttribute } from "./attributes.js";
+export { SVC_TRACER_NAME, SvcOtelSpanAttributes } from "./attributes.js";
+export type { Connection, ConnectionParams } from "./config/connection.js";
+export { DEFAULT_BASE_URL, resolveConnection } from "./config/connection.js";
+export type {
+  Env,
+  EnvSource,
+  NumberSpec,
+  OptionSource,
+  OptionSpec,
+  Parsed,
+  Resolved,
+  SpecValue,
+} from "./config/options.js";
+export {
+  booleanOption,
+  closest,
+  enumOption,
+  functionOption,
+  numberOption,
+  objectOption,
+  readEnv,
+  resolveOptions,
+  SOURCES,
+  show,
+  stringOption,
+  stringRecordOption,
+} from "./config/options.js";
+export { describeError, messageOf, textOf } from "./log/describe.js";
+export type { LoggerOptions, LogSink, SvcLogger } from "./log/logger.js";
+export {
+  configureGlobalLogger,
+  getGlobalLogger,
+  isLogLevelEnabled,
+  LogLevel,
+  loggerGeneration,
+  resolveLogLevel,
+} from "./log/logger.js";
+export type { RepeatLineOptions, RepeatLogOptions } from "./log/repeat-log.js";
+export { DEFAULT_REPEAT_MAX_KINDS, DEFAULT_REPEAT_SUMMARY_INTERVAL_MS, RepeatLog } from "./log/repeat-log.js";
+export { isThenable, safely, warnSkipped } from "./log/safely.js";
+export { REDACTED, redactSecrets, redactUrl, registerSecret } from "./log/secrets.js";
+export { globalSlot } from "./log/slot.js";
+export type { ParsedDataUri } from "./media/data-uri.js";
+export { BASE64_MARKER, findDataUris, parseDataUri } from "./media/data-uri.js";
+export type { MediaHash } from "./media/hash.js";
+export { mediaHash } from "./media/hash.js";
+export type { MediaReferenceParts } from "./media/reference.js";
+export { formatMediaReference, MEDIA_REFERENCE_PATTERN, parseMediaReference } from "./media/reference.js";
+export type { MediaServer, MediaTarget, MediaUpload, MediaUploadResult } from "./media/upload.js";
+export { MediaUploader } from "./media/upload.js";
+export type { BatchQueueOptions, DeliveryHealth, FlushResult, SendOutcome } from "./queue/batch-queue.js";
+export { BatchQueue } from "./queue/batch-queue.js";
+export type { DropReason, Fault } from "./queue/delivery-log.js";
+export { DeliveryLog } from "./queue/delivery-log.js";
+export { Limiter, mapLimit } from "./queue/limiter.js";
+export { faultOf, outcomeOf } from "./queue/outcome.js";
+export {
+  CIRCULAR_MARKER,
+  FAILED_TO_SERIALIZE,
+  MAX_DEPTH_MARKER,
+  MAX_METADATA_PATH_DEPTH,
+  MAX_METADATA_PATHS,
+  MAX_SERIALIZE_DEPTH,
+  MAX_SERIALIZED_LENGTH,
+  serializeValue,
+  writeMetadata,
+} from "./serialize.js";
+export type { PropagateSpanAttributesOptions } from "./tracing/propagation.js";
+export {
+  buildPropagationContext,
+  getPropagatedAttributes,
+  hasTraceIdClaim,
+  propagateSpanAttributes,
+  SVC_PROPAGATED_ATTRIBUTES_KEY,
+  SVC_TRACE_ID_BAGGAGE_KEY,
+  withTraceIdClaim,
+} from "./tracing/propagation.js";
+export type { AttemptRequest, AttemptResponse, Backend } from "./transport/backend.js";
+export { AttemptTimeoutError, defaultBackend, fetchBackend, ResponseTooLargeError } from "./transport/backend.js";
+export type { Gzip, RuntimeGlobals } from "./transport/compress.js";
+export { chooseGzip, runtimeGzip } from "./transport/compress.js";
+export type { HttpFailure, HttpMethod, HttpRequest, HttpResponse, HttpResult } from "./transport/http.js";
+export {
+  describeFailure,
+  httpRequest,
+  isRetryable,
+  parseHttpUrl,
+  placeOf,
+  setDefaultBackend,
+  suppressed,
+} from "./transport/http.js";
+export { basicAuth, fromBase64, identityHeaders, SDK_NAME, toBase64, userAgent } from "./transport/identity.js";
+export {
+  isRetryableStatus,
+  MAX_RETRIES_CAP,
+  MAX_RETRY_AFTER_MS,
+  MAX_RETRY_DELAY_MS,
+  parseRetryAfter,
+  RETRY_BASE_DELAY_MS,
+  retryDelayMs,
+  sleep,
+} from "./transport/retry.js";
+export { SDK_VERSION } from "./version.js";

@@ -1,0 +1,103 @@
+import { redactSecrets } from "./secrets.js";
+
+/** Longest description written for one error, so a huge message or body never floods a log line. */
+const MAX_DESCRIPTION = 500;
+/** Causes followed at most, for errors that wrap errors. */
+const MAX_CAUSES = 3;
+
+interface SystemErrorLike {
+  code?: unknown;
+  syscall?: unknown;
+  hostname?: unknown;
+  address?: unknown;
+  port?: unknown;
+}
+
+/**
+ * A one-line description of a thrown value, for log lines and error messages: the error's name and message,
+ * the system error code and address of network failures (`ECONNREFUSED 127.0.0.1:4000`), and the messages of
+ * its causes. Registered secrets and URL credentials are redacted; the text is capped; it never throws and
+ * never prints the properties of an arbitrary object (a response object stays one short line).
+ */
+export function describeError(error: unknown): string {
+  let text: string;
+  try {
+    text = describeOne(error, 0);
+  } catch {
+    text = "an error that cannot be described";
+  }
+  text = redactSecrets(text);
+  return text.length > MAX_DESCRIPTION ? `${text.slice(0, MAX_DESCRIPTION)}…` : text;
+}
+
+function describeOne(error: unknown, depth: number): string {
+  if (!(error instanceof Error)) return describeValue(error);
+  // A plain Error says nothing beyond its message; other names (TypeError, AbortError...) do.
+  const base = !error.message ? error.name : error.name === "Error" ? error.message : `${error.name}: ${error.message}`;
+  const system = systemDetail(error as SystemErrorLike);
+  let text = system && !base.includes(system) ? `${base} (${system})` : base;
+  const cause = (error as { cause?: unknown }).cause;
+  if (cause !== undefined && depth < MAX_CAUSES) text += `; caused by ${describeOne(cause, depth + 1)}`;
+  return text;
+}
+
+/** `ECONNREFUSED 127.0.0.1:4000` from the fields Node sets on system errors. */
+function systemDetail(error: SystemErrorLike): string {
+  const code = typeof error.code === "string" ? error.code : "";
+  const host =
+    typeof error.hostname === "string" ? error.hostname : typeof error.address === "string" ? error.address : "";
+  const where = host && typeof error.port === "number" ? `${host}:${error.port}` : host;
+  return [code, where].filter(Boolean).join(" ");
+}
+
+function describeValue(value: unknown): string {
+  switch (typeof value) {
+    case "string":
+      return value;
+    case "number":
+    case "boolean":
+    case "bigint":
+    case "undefined":
+    case "symbol":
+      return String(value);
+    case "function":
+      return `a function${value.name ? ` (${value.name})` : ""}`;
+  }
+  if (value === null) return "null";
+  const name = constructorName(value as object);
+  const message = (value as { message?: unknown }).message;
+  if (typeof message === "string") return `${name}: ${message}`;
+  return `a value of type ${name}`;
+}
+
+function constructorName(value: object): string {
+  try {
+    const name = (Object.getPrototypeOf(value) as { constructor?: { name?: unknown } } | null)?.constructor?.name;
+    return typeof name === "string" && name !== "" ? name : "Object";
+  } catch {
+    return "Object";
+  }
+}
+
+/**
+ * The message of a thrown value as recorded on an observation (its status message): an error's own message
+ * (its name when the message is empty), any other value as text. Secrets redacted; never throws.
+ */
+export function messageOf(error: unknown): string {
+  let text: string;
+  try {
+    text = error instanceof Error ? error.message || error.name : describeValue(error);
+  } catch {
+    text = "an error that cannot be described";
+  }
+  return redactSecrets(text);
+}
+
+/** `String(value)` that never throws (a value whose `toString` throws reads as a short marker). */
+export function textOf(value: unknown): string {
+  try {
+    return redactSecrets(String(value));
+  } catch {
+    return "an unprintable value";
+  }
+}

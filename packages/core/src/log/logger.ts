@@ -1,0 +1,139 @@
+import { diag } from "@opentelemetry/api";
+import { redactSecrets } from "./secrets.js";
+import { globalSlot } from "./slot.js";
+
+/** Log levels of the SDK logger, from most to least verbose. */
+export enum LogLevel {
+  DEBUG = 0,
+  INFO = 1,
+  WARN = 2,
+  ERROR = 3,
+  NONE = 4,
+}
+
+/** The SDK's logger: one line per event, prefixed with `[Svc SDK]`. */
+export interface SvcLogger {
+  debug(message: string, ...args: unknown[]): void;
+  info(message: string, ...args: unknown[]): void;
+  warn(message: string, ...args: unknown[]): void;
+  error(message: string, ...args: unknown[]): void;
+}
+
+/** Where log lines go. Defaults to `console`. */
+export type LogSink = Pick<Console, "debug" | "info" | "warn" | "error">;
+
+type Env = Record<string, string | undefined>;
+type Method = "debug" | "info" | "warn" | "error";
+
+const PREFIX = "[Svc SDK]";
+const LEVEL_OF: Record<Method, LogLevel> = {
+  debug: LogLevel.DEBUG,
+  info: LogLevel.INFO,
+  warn: LogLevel.WARN,
+  error: LogLevel.ERROR,
+};
+
+/**
+ * What every copy of the SDK in a process shares: the level and sink a user set, and a counter of
+ * reconfigurations. Each published package bundles its own copy of this module; the slot is the one place
+ * they meet, so a level set through any package applies to all of them.
+ */
+interface LoggerState {
+  level: LogLevel;
+  sink: LogSink;
+  /** Bumped on every reconfiguration, so repeat suppression can start afresh. */
+  generation: number;
+  /** Whether SDK lines are also written to OpenTelemetry's `diag` logger when one is set. */
+  toDiag: boolean;
+}
+
+const state = globalSlot<LoggerState>("svc.logger", () => ({
+  level: resolveLogLevel(),
+  sink: console,
+  generation: 0,
+  toDiag: true,
+}));
+
+/** Reads the level from `SVC_DEBUG` (`true` forces DEBUG) then `SVC_LOG_LEVEL`; INFO otherwise. */
+export function resolveLogLevel(env: Env = processEnv()): LogLevel {
+  if (env.SVC_DEBUG?.trim().toLowerCase() === "true") return LogLevel.DEBUG;
+  const named = env.SVC_LOG_LEVEL?.trim().toUpperCase();
+  if (named && named in LogLevel && Number.isNaN(Number(named))) return LogLevel[named as keyof typeof LogLevel];
+  return LogLevel.INFO;
+}
+
+function processEnv(): Env {
+  return typeof process === "undefined" ? {} : process.env;
+}
+
+function emit(method: Method, message: string, args: unknown[]): void {
+  const s = state();
+  if (s.level > LEVEL_OF[method]) return;
+  const line = `${PREFIX} ${redactSecrets(message)}`;
+  try {
+    s.sink[method](line, ...args);
+  } catch {
+    // A sink that throws must not turn a log line into an error in user code.
+  }
+  if (s.toDiag) writeToDiag(method, line);
+}
+
+/**
+ * OpenTelemetry's `diag` logs nothing until a user sets a logger with `diag.setLogger(...)`; once one is
+ * set, SDK lines go there too, so users who collect OpenTelemetry diagnostics see the SDK's.
+ */
+function writeToDiag(method: Method, line: string): void {
+  try {
+    if (diagIsSet()) diag[method === "info" ? "info" : method](line);
+  } catch {
+    // diag is best effort.
+  }
+}
+
+const DIAG_KEY = Symbol.for("opentelemetry.js.api.1");
+
+function diagIsSet(): boolean {
+  const holder = (globalThis as unknown as Record<symbol, { diag?: unknown } | undefined>)[DIAG_KEY];
+  return holder?.diag !== undefined;
+}
+
+const logger: SvcLogger = {
+  debug: (message, ...args) => emit("debug", message, args),
+  info: (message, ...args) => emit("info", message, args),
+  warn: (message, ...args) => emit("warn", message, args),
+  error: (message, ...args) => emit("error", message, args),
+};
+
+/** The logger every svc package writes to. */
+export function getGlobalLogger(): SvcLogger {
+  return logger;
+}
+
+/** Whether a line at `level` would be written: lets callers skip building debug text nobody reads. */
+export function isLogLevelEnabled(level: LogLevel): boolean {
+  return state().level <= level;
+}
+
+/** Options of {@link configureGlobalLogger}. */
+export interface LoggerOptions {
+  /** Lowest level written. @defaultValue from SVC_DEBUG / SVC_LOG_LEVEL, else INFO */
+  level?: LogLevel;
+  /** Where lines go. @defaultValue `console` */
+  sink?: LogSink;
+  /** Also write SDK lines to OpenTelemetry's `diag` logger when one is set. @defaultValue true */
+  forwardToDiag?: boolean;
+}
+
+/** Sets the level and, optionally, the sink of the logger that every svc package in the process shares. */
+export function configureGlobalLogger(options: LoggerOptions): void {
+  const s = state();
+  if (options.level !== undefined) s.level = options.level;
+  if (options.sink !== undefined) s.sink = options.sink;
+  if (options.forwardToDiag !== undefined) s.toDiag = options.forwardToDiag;
+  s.generation += 1;
+}
+
+/** Counts reconfigurations of the shared logger, so that repeat suppression can start afresh. */
+export function loggerGeneration(): number {
+  return state().generation;
+}

@@ -1,0 +1,172 @@
+import { getGlobalLogger, loggerGeneration } from "./logger.js";
+
+/** Default shortest time between two summaries of one kind, in milliseconds. */
+export const DEFAULT_REPEAT_SUMMARY_INTERVAL_MS = 10_000;
+/** Default number of kinds one {@link RepeatLog} keeps track of. */
+export const DEFAULT_REPEAT_MAX_KINDS = 1_000;
+
+/** Options of {@link RepeatLog}. */
+export interface RepeatLogOptions {
+  /** Shortest time between two summary lines of one kind, in milliseconds. @defaultValue 10000 */
+  summaryIntervalMs?: number;
+  /**
+   * Most kinds tracked at once; a line of a further kind is logged every time, so memory stays bounded.
+   * @defaultValue 1000
+   */
+  maxKinds?: number;
+}
+
+type Level = "debug" | "info" | "warn" | "error";
+const TIMES = "time(s)";
+
+interface KindState {
+  level: Level;
+  /** What is counted, for the summary line ("time(s)", "spans"). */
+  unit: string;
+  /** Counted but not yet reported. */
+  unreported: number;
+  /** Counted since the first line of this kind. */
+  total: number;
+  /** When a line of this kind (first line or summary) was last logged, from `Date.now()`. */
+  loggedAt: number;
+}
+
+/** Options of one {@link RepeatLog} line. */
+export interface RepeatLineOptions {
+  /** How many occurrences this line stands for (items dropped, for example). @defaultValue 1 */
+  count?: number;
+  /** What the count counts, in the summary line. @defaultValue "time(s)" */
+  unit?: string;
+}
+
+/**
+ * Log lines that can repeat many times (bad input, a server that keeps failing): the first line of each kind is
+ * logged at once through the global logger; repeats are counted and logged as one summary line
+ * (`<kind>: happened N more time(s) since the last message`, or `<kind>: N more spans since the last message (T in
+ * total)` for counted items) once per `summaryIntervalMs` while they go on
+ * (an unref'd timer, so it never keeps a process alive), and on {@link RepeatLog.report}. A kind that stays quiet
+ * for `summaryIntervalMs` logs its next line in full again.
+ *
+ * The kind names one cause and stays the same for every occurrence (`"ScoreManager: score dropped: empty
+ * name"`); the message may carry detail. Reconfiguring the global logger starts every RepeatLog afresh. Each
+ * component owns its RepeatLog and reports it itself.
+ */
+export class RepeatLog {
+  readonly #kinds = new Map<string, KindState>();
+  readonly #intervalMs: number;
+  readonly #maxKinds: number;
+  #generation = loggerGeneration();
+  #sweptAt = Number.NEGATIVE_INFINITY;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(options: RepeatLogOptions = {}) {
+    this.#intervalMs = options.summaryIntervalMs ?? DEFAULT_REPEAT_SUMMARY_INTERVAL_MS;
+    this.#maxKinds = options.maxKinds ?? DEFAULT_REPEAT_MAX_KINDS;
+  }
+
+  /** Logs `message` at error level if it is the first of its kind; otherwise counts it. */
+  error(kind: string, message: string, options?: RepeatLineOptions): void {
+    this.#log("error", kind, message, options);
+  }
+
+  /** Logs `message` at warn level if it is the first of its kind; otherwise counts it. */
+  warn(kind: string, message: string, options?: RepeatLineOptions): void {
+    this.#log("warn", kind, message, options);
+  }
+
+  /** Logs `message` at info level if it is the first of its kind; otherwise counts it. */
+  info(kind: string, message: string, options?: RepeatLineOptions): void {
+    this.#log("info", kind, message, options);
+  }
+
+  /** Logs `message` at debug level if it is the first of its kind; otherwise counts it. */
+  debug(kind: string, message: string, options?: RepeatLineOptions): void {
+    this.#log("debug", kind, message, options);
+  }
+
+  /** Logs one summary line for each kind with repeats not yet reported. Call it on flush and shutdown. */
+  report(): void {
+    this.#syncWithLogger();
+    const now = Date.now();
+    for (const [kind, state] of this.#kinds) this.#summarise(kind, state, now);
+  }
+
+  /** Counts per kind since its first line, for kinds still tracked. */
+  totals(): Map<string, number> {
+    return new Map([...this.#kinds].map(([kind, state]) => [kind, state.total]));
+  }
+
+  #log(level: Level, kind: string, message: string, options: RepeatLineOptions | undefined): void {
+    this.#syncWithLogger();
+    const count = options?.count ?? 1;
+    const now = Date.now();
+    const state = this.#kinds.get(kind);
+    if (state === undefined || (state.unreported === 0 && now - state.loggedAt >= this.#intervalMs)) {
+      if (state !== undefined) this.#kinds.delete(kind);
+      if (this.#hasRoom(now))
+        this.#kinds.set(kind, { level, unit: options?.unit ?? TIMES, unreported: 0, total: count, loggedAt: now });
+      getGlobalLogger()[level](message);
+      return;
+    }
+    state.level = level;
+    state.unreported += count;
+    state.total += count;
+    if (now - state.loggedAt >= this.#intervalMs) this.#summarise(kind, state, now);
+    else this.#armTimer(state.loggedAt + this.#intervalMs - now);
+  }
+
+  #summarise(kind: string, state: KindState, now: number): void {
+    if (state.unreported === 0) return;
+    const line =
+      state.unit === TIMES
+        ? `${kind}: happened ${state.unreported} more time(s) since the last message`
+        : `${kind}: ${state.unreported} more ${state.unit} since the last message (${state.total} in total)`;
+    getGlobalLogger()[state.level](line);
+    state.unreported = 0;
+    state.loggedAt = now;
+  }
+
+  #armTimer(delayMs: number): void {
+    if (this.#timer !== undefined) return;
+    this.#timer = setTimeout(
+      () => {
+        this.#timer = undefined;
+        this.#reportDue();
+      },
+      Math.max(0, delayMs),
+    );
+    (this.#timer as { unref?: () => void }).unref?.();
+  }
+
+  /** Summarises the kinds whose interval has passed; arms the timer again for the others. */
+  #reportDue(): void {
+    const now = Date.now();
+    let next = Number.POSITIVE_INFINITY;
+    for (const [kind, state] of this.#kinds) {
+      if (state.unreported === 0) continue;
+      const due = state.loggedAt + this.#intervalMs;
+      if (due <= now) this.#summarise(kind, state, now);
+      else next = Math.min(next, due);
+    }
+    if (next !== Number.POSITIVE_INFINITY) this.#armTimer(next - now);
+  }
+
+  /** Whether one more kind fits; when full, forgets kinds that would log in full anyway, at most once per interval. */
+  #hasRoom(now: number): boolean {
+    if (this.#kinds.size < this.#maxKinds) return true;
+    if (now - this.#sweptAt < this.#intervalMs) return false;
+    this.#sweptAt = now;
+    for (const [kind, state] of this.#kinds) {
+      if (state.unreported === 0 && now - state.loggedAt >= this.#intervalMs) this.#kinds.delete(kind);
+    }
+    return this.#kinds.size < this.#maxKinds;
+  }
+
+  #syncWithLogger(): void {
+    const generation = loggerGeneration();
+    if (generation === this.#generation) return;
+    this.#generation = generation;
+    this.#kinds.clear();
+    this.#sweptAt = Number.NEGATIVE_INFINITY;
+  }
+}

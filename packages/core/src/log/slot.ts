@@ -1,0 +1,25 @@
+/**
+ * A process-wide object under `Symbol.for(name)`, created on first use. Each published package bundles its
+ * own copy of the core; state that must be the same for all of them (the logger setting, the secrets to
+ * redact, the tracer provider) lives in such a slot and nowhere else.
+ */
+export function globalSlot<T extends object>(name: string, create: () => T): () => T {
+  const key = Symbol.for(name);
+  let found: T | undefined;
+  return () => {
+    if (found !== undefined) return found;
+    const holder = globalThis as unknown as Record<symbol, T | undefined>;
+    let current = holder[key];
+    if (current === undefined) {
+      current = create();
+      Object.defineProperty(globalThis, key, {
+        value: current,
+        writable: false,
+        configurable: false,
+        enumerable: false,
+      });
+    }
+    found = current;
+    return current;
+  };
+}

@@ -1,0 +1,371 @@
+import { describeError } from "../log/describe.js";
+import { retryDelayMs } from "../transport/retry.js";
+import { DeliveryLog, type DropReason, type Fault } from "./delivery-log.js";
+
+/** Settings of a {@link BatchQueue}. */
+export interface BatchQueueOptions<T> {
+  /** Names the owner in log lines (`SvcSpanProcessor`). */
+  owner: string;
+  /** What the items are called in log lines, plural (`spans`). */
+  items: string;
+  /** Queue length that starts a send at once. */
+  flushAt: number;
+  /** Longest time a partial batch waits, in milliseconds. */
+  flushIntervalMs: number;
+  /** Most items per batch. */
+  maxBatchItems: number;
+  /** Most bytes per batch (by `sizeOf`); a single larger item travels alone. */
+  maxBatchBytes: number;
+  /** Most items held (waiting or being sent); further items are dropped. */
+  maxQueueItems: number;
+  /** Most bytes held (by `sizeOf`); further items are dropped. */
+  maxQueueBytes: number;
+  /** Batches being sent at the same time. */
+  maxConcurrent: number;
+  /** Estimated size of an item in bytes. */
+  sizeOf: (item: T) => number;
+  /** Sends a batch; must not reject (a rejection counts as a failure that is retried). */
+  send: (batch: T[], signal: AbortSignal) => Promise<SendOutcome<T>>;
+  /** Start sending as soon as an item is queued (no waiting for a batch to fill). @defaultValue false */
+  immediate?: boolean;
+}
+
+/** What became of a batch. Items neither delivered, dropped nor retried are counted as delivered. */
+export interface SendOutcome<T> {
+  /** Items the server accepted. */
+  delivered: number;
+  /** Items given up on, by cause; `logged` when the sender has already said so in its own words. */
+  dropped?: readonly { count: number; reason: DropReason; detail: string; logged?: boolean }[];
+  /** Items to try again after a wait (a retryable failure), with what went wrong. */
+  retry?: { items: T[]; fault: Fault; retryAfterMs?: number };
+}
+
+/** Counts of a queue for `health()`. */
+export interface DeliveryHealth {
+  queued: number;
+  queuedBytes: number;
+  inFlight: number;
+  sent: number;
+  dropped: Record<DropReason, number>;
+  retries: number;
+  lastError:
+    | { kind: string; status?: number; code?: string; host?: string; description: string; at: string }
+    | undefined;
+  lastSuccessAt: string | undefined;
+  shutdown: boolean;
+}
+
+/** Outcome of waiting for a flush. */
+export interface FlushResult {
+  /** Items that were queued when the flush began and are still neither delivered nor dropped. */
+  pending: number;
+}
+
+interface Entry<T> {
+  item: T;
+  bytes: number;
+  seq: number;
+}
+
+interface Waiter {
+  target: number;
+  remaining: number;
+  resolve: () => void;
+}
+
+const NO_DROPS: Record<DropReason, number> = {
+  queueFull: 0,
+  tooLarge: 0,
+  rejected: 0,
+  auth: 0,
+  shutdown: 0,
+  sampledOut: 0,
+  failed: 0,
+};
+
+/**
+ * The one bounded queue of the SDK, for spans and scores alike: items wait in order, bounded in count and in
+ * bytes; batches (bounded in count and bytes) go out when `flushAt` items wait, when the oldest has waited
+ * `flushIntervalMs`, or when a flush asks; at most `maxConcurrent` at a time. A batch that fails with a
+ * retryable fault goes back to the front and the queue waits (exponential backoff with jitter, or the server's
+ * `Retry-After`) before the next attempt: items are held through an outage for as long as they fit in the
+ * bounds, and only what does not fit is dropped and counted. Timers are unref'd.
+ */
+export class BatchQueue<T> {
+  readonly #options: BatchQueueOptions<T>;
+  readonly #log: DeliveryLog;
+  #entries: Entry<T>[] = [];
+  #bytes = 0;
+  #seq = 0;
+  #inFlight = 0;
+  readonly #inFlightSends = new Set<Promise<void>>();
+  #inFlightItems = 0;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #pausedUntil = 0;
+  #failures = 0;
+  #draining = 0;
+  readonly #waiters = new Set<Waiter>();
+  readonly #abort = new AbortController();
+  #closed = false;
+  #sent = 0;
+  #retries = 0;
+  readonly #dropped = { ...NO_DROPS };
+  #lastError: DeliveryHealth["lastError"];
+  #lastSuccessAt: number | undefined;
+
+  constructor(options: BatchQueueOptions<T>) {
+    this.#options = options;
+    this.#log = new DeliveryLog(options.owner, options.items, () => this.#entries.length + this.#inFlightItems);
+  }
+
+  /** Items waiting and being sent. */
+  get size(): number {
+    return this.#entries.length + this.#inFlightItems;
+  }
+
+  /** Queues an item; returns false (and counts the drop) when the queue is closed or full. */
+  push(item: T): boolean {
+    if (this.#closed) {
+      this.drop("shutdown", 1, `an item arrived after shutdown()`);
+      return false;
+    }
+    const { maxQueueItems, maxQueueBytes } = this.#options;
+    let bytes: number;
+    try {
+      bytes = this.#options.sizeOf(item);
+    } catch {
+      bytes = 0;
+    }
+    if (this.size >= maxQueueItems || this.#bytes + bytes > maxQueueBytes) {
+      const held = `${this.size} ${this.#options.items} (${Math.round(this.#bytes / 1024)} KiB) held`;
+      const limits = `limits ${maxQueueItems} ${this.#options.items}, ${Math.round(maxQueueBytes / 1024)} KiB`;
+      this.drop("queueFull", 1, `${held}, ${limits}; raise the queue limits or check that the server is reachable`);
+      return false;
+    }
+    this.#entries.push({ item, bytes, seq: ++this.#seq });
+    this.#bytes += bytes;
+    if (this.#options.immediate || this.#entries.length >= this.#options.flushAt) this.#schedulePump();
+    else this.#arm(this.#options.flushIntervalMs);
+    return true;
+  }
+
+  /** Counts items given up on outside the queue (an item too large to queue, sampled out...), and logs them. */
+  drop(reason: DropReason, count: number, detail: string): void {
+    this.#dropped[reason] += count;
+    this.#log.dropped(reason, count, detail);
+  }
+
+  /**
+   * Sends every item queued before this call, partial batches included, and resolves when each of them was
+   * delivered or dropped, or when `deadline` (epoch ms) passes, whatever the server does.
+   */
+  async flush(deadline: number): Promise<FlushResult> {
+    const waiter: Waiter = { target: this.#seq, remaining: this.size, resolve: () => {} };
+    if (waiter.remaining === 0) return { pending: 0 };
+    const done = new Promise<void>((resolve) => {
+      waiter.resolve = resolve;
+    });
+    this.#waiters.add(waiter);
+    this.#draining++;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    try {
+      this.#pump();
+      // Held (not unref'd): a caller awaiting flush() keeps the process alive until it resolves, at the latest.
+      const timeout = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, Math.max(0, deadline - Date.now()));
+      });
+      await Promise.race([done, timeout]);
+    } finally {
+      clearTimeout(timer);
+      this.#waiters.delete(waiter);
+      this.#draining--;
+      this.#log.report();
+    }
+    return { pending: waiter.remaining };
+  }
+
+  /**
+   * Flushes until `deadline`, then stops: sends still running are aborted and whatever is left is dropped and
+   * counted (one line). Items pushed afterwards are dropped. Leaves no timer behind.
+   */
+  async shutdown(deadline: number): Promise<FlushResult> {
+    const result = await this.flush(deadline);
+    this.#closed = true;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    const left = this.size;
+    if (left > 0) {
+      const cause = this.#lastError ? `; last failure: ${this.#lastError.description}` : "";
+      this.#abort.abort();
+      const entries = this.#entries.splice(0);
+      this.#bytes = 0;
+      this.#settle(entries);
+      this.drop("shutdown", left, `the shutdown deadline passed before they could be delivered${cause}`);
+      await Promise.allSettled([...this.#inFlightSends]);
+    }
+    this.#log.report();
+    return result;
+  }
+
+  /** Counts for `health()`. */
+  health(): DeliveryHealth {
+    return {
+      queued: this.#entries.length,
+      queuedBytes: this.#bytes,
+      inFlight: this.#inFlightItems,
+      sent: this.#sent,
+      dropped: { ...this.#dropped },
+      retries: this.#retries,
+      lastError: this.#lastError,
+      lastSuccessAt: this.#lastSuccessAt === undefined ? undefined : new Date(this.#lastSuccessAt).toISOString(),
+      shutdown: this.#closed,
+    };
+  }
+
+  /** Pumps once the current task yields, so that items queued together in a burst fill whole batches. */
+  #schedulePump(): void {
+    if (this.#pumpScheduled) return;
+    this.#pumpScheduled = true;
+    queueMicrotask(() => {
+      this.#pumpScheduled = false;
+      this.#pump();
+    });
+  }
+
+  #pumpScheduled = false;
+
+  /** Starts sends while a slot is free, the queue is not waiting out a failure, and a batch is due. */
+  #pump(): void {
+    const { maxConcurrent, flushAt, immediate } = this.#options;
+    const now = Date.now();
+    if (now < this.#pausedUntil) {
+      this.#arm(this.#pausedUntil - now);
+      return;
+    }
+    while (
+      this.#inFlight < maxConcurrent &&
+      this.#entries.length > 0 &&
+      (immediate || this.#draining > 0 || this.#entries.length >= flushAt || this.#timerDue)
+    ) {
+      this.#start(this.#takeBatch());
+    }
+    this.#timerDue = false;
+    if (this.#entries.length > 0 && this.#inFlight < maxConcurrent) this.#arm(this.#options.flushIntervalMs);
+  }
+
+  #timerDue = false;
+
+  #takeBatch(): Entry<T>[] {
+    const { maxBatchItems, maxBatchBytes } = this.#options;
+    let count = 0;
+    let bytes = 0;
+    for (const entry of this.#entries) {
+      if (count >= maxBatchItems || (count > 0 && bytes + entry.bytes > maxBatchBytes)) break;
+      count++;
+      bytes += entry.bytes;
+    }
+    this.#bytes -= bytes;
+    return this.#entries.splice(0, count);
+  }
+
+  #start(batch: Entry<T>[]): void {
+    this.#inFlight++;
+    this.#inFlightItems += batch.length;
+    const sending: Promise<void> = this.#sendOne(batch).finally(() => {
+      this.#inFlight--;
+      this.#inFlightItems -= batch.length;
+      this.#inFlightSends.delete(sending);
+      if (!this.#closed) this.#pump();
+    });
+    this.#inFlightSends.add(sending);
+  }
+
+  async #sendOne(batch: Entry<T>[]): Promise<void> {
+    let outcome: SendOutcome<T>;
+    try {
+      outcome = await this.#options.send(
+        batch.map((e) => e.item),
+        this.#abort.signal,
+      );
+    } catch (error) {
+      outcome = {
+        delivered: 0,
+        retry: { items: batch.map((e) => e.item), fault: { kind: "error", description: describeError(error) } },
+      };
+    }
+    if (this.#closed) {
+      // Shutdown has counted what was still held; a late answer changes nothing.
+      return;
+    }
+    const retry = outcome.retry && outcome.retry.items.length > 0 ? outcome.retry : undefined;
+    const retried = retry ? new Set<T>(retry.items) : undefined;
+    const settled = retried ? batch.filter((e) => !retried.has(e.item)) : batch;
+    this.#sent += outcome.delivered;
+    for (const drop of outcome.dropped ?? []) {
+      if (drop.logged) this.#dropped[drop.reason] += drop.count;
+      else this.drop(drop.reason, drop.count, drop.detail);
+    }
+    if (outcome.delivered > 0) {
+      this.#lastSuccessAt = Date.now();
+      if (!retry) this.#failures = 0;
+      this.#log.delivered(outcome.delivered);
+    }
+    if (retry)
+      this.#requeue(
+        batch.filter((e) => retried?.has(e.item)),
+        retry,
+      );
+    this.#settle(settled);
+  }
+
+  /** Puts failed items back at the front and waits before the next attempt. */
+  #requeue(entries: Entry<T>[], retry: NonNullable<SendOutcome<T>["retry"]>): void {
+    this.#entries.unshift(...entries);
+    for (const entry of entries) this.#bytes += entry.bytes;
+    this.#retries += 1;
+    const delayMs = retryDelayMs(this.#failures, retry.retryAfterMs);
+    this.#failures += 1;
+    this.#pausedUntil = Math.max(this.#pausedUntil, Date.now() + delayMs);
+    const { fault } = retry;
+    this.#lastError = {
+      kind: fault.kind,
+      status: fault.status,
+      code: fault.code,
+      host: fault.host,
+      description: fault.description,
+      at: new Date().toISOString(),
+    };
+    this.#log.retrying(fault, entries.length, delayMs);
+    this.#arm(delayMs);
+  }
+
+  /** Marks entries delivered or dropped for the flushes waiting on them. */
+  #settle(entries: readonly Entry<T>[]): void {
+    if (this.#waiters.size === 0 || entries.length === 0) return;
+    for (const waiter of this.#waiters) {
+      for (const entry of entries) if (entry.seq <= waiter.target) waiter.remaining--;
+      if (waiter.remaining <= 0) waiter.resolve();
+    }
+  }
+
+  /** Makes sure the queue is pumped again within `delayMs` (an earlier timer already set is kept). */
+  #arm(delayMs: number): void {
+    if (this.#closed) return;
+    const due = Date.now() + delayMs;
+    if (this.#timer !== undefined) {
+      if (this.#timerAt <= due) return;
+      clearTimeout(this.#timer);
+    }
+    this.#timerAt = due;
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.#timerDue = true;
+      this.#pump();
+    }, delayMs);
+    // A waiting batch must not keep a process alive; flush() and shutdown() hold their own timer.
+    (this.#timer as { unref?: () => void }).unref?.();
+  }
+
+  #timerAt = 0;
+
+}

@@ -1,0 +1,48 @@
+import { describeFailure, type HttpFailure, type HttpResult, isRetryable, placeOf } from "../transport/http.js";
+import type { SendOutcome } from "./batch-queue.js";
+import type { Fault } from "./delivery-log.js";
+
+/** What went wrong on a request, for log lines and `health()`. */
+export function faultOf(failure: HttpFailure, method: string, url: string): Fault {
+  const fault: Fault = {
+    kind: failure.kind,
+    description: describeFailure(failure, method, url),
+    host: placeOf(url).host,
+  };
+  if (failure.kind === "status") fault.status = failure.status;
+  if (failure.kind === "network" && failure.code) fault.code = failure.code;
+  return fault;
+}
+
+/**
+ * What became of a batch sent in one request: delivered on success; kept for another attempt on a retryable
+ * failure (network error, timeout, 408, 429, 5xx, a deadline or an abort); dropped on the others, as an auth
+ * failure (401, 403, with what to check) or a rejection (other statuses, an invalid URL).
+ */
+export function outcomeOf<T>(result: HttpResult, items: T[], method: string): SendOutcome<T> {
+  if (result.ok) return { delivered: items.length };
+  const { failure } = result;
+  const fault = faultOf(failure, method, result.url);
+  if (isRetryable(failure) || failure.kind === "deadline" || failure.kind === "aborted")
+    return {
+      delivered: 0,
+      retry: { items, fault, retryAfterMs: failure.kind === "status" ? failure.retryAfterMs : undefined },
+    };
+  if (failure.kind === "status" && (failure.status === 401 || failure.status === 403))
+    return {
+      delivered: 0,
+      dropped: [
+        {
+          count: items.length,
+          reason: "auth",
+          detail: `${fault.description}; check the public and secret keys (SVC_PUBLIC_KEY, SVC_SECRET_KEY) and that they belong to the server at the base URL`,
+        },
+      ],
+    };
+  return {
+    delivered: 0,
+    dropped: [
+      { count: items.length, reason: failure.kind === "status" ? "rejected" : "failed", detail: fault.description },
+    ],
+  };
+}

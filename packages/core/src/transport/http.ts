@@ -1,0 +1,277 @@
+import { context, createContextKey } from "@opentelemetry/api";
+import { describeError } from "../log/describe.js";
+import { redactUrl } from "../log/secrets.js";
+import {
+  type AttemptResponse,
+  AttemptTimeoutError,
+  type Backend,
+  defaultBackend,
+  ResponseTooLargeError,
+} from "./backend.js";
+import { isRetryableStatus, MAX_RETRIES_CAP, parseRetryAfter, retryDelayMs, sleep } from "./retry.js";
+
+/** HTTP methods the SDK uses. */
+export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+/** One call: a request and how long and how often it may be tried. */
+export interface HttpRequest {
+  method: HttpMethod;
+  url: string;
+  /** Every header to send, lower-case names (the transport adds only `content-length`). */
+  headers: Record<string, string>;
+  body?: Uint8Array | string;
+  /** Time one attempt may take, answer included. */
+  attemptTimeoutMs: number;
+  /** When the whole call, retries and waits included, must be over (epoch ms). @defaultValue no deadline beyond the attempts */
+  deadline?: number;
+  /** Retries after the first attempt (capped at 10). */
+  maxRetries: number;
+  /** Aborts the call, including any wait between retries. */
+  signal?: AbortSignal;
+  /** Most answer bytes read. @defaultValue 64 MiB */
+  maxResponseBytes?: number;
+  /** Called before each wait for a retry, with the failure that caused it. */
+  onRetry?: (failure: HttpFailure, delayMs: number, attempt: number) => void;
+  /** Waits between attempts; replaceable so tests of the retry loop need not wait. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+}
+
+/** An answer from the server (any status). */
+export interface HttpResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: Uint8Array;
+  /** The URL that answered, after redirects. */
+  url: string;
+}
+
+/** Why a call did not end in a success status. */
+export type HttpFailure =
+  /** The server answered with an error status (the last answer, after retries). */
+  | { kind: "status"; status: number; response: HttpResponse; retryAfterMs?: number }
+  /** The connection failed (refused, reset, DNS...): `code` is the system error code when there is one. */
+  | { kind: "network"; code?: string; error: unknown }
+  /** An attempt got no complete answer within its time limit. */
+  | { kind: "timeout"; timeoutMs: number }
+  /** The call's deadline passed before an attempt could succeed. */
+  | { kind: "deadline" }
+  /** The caller's signal aborted the call. */
+  | { kind: "aborted"; reason: unknown }
+  /** The URL is not a valid http(s) URL; nothing was sent. */
+  | { kind: "invalid-url"; detail: string }
+  /** The answer was larger than the caller accepts. */
+  | { kind: "too-large"; limit: number };
+
+/** The outcome of a call: an answer with a status below 400, or the failure that ended it. */
+export type HttpResult = (
+  | { ok: true; response: HttpResponse }
+  | { ok: false; failure: HttpFailure /** The failure before a deadline ended the call. */; last?: HttpFailure }
+) & {
+  /** Attempts made (0 when nothing was sent). */
+  attempts: number;
+  /** The URL of the request, as given. */
+  url: string;
+};
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+const MAX_REDIRECTS = 5;
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+/** The key OpenTelemetry's SDK and instrumentations read to skip tracing (same symbol in every copy). */
+const SUPPRESS_TRACING_KEY = createContextKey("OpenTelemetry SDK Context Key SUPPRESS_TRACING");
+
+let backendOverride: Backend | undefined;
+
+/** Replaces the backend of every later request (tests of the fetch path); `undefined` restores the default. */
+export function setDefaultBackend(backend: Backend | undefined): void {
+  backendOverride = backend;
+}
+
+/**
+ * Sends one request: every HTTP call of the SDK goes through here. Each attempt has its own time limit and the
+ * whole call a deadline; network errors, timeouts, 408, 429 and 5xx are retried with exponential backoff and
+ * jitter (or the server's `Retry-After`) while attempts and time remain; other statuses, an invalid URL and an
+ * unsupported scheme end the call at once. Same-origin 307/308 redirects are followed with the body replayed;
+ * a redirect to another origin never carries `Authorization`. The request runs with OpenTelemetry tracing
+ * suppressed, so instrumentation of `http`, `undici` or `fetch` never records the SDK's own calls.
+ * Never rejects.
+ */
+export async function httpRequest(request: HttpRequest, backend?: Backend): Promise<HttpResult> {
+  const url = parseHttpUrl(request.url);
+  const done = (result: DistributiveOmit<HttpResult, "url">): HttpResult =>
+    ({ ...result, url: request.url }) as HttpResult;
+  if (typeof url === "string") return done({ ok: false, failure: { kind: "invalid-url", detail: url }, attempts: 0 });
+  const send = backend ?? backendOverride ?? defaultBackend();
+  const body = typeof request.body === "string" ? new TextEncoder().encode(request.body) : request.body;
+  const maxRetries = Math.min(Math.max(0, Math.floor(request.maxRetries)), MAX_RETRIES_CAP);
+  let last: HttpFailure | undefined;
+  for (let attempt = 0; ; attempt++) {
+    if (request.signal?.aborted) return done({ ok: false, failure: aborted(request.signal), attempts: attempt });
+    const remaining = request.deadline === undefined ? Number.POSITIVE_INFINITY : request.deadline - Date.now();
+    if (remaining <= 0) return done({ ok: false, failure: { kind: "deadline" }, attempts: attempt, last });
+    const timeoutMs = Math.max(1, Math.min(request.attemptTimeoutMs, remaining));
+    const outcome = await suppressed(() => attemptWithRedirects(send, request, url, body, timeoutMs));
+    if ("response" in outcome && outcome.response.status < 400)
+      return done({ ok: true, response: outcome.response, attempts: attempt + 1 });
+    const failure = "response" in outcome ? statusFailure(outcome.response) : outcome.failure;
+    if (failure.kind === "aborted" || !isRetryable(failure) || attempt >= maxRetries)
+      return done({ ok: false, failure, attempts: attempt + 1 });
+    const delayMs = retryDelayMs(attempt, failure.kind === "status" ? failure.retryAfterMs : undefined);
+    if (request.deadline !== undefined && Date.now() + delayMs >= request.deadline)
+      return done({ ok: false, failure, attempts: attempt + 1 });
+    last = failure;
+    request.onRetry?.(failure, delayMs, attempt + 1);
+    try {
+      await (request.sleep ?? sleep)(delayMs, request.signal);
+    } catch {
+      return done({ ok: false, failure: aborted(request.signal), attempts: attempt + 1 });
+    }
+  }
+}
+
+/** Whether another attempt may succeed where this one failed. */
+export function isRetryable(failure: HttpFailure): boolean {
+  switch (failure.kind) {
+    case "network":
+    case "timeout":
+      return true;
+    case "status":
+      return isRetryableStatus(failure.status);
+    default:
+      return false;
+  }
+}
+
+/** The URL, or why it is not a valid http(s) URL. */
+export function parseHttpUrl(text: string): URL | string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return `"${redactUrl(String(text))}" is not a valid URL`;
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    return `"${redactUrl(text)}" has the unsupported scheme ${url.protocol.replace(/:$/, "")} (use http or https)`;
+  return url;
+}
+
+type AttemptOutcome = { response: HttpResponse } | { failure: HttpFailure };
+
+async function attemptWithRedirects(
+  send: Backend,
+  request: HttpRequest,
+  start: URL,
+  body: Uint8Array | undefined,
+  timeoutMs: number,
+): Promise<AttemptOutcome> {
+  let url = start;
+  let method: string = request.method;
+  let headers = request.headers;
+  let payload = body;
+  const maxResponseBytes = request.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  for (let hop = 0; ; hop++) {
+    let answer: AttemptResponse;
+    try {
+      answer = await send({ method, url, headers, body: payload, timeoutMs, signal: request.signal, maxResponseBytes });
+    } catch (error) {
+      return { failure: thrownFailure(error, request.signal) };
+    }
+    const response: HttpResponse = { ...answer, url: url.href };
+    const location = answer.headers.location;
+    if (!REDIRECTS.has(answer.status) || !location || hop >= MAX_REDIRECTS) return { response };
+    const next = parseHttpUrl(new URL(location, url).href);
+    if (typeof next === "string") return { response };
+    const keepsMethod = answer.status === 307 || answer.status === 308;
+    if (!keepsMethod && method !== "GET") return { response };
+    if (next.origin !== url.origin) {
+      // Credentials stay with the origin they were given for.
+      const { authorization: _dropped, ...rest } = headers;
+      headers = rest;
+    }
+    url = next;
+    method = keepsMethod ? method : "GET";
+    payload = keepsMethod ? payload : undefined;
+  }
+}
+
+function statusFailure(response: HttpResponse): HttpFailure {
+  const retryAfterMs = parseRetryAfter(response.headers["retry-after"]);
+  return retryAfterMs === undefined
+    ? { kind: "status", status: response.status, response }
+    : { kind: "status", status: response.status, response, retryAfterMs };
+}
+
+function thrownFailure(error: unknown, signal: AbortSignal | undefined): HttpFailure {
+  if (signal?.aborted) return aborted(signal);
+  if (error instanceof AttemptTimeoutError) return { kind: "timeout", timeoutMs: error.timeoutMs };
+  if (error instanceof ResponseTooLargeError) return { kind: "too-large", limit: error.limit };
+  const code = systemCode(error);
+  return code === undefined ? { kind: "network", error } : { kind: "network", code, error };
+}
+
+function aborted(signal: AbortSignal | undefined): HttpFailure {
+  return { kind: "aborted", reason: signal?.reason };
+}
+
+/** The system error code of a failed connection (`ECONNREFUSED`), looking through causes as `fetch` wraps them. */
+function systemCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current instanceof Error; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === "string" && code !== "") return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** Runs `fn` with OpenTelemetry tracing suppressed for everything it starts, asynchronously too. */
+export function suppressed<T>(fn: () => T): T {
+  return context.with(context.active().setValue(SUPPRESS_TRACING_KEY, true), fn);
+}
+
+/**
+ * One line for a failure: what happened, to which host and path, and the status or error code, e.g.
+ * `HTTP 503 from cloud.svc.dev POST /api/public/scores` or `ECONNREFUSED connecting to 127.0.0.1:3000`.
+ */
+export function describeFailure(failure: HttpFailure, method: string, url: string): string {
+  const where = placeOf(url);
+  switch (failure.kind) {
+    case "status":
+      return `HTTP ${failure.status} from ${where.host} ${method} ${where.path}${bodyExcerpt(failure.response)}`;
+    case "network":
+      return `${failure.code ?? "connection failed"} on ${method} ${where.host}${where.path}${failure.code ? "" : `: ${describeError(failure.error)}`}`;
+    case "timeout":
+      return `no answer within ${failure.timeoutMs} ms from ${where.host} ${method} ${where.path}`;
+    case "deadline":
+      return `deadline reached before ${where.host} ${method} ${where.path} succeeded`;
+    case "aborted":
+      return `${method} ${where.host}${where.path} aborted`;
+    case "invalid-url":
+      return failure.detail;
+    case "too-large":
+      return `answer of ${where.host} ${method} ${where.path} larger than ${failure.limit} bytes`;
+  }
+}
+
+/** Host (with port) and path of a URL as they may be printed. */
+export function placeOf(url: string): { host: string; path: string } {
+  try {
+    const parsed = new URL(url);
+    return { host: parsed.host, path: parsed.pathname };
+  } catch {
+    return { host: redactUrl(url), path: "" };
+  }
+}
+
+const EXCERPT = 200;
+
+function bodyExcerpt(response: HttpResponse): string {
+  if (response.body.byteLength === 0) return "";
+  const text = new TextDecoder()
+    .decode(response.body.subarray(0, EXCERPT * 4))
+    .replace(/\s+/g, " ")
+    .trim();
+  if (!text) return "";
+  return `: ${text.length > EXCERPT ? `${text.slice(0, EXCERPT)}…` : text}`;
+}

@@ -1,0 +1,69 @@
+import { registerSecret } from "../log/secrets.js";
+import { SDK_VERSION } from "../version.js";
+
+/** Value of `x-svc-sdk-name`: the server reads it to pick the real-time ingestion path. */
+export const SDK_NAME = "javascript";
+
+interface RuntimeGlobals {
+  process?: { versions?: { node?: string; bun?: string; deno?: string }; platform?: string; arch?: string };
+  Deno?: { version?: { deno?: string } };
+  EdgeRuntime?: unknown;
+  navigator?: { userAgent?: string };
+}
+
+/** `svc-sdk-js/6.0.0 (node 22.23.3; linux x64)`: the SDK, its version and the runtime. */
+export function userAgent(): string {
+  cachedAgent ??= `svc-sdk-js/${SDK_VERSION} (${runtimeName(globalThis as RuntimeGlobals)})`;
+  return cachedAgent;
+}
+let cachedAgent: string | undefined;
+
+function runtimeName(g: RuntimeGlobals): string {
+  if (typeof g.EdgeRuntime === "string") return "edge";
+  const versions = g.process?.versions;
+  const platform = g.process?.platform && g.process.arch ? `; ${g.process.platform} ${g.process.arch}` : "";
+  if (versions?.bun) return `bun ${versions.bun}${platform}`;
+  if (g.Deno?.version?.deno) return `deno ${g.Deno.version.deno}`;
+  if (versions?.node) return `node ${versions.node}${platform}`;
+  return "browser";
+}
+
+/** The SDK's identity headers, sent with every request. `x-svc-public-key` only when a key is given. */
+export function identityHeaders(publicKey: string | undefined): Record<string, string> {
+  const headers: Record<string, string> = {
+    "x-svc-sdk-name": SDK_NAME,
+    "x-svc-sdk-version": SDK_VERSION,
+  };
+  if (publicKey) headers["x-svc-public-key"] = publicKey;
+  return headers;
+}
+
+/**
+ * `Basic base64(publicKey:secretKey)`, or undefined unless both keys are given: a request never carries empty
+ * credentials. The secret and the header are registered for redaction.
+ */
+export function basicAuth(publicKey: string | undefined, secretKey: string | undefined): string | undefined {
+  if (!publicKey || !secretKey) return undefined;
+  registerSecret(secretKey);
+  const header = `Basic ${toBase64(new TextEncoder().encode(`${publicKey}:${secretKey}`))}`;
+  registerSecret(header.slice("Basic ".length));
+  return header;
+}
+
+/** Standard base64 of bytes, with `Buffer` where the runtime has it. */
+export function toBase64(bytes: Uint8Array): string {
+  if (typeof Buffer !== "undefined")
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64");
+  let binary = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(binary);
+}
+
+/** Bytes of standard base64 text; throws on text that is not base64. */
+export function fromBase64(text: string): Uint8Array {
+  if (typeof Buffer !== "undefined") return new Uint8Array(Buffer.from(text, "base64"));
+  const binary = atob(text);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}

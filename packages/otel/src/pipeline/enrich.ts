@@ -1,0 +1,216 @@
+import type { Attributes, AttributeValue } from "@opentelemetry/api";
+import {
+  BASE64_MARKER,
+  describeError,
+  findDataUris,
+  formatMediaReference,
+  isThenable,
+  type MediaUpload,
+  type MediaUploader,
+  mediaHash,
+  parseDataUri,
+  RepeatLog,
+} from "@svc/core";
+import type { MaskFunction } from "../config.js";
+import type { ReadableSpan } from "../readable-span.js";
+
+/** Attribute key prefixes that hold input, output and metadata (including per-key metadata). */
+export const DATA_KEY_PREFIXES = [
+  "svc.observation.input",
+  "svc.observation.output",
+  "svc.observation.metadata",
+  "svc.trace.input",
+  "svc.trace.output",
+  "svc.trace.metadata",
+] as const;
+
+/** Exported in place of a value whose mask failed: it threw, rejected, timed out or returned what cannot be sent. */
+export const MASK_FAILED_MARKER = "<fully masked due to failed mask function>";
+
+/** A span on its way out, with the attributes to export once the enrich stage has run. */
+export interface OutgoingSpan {
+  span: ReadableSpan;
+  /** The attributes to export: masked, media replaced. Unset until enriched. */
+  attributes?: Attributes;
+}
+
+const NAME = "SvcSpanProcessor";
+
+function isDataKey(key: string): boolean {
+  if (!key.startsWith("svc.")) return false;
+  for (const prefix of DATA_KEY_PREFIXES) if (key.startsWith(prefix)) return true;
+  return false;
+}
+
+/**
+ * The enrich stage, run when a span's batch is first sent (never in `span.end()`): applies the mask to input,
+ * output and metadata (awaiting a mask that returns a promise; whatever fails, the value is exported as a fixed
+ * marker, never unmasked), then replaces base64 data URIs left in those values with media references and
+ * uploads the media. Never rejects.
+ */
+export class EnrichStage {
+  readonly #repeats = new RepeatLog();
+
+  constructor(
+    private readonly mask: MaskFunction | undefined,
+    private readonly uploader: MediaUploader | undefined,
+    private readonly maskTimeoutMs: number,
+  ) {}
+
+  /** Fills `attributes` of every span not yet enriched. */
+  async enrich(batch: readonly OutgoingSpan[]): Promise<void> {
+    const work: Promise<void>[] = [];
+    for (const item of batch) {
+      if (item.attributes !== undefined) continue;
+      const pending = this.#enrichOne(item);
+      if (pending) work.push(pending);
+    }
+    if (work.length > 0) await Promise.all(work);
+  }
+
+  /** Logs the counts of repeated lines. */
+  report(): void {
+    this.#repeats.report();
+  }
+
+  /** Enriches one span; returns a promise only when there is asynchronous work (an async mask, media). */
+  #enrichOne(item: OutgoingSpan): Promise<void> | undefined {
+    const source = item.span.attributes;
+    if (!this.mask && !this.uploader) {
+      item.attributes = source;
+      return undefined;
+    }
+    let attributes = source;
+    const pending: Promise<void>[] = [];
+    for (const key in source) {
+      if (!isDataKey(key)) continue;
+      const value = source[key];
+      if (this.mask) {
+        const masked = this.#applyMask(key, value);
+        if (attributes === source) attributes = { ...source };
+        if (masked instanceof Promise) {
+          const own = attributes;
+          own[key] = MASK_FAILED_MARKER; // until the mask settles, never the unmasked value
+          pending.push(masked.then((v) => this.#store(own, key, v, item)));
+          continue;
+        }
+        this.#store(attributes, key, masked, undefined);
+      }
+      const current = attributes[key];
+      if (this.uploader && typeof current === "string" && current.includes(BASE64_MARKER)) {
+        if (attributes === source) attributes = { ...source };
+        pending.push(this.#replaceMedia(attributes, key, current, item.span));
+      }
+    }
+    item.attributes = attributes;
+    if (pending.length === 0) return undefined;
+    return Promise.all(pending).then(() => undefined);
+  }
+
+  /** Writes a masked value; for an async mask, also looks for media in what it returned. */
+  #store(
+    attributes: Attributes,
+    key: string,
+    value: AttributeValue | undefined,
+    item: OutgoingSpan | undefined,
+  ): void | Promise<void> {
+    if (value === undefined) delete attributes[key];
+    else attributes[key] = value;
+    if (item && this.uploader && typeof value === "string" && value.includes(BASE64_MARKER))
+      return this.#replaceMedia(attributes, key, value, item.span);
+  }
+
+  #applyMask(
+    key: string,
+    value: AttributeValue | undefined,
+  ): AttributeValue | undefined | Promise<AttributeValue | undefined> {
+    let masked: unknown;
+    try {
+      masked = (this.mask as MaskFunction)({ data: value });
+    } catch (error) {
+      return this.#maskFailed(key, error);
+    }
+    if (isThenable(masked)) return this.#settleMask(key, masked);
+    return this.#toAttribute(key, masked);
+  }
+
+  async #settleMask(key: string, pending: PromiseLike<unknown>): Promise<AttributeValue | undefined> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<typeof TIMED_OUT>((resolve) => {
+      timer = setTimeout(() => resolve(TIMED_OUT), this.maskTimeoutMs);
+    });
+    try {
+      const masked = await Promise.race([Promise.resolve(pending), timeout]);
+      if (masked === TIMED_OUT)
+        return this.#maskFailed(key, new Error(`it did not settle within ${this.maskTimeoutMs} ms`));
+      return this.#toAttribute(key, masked);
+    } catch (error) {
+      return this.#maskFailed(key, error);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  #toAttribute(key: string, masked: unknown): AttributeValue | undefined {
+    if (masked === undefined || masked === null) return undefined;
+    if (typeof masked === "string" || typeof masked === "number" || typeof masked === "boolean") return masked;
+    try {
+      const text = JSON.stringify(masked);
+      if (typeof text === "string") return text;
+    } catch (error) {
+      return this.#maskFailed(
+        key,
+        new Error("it returned a value that cannot be serialized to JSON", { cause: error }),
+      );
+    }
+    return this.#maskFailed(key, new Error("it returned a value that cannot be serialized to JSON"));
+  }
+
+  #maskFailed(key: string, error: unknown): string {
+    const kind = `${NAME}: mask function failed; the value is exported as a fixed marker`;
+    this.#repeats.error(kind, `${kind} (${key}): ${describeError(error)}`);
+    return MASK_FAILED_MARKER;
+  }
+
+  /** Replaces each data URI in the value with a media reference and starts its upload. */
+  async #replaceMedia(attributes: Attributes, key: string, value: string, span: ReadableSpan): Promise<void> {
+    const uploader = this.uploader as MediaUploader;
+    const { traceId, spanId } = span.spanContext();
+    let next = value;
+    try {
+      for (const uri of findDataUris(value)) {
+        const parsed = parseDataUri(uri);
+        if (typeof parsed === "string") continue;
+        const { sha256Hash, mediaId } = await mediaHash(parsed.bytes);
+        next = next.replaceAll(
+          uri,
+          formatMediaReference({ contentType: parsed.contentType, mediaId, source: "base64_data_uri" }),
+        );
+        const upload: MediaUpload = {
+          mediaId,
+          sha256Hash,
+          contentType: parsed.contentType,
+          bytes: parsed.bytes,
+          target: { traceId, observationId: spanId, field: fieldOf(key) },
+        };
+        void uploader.upload(upload).then((result) => {
+          if (result.ok) return;
+          const kind = `${NAME}: media upload failed; the span keeps its media reference without content`;
+          this.#repeats.error(kind, `${kind} (mediaId=${mediaId}, traceId=${traceId}): ${result.reason}`);
+        });
+      }
+      attributes[key] = next;
+    } catch (error) {
+      const kind = `${NAME}: media handling failed; the value is exported as it was`;
+      this.#repeats.error(kind, `${kind} (span "${span.name}"): ${describeError(error)}`);
+    }
+  }
+}
+
+const TIMED_OUT = Symbol("timed out");
+
+function fieldOf(key: string): "input" | "output" | "metadata" {
+  if (key.includes("input")) return "input";
+  if (key.includes("output")) return "output";
+  return "metadata";
+}

@@ -1,0 +1,203 @@
+import type { Attributes } from "@opentelemetry/api";
+import {
+  describeError,
+  getGlobalLogger,
+  httpRequest,
+  isLogLevelEnabled,
+  Limiter,
+  LogLevel,
+  outcomeOf,
+  runtimeGzip,
+  type SendOutcome,
+} from "@svc/core";
+import type { ProcessorConfig, SpanExporterLike } from "../config.js";
+import { encodeTraceRequestPieces } from "../internal/otlp-json.js";
+import type { ReadableSpan } from "../readable-span.js";
+import type { OutgoingSpan } from "./enrich.js";
+
+const NAME = "SvcSpanProcessor";
+/** Batches encoded and compressed at the same time while a flush waits for them (one otherwise). */
+const FLUSH_ENCODING_CONCURRENCY = Math.max(
+  2,
+  Math.min(4, (globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator?.hardwareConcurrency ?? 2),
+);
+/** Times a single span too large for one request is cut before it is dropped. */
+const MAX_CUTS = 4;
+const CUT_MARKER = "...[truncated: the span was too large to send]";
+/** Time a user-supplied exporter gets beyond one request's timeout, for its own retries. */
+const EXPORTER_GRACE_MS = 30_000;
+
+/**
+ * The export stage: encodes a batch as OTLP/JSON, compresses it and posts it (or hands it to the user's
+ * exporter), and says what became of each span. A body larger than `maxRequestBytes`, or one the server
+ * refuses with 413, is split in halves; a single span still too large has its largest values cut with a marker,
+ * and is dropped only when that is not enough.
+ */
+export class ExportStage {
+  /**
+   * Encoding and compressing takes a thread-pool thread: one batch at a time while the application runs, more
+   * while a flush waits for them.
+   */
+  readonly #encoding: Limiter;
+
+  constructor(
+    private readonly config: ProcessorConfig,
+    isFlushing: () => boolean,
+  ) {
+    this.#encoding = new Limiter(() => (isFlushing() ? FLUSH_ENCODING_CONCURRENCY : 1));
+  }
+
+  /** Lets waiting encodings start when a flush raises the limit. */
+  wake(): void {
+    this.#encoding.wake();
+  }
+
+  async send(batch: OutgoingSpan[], signal: AbortSignal): Promise<SendOutcome<OutgoingSpan>> {
+    const { exporter, cannotSend } = this.config;
+    if (exporter) return exportThrough(exporter, batch, this.config.timeoutMs + EXPORTER_GRACE_MS);
+    if (cannotSend)
+      return {
+        delivered: 0,
+        dropped: [
+          {
+            count: batch.length,
+            reason: cannotSend.startsWith("no credentials") ? "auth" : "failed",
+            detail: cannotSend,
+          },
+        ],
+      };
+    return this.#post(batch, signal, 0);
+  }
+
+  async #post(batch: OutgoingSpan[], signal: AbortSignal, cuts: number): Promise<SendOutcome<OutgoingSpan>> {
+    let body: { bytes: Uint8Array; headers: Record<string, string> };
+    try {
+      body = await this.#encoding.run(() => this.#encode(batch));
+    } catch (error) {
+      return {
+        delivered: 0,
+        dropped: [{ count: batch.length, reason: "failed", detail: `encoding failed: ${describeError(error)}` }],
+      };
+    }
+    if (body.bytes.byteLength > this.config.maxRequestBytes)
+      return this.#tooLarge(batch, signal, cuts, "over maxRequestBytes");
+    const started = Date.now();
+    const result = await httpRequest({
+      method: "POST",
+      url: this.config.endpoint,
+      headers: body.headers,
+      body: body.bytes,
+      attemptTimeoutMs: this.config.timeoutMs,
+      maxRetries: 0, // the queue retries, with backoff, for as long as the spans fit in it
+      signal,
+    });
+    if (!result.ok && result.failure.kind === "status" && result.failure.status === 413)
+      return this.#tooLarge(batch, signal, cuts, "the server answered 413");
+    if (result.ok && isLogLevelEnabled(LogLevel.DEBUG))
+      getGlobalLogger().debug(
+        `${NAME}: exported ${batch.length} spans (${body.bytes.byteLength} bytes, ${Date.now() - started} ms)`,
+      );
+    return outcomeOf(result, batch, "POST");
+  }
+
+  /** Splits a batch that is too large; cuts a single span, then drops it. */
+  async #tooLarge(
+    batch: OutgoingSpan[],
+    signal: AbortSignal,
+    cuts: number,
+    why: string,
+  ): Promise<SendOutcome<OutgoingSpan>> {
+    if (batch.length > 1) {
+      const half = Math.ceil(batch.length / 2);
+      const first = await this.#post(batch.slice(0, half), signal, cuts);
+      const second = await this.#post(batch.slice(half), signal, cuts);
+      return merge(first, second);
+    }
+    const [item] = batch as [OutgoingSpan];
+    if (cuts < MAX_CUTS && cutLargestValue(item)) return this.#post(batch, signal, cuts + 1);
+    return {
+      delivered: 0,
+      dropped: [
+        {
+          count: 1,
+          reason: "tooLarge",
+          detail: `span "${item.span.name}" does not fit in one request (${why}); raise maxRequestBytes or send smaller values`,
+        },
+      ],
+    };
+  }
+
+  async #encode(batch: readonly OutgoingSpan[]): Promise<{ bytes: Uint8Array; headers: Record<string, string> }> {
+    const pieces = encodeTraceRequestPieces(
+      batch.map((item) => ({ span: item.span, attributes: item.attributes ?? item.span.attributes })),
+    );
+    const gzip = this.config.compression === "gzip" ? runtimeGzip() : null;
+    if (!gzip) {
+      let text = "";
+      for (let next = pieces.next(); !next.done; next = pieces.next()) text += next.value;
+      return { bytes: new TextEncoder().encode(text), headers: this.config.headers };
+    }
+    return { bytes: await gzip(pieces), headers: { ...this.config.headers, "content-encoding": "gzip" } };
+  }
+}
+
+function merge(a: SendOutcome<OutgoingSpan>, b: SendOutcome<OutgoingSpan>): SendOutcome<OutgoingSpan> {
+  const retryItems = [...(a.retry?.items ?? []), ...(b.retry?.items ?? [])];
+  const retry = a.retry ?? b.retry;
+  return {
+    delivered: a.delivered + b.delivered,
+    dropped: [...(a.dropped ?? []), ...(b.dropped ?? [])],
+    retry: retry ? { ...retry, items: retryItems } : undefined,
+  };
+}
+
+/** Halves the longest string value of a span's attributes, with a marker; false when there is nothing to cut. */
+function cutLargestValue(item: OutgoingSpan): boolean {
+  const attributes: Attributes = { ...(item.attributes ?? item.span.attributes) };
+  let longest: string | undefined;
+  for (const key in attributes) {
+    const value = attributes[key];
+    if (typeof value === "string" && (longest === undefined || value.length > (attributes[longest] as string).length))
+      longest = key;
+  }
+  if (longest === undefined) return false;
+  const value = attributes[longest] as string;
+  if (value.length < 2 * CUT_MARKER.length) return false;
+  let end = Math.floor(value.length / 2);
+  // Never split a surrogate pair.
+  if (end > 0 && /[\uD800-\uDBFF]/.test(value.charAt(end - 1))) end -= 1;
+  attributes[longest] = value.slice(0, end) + CUT_MARKER;
+  item.attributes = attributes;
+  return true;
+}
+
+/** Hands a batch to a user-supplied exporter, with the exported attributes, bounded in time. */
+function exportThrough(
+  exporter: SpanExporterLike,
+  batch: readonly OutgoingSpan[],
+  limitMs: number,
+): Promise<SendOutcome<OutgoingSpan>> {
+  const spans = batch.map(({ span, attributes }) =>
+    attributes === undefined || attributes === span.attributes
+      ? span
+      : (Object.create(span, { attributes: { value: attributes } }) as ReadableSpan),
+  );
+  const failed = (detail: string): SendOutcome<OutgoingSpan> => ({
+    delivered: 0,
+    dropped: [{ count: batch.length, reason: "failed", detail: `the exporter failed: ${detail}` }],
+  });
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(failed(`no result within ${limitMs} ms`)), limitMs);
+    // The limit only gives up on the exporter; the exporter's own requests keep the process alive if they must.
+    (timer as { unref?: () => void }).unref?.();
+    try {
+      exporter.export(spans, (result) => {
+        clearTimeout(timer);
+        resolve(result.code === 0 ? { delivered: batch.length } : failed(result.error?.message ?? "code 1"));
+      });
+    } catch (error) {
+      clearTimeout(timer);
+      resolve(failed(describeError(error)));
+    }
+  });
+}

@@ -1,0 +1,68 @@
+import type { Attributes, SpanContext } from "@opentelemetry/api";
+import { describeError, RepeatLog } from "@svc/core";
+import type { ShouldExportSpan } from "../config.js";
+import type { ReadableSpan } from "../readable-span.js";
+import { isDefaultExportSpan } from "../span-filter.js";
+
+/** What the export filter reads of a span: enough to decide at start (for the app-root mark) and at end. */
+export interface FilterableSpan {
+  readonly name: string;
+  spanContext(): SpanContext;
+  readonly attributes?: Attributes;
+  readonly instrumentationScope?: { readonly name: string };
+  readonly instrumentationLibrary?: { readonly name: string };
+  readonly parentSpanContext?: SpanContext | undefined;
+}
+
+const NAME = "SvcSpanProcessor";
+
+/**
+ * The filter stage: the user's `shouldExportSpan`, or the default filter. A filter that throws drops that span
+ * (logged, then counted); a span filtered out is logged at debug level (then counted).
+ */
+export class FilterStage {
+  readonly #repeats = new RepeatLog();
+
+  constructor(private readonly custom: ShouldExportSpan | undefined) {}
+
+  /** Whether an ended span is exported. */
+  accepts(span: ReadableSpan): boolean {
+    const accepted = this.#decide(span, true);
+    if (!accepted) {
+      const kind = `${NAME}: spans filtered out (not exported)`;
+      this.#repeats.debug(kind, `${kind}: "${span.name}" from scope "${scopeName(span)}"`, { unit: "spans" });
+    }
+    return accepted;
+  }
+
+  /**
+   * Whether a starting span is expected to be exported, for the app-root mark. The user's filter sees the span
+   * as it is at start (as in the previous major); a throw there only means "not expected" and is not logged:
+   * the same filter runs again on the ended span, where a throw is reported.
+   */
+  expects(span: FilterableSpan): boolean {
+    return this.#decide(span, false);
+  }
+
+  /** Logs the counts of repeated lines. */
+  report(): void {
+    this.#repeats.report();
+  }
+
+  #decide(span: FilterableSpan, atEnd: boolean): boolean {
+    if (!this.custom) return isDefaultExportSpan(span as ReadableSpan);
+    try {
+      return this.custom({ otelSpan: span as ReadableSpan }) === true;
+    } catch (error) {
+      if (atEnd) {
+        const kind = `${NAME}: shouldExportSpan threw; span not exported`;
+        this.#repeats.error(kind, `${kind}: "${span.name}": ${describeError(error)}`, { unit: "spans" });
+      }
+      return false;
+    }
+  }
+}
+
+function scopeName(span: ReadableSpan): string {
+  return span.instrumentationScope?.name ?? span.instrumentationLibrary?.name ?? "";
+}

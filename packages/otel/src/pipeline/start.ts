@@ -1,0 +1,80 @@
+import { type Attributes, type AttributeValue, type Context, type SpanContext, trace } from "@opentelemetry/api";
+import { SvcOtelSpanAttributes as A, getPropagatedAttributes, hasTraceIdClaim, SVC_TRACER_NAME } from "@svc/core";
+import type { ProcessorConfig } from "../config.js";
+import type { FilterableSpan } from "./filter.js";
+
+/** The parts of a just-started OpenTelemetry span that the processor reads and writes. */
+export interface StartedSpan extends FilterableSpan {
+  setAttribute(key: string, value: AttributeValue): unknown;
+  /** Older SDKs name the parent this way. */
+  readonly parentSpanId?: string | undefined;
+}
+
+/** Open spans remembered for the app-root check at most; the oldest are forgotten first. */
+const MAX_OPEN_SPANS = 100_000;
+
+/**
+ * The start stage: stamps propagated attributes, environment and release on a starting span, and marks the
+ * spans that are the application's root in their trace (`svc.internal.is_app_root`): those expected to be
+ * exported whose parent, by trace and span id, is not an open span expected to be exported, and whose context
+ * carries no claim that svc already holds the root of this trace.
+ */
+export class StartStage {
+  /** `traceId:spanId` of open spans expected to be exported, oldest first. */
+  readonly #open = new Set<string>();
+
+  constructor(
+    private readonly config: ProcessorConfig,
+    private readonly expectedToExport: (span: FilterableSpan) => boolean,
+  ) {}
+
+  onStart(span: StartedSpan, parentContext: Context): void {
+    const attributes = span.attributes ?? {};
+    if ((span.instrumentationScope ?? span.instrumentationLibrary)?.name !== SVC_TRACER_NAME)
+      stampPropagated(span, attributes, parentContext); // svc spans carry them from creation
+    const { environment, release } = this.config;
+    if (environment !== undefined && attributes[A.ENVIRONMENT] === undefined)
+      span.setAttribute(A.ENVIRONMENT, environment);
+    if (release !== undefined && attributes[A.RELEASE] === undefined) span.setAttribute(A.RELEASE, release);
+    this.#markAppRoot(span, parentContext);
+  }
+
+  /** Forgets an ended span. */
+  onEnd(context: SpanContext): void {
+    this.#open.delete(`${context.traceId}:${context.spanId}`);
+  }
+
+  #markAppRoot(span: StartedSpan, parentContext: Context): void {
+    if (!this.expectedToExport(span)) return;
+    const own = span.spanContext();
+    const parent = parentOf(span, parentContext);
+    const parentExpected = parent !== undefined && this.#open.has(`${parent.traceId}:${parent.spanId}`);
+    this.#remember(`${own.traceId}:${own.spanId}`);
+    if (!parentExpected && !hasTraceIdClaim(parentContext, own.traceId)) span.setAttribute(A.IS_APP_ROOT, true);
+  }
+
+  #remember(key: string): void {
+    if (this.#open.size >= MAX_OPEN_SPANS) {
+      // Spans that never end must not grow the set without bound.
+      const oldest = this.#open.values().next().value;
+      if (oldest !== undefined) this.#open.delete(oldest);
+    }
+    this.#open.add(key);
+  }
+}
+
+/** The parent's ids: the SDK's `parentSpanContext`, or, for older SDKs that only name its id, the span in context. */
+function parentOf(span: StartedSpan, parentContext: Context): { traceId: string; spanId: string } | undefined {
+  if (span.parentSpanContext) return span.parentSpanContext;
+  if (span.parentSpanId === undefined) return undefined;
+  const fromContext = trace.getSpan(parentContext)?.spanContext();
+  return fromContext ?? { traceId: span.spanContext().traceId, spanId: span.parentSpanId };
+}
+
+function stampPropagated(span: StartedSpan, attributes: Attributes, parentContext: Context): void {
+  const propagated = getPropagatedAttributes(parentContext);
+  for (const key in propagated) {
+    const value = propagated[key];
+    if (value !== undefined && attributes[key] === undefined) span.setAttribute(key, value);
+  }
+}
