@@ -53,7 +53,10 @@ describe("score settings", () => {
     new SvcClient({ baseUrl: "http://127.0.0.1:9", publicKey: "pk", secretKey: "sk", flushInteval: 2 } as never);
 
     expect(logs).toEqual([
-      { level: "warn", message: '[Svc SDK] SvcClient: unknown option "flushInteval" is ignored; did you mean "flushInterval"?' },
+      {
+        level: "warn",
+        message: '[Svc SDK] SvcClient: unknown option "flushInteval" is ignored; did you mean "flushInterval"?',
+      },
     ]);
   });
 });

@@ -410,8 +410,12 @@ describe("ScoreManager server answers", () => {
     expect(scoreRequests(server).length).toBeGreaterThan(1);
     expect(svc.health().score).toMatchObject({ queued: 0, dropped: { shutdown: 4 } });
     const messages = logs.map((l) => l.message);
-    expect(messages).toContainEqual(expect.stringMatching(/cannot deliver scores: HTTP 503 from 127\.0\.0\.1:\d+ POST \/api\/public\/scores/));
-    expect(messages).toContainEqual(expect.stringContaining("flush() gave up after 0.3 s with 4 scores not yet delivered"));
+    expect(messages).toContainEqual(
+      expect.stringMatching(/cannot deliver scores: HTTP 503 from 127\.0\.0\.1:\d+ POST \/api\/public\/scores/),
+    );
+    expect(messages).toContainEqual(
+      expect.stringContaining("flush() gave up after 0.3 s with 4 scores not yet delivered"),
+    );
     expect(messages).toContainEqual(expect.stringMatching(/scores dropped, not delivered before shutdown: 4 scores/));
   });
 
@@ -425,7 +429,11 @@ describe("ScoreManager server answers", () => {
 
     await svc.flush();
 
-    expect(sentScores(server).slice(-3).map((s) => s.value)).toEqual([0, 1, 2]);
+    expect(
+      sentScores(server)
+        .slice(-3)
+        .map((s) => s.value),
+    ).toEqual([0, 1, 2]);
     expect(svc.health().score).toMatchObject({ sent: 3, retries: 2, dropped: { queueFull: 0 } });
     expect(logs.map((l) => l.message)).toContainEqual(
       expect.stringMatching(/ScoreManager: delivery recovered after \d+ s: 3 scores delivered late, 0 lost/),
@@ -440,7 +448,9 @@ describe("ScoreManager server answers", () => {
     expect(scoreRequests(server)).toHaveLength(1);
     expect(logs).toContainEqual({
       level: "error",
-      message: expect.stringMatching(/scores dropped, rejected by the server: 1 scores: HTTP 400 from 127\.0\.0\.1:\d+ POST \/api\/public\/scores: \{"message":"bad"\}/),
+      message: expect.stringMatching(
+        /scores dropped, rejected by the server: 1 scores: HTTP 400 from 127\.0\.0\.1:\d+ POST \/api\/public\/scores: \{"message":"bad"\}/,
+      ),
     });
   });
 });
@@ -494,7 +504,9 @@ describe("ScoreManager flush", () => {
     expect(sentScores(server).map((s) => s.value)).toEqual([0, 1, 2, 3, 4]);
     const errors = logs.filter((l) => l.level === "error").map((l) => l.message);
     expect(errors).toEqual([
-      expect.stringMatching(/^\[Svc SDK\] ScoreManager: scores dropped, the queue is full: 1 scores: 5 scores \(\d+ KiB\) held, limits 5 scores/),
+      expect.stringMatching(
+        /^\[Svc SDK\] ScoreManager: scores dropped, the queue is full: 1 scores: 5 scores \(\d+ KiB\) held, limits 5 scores/,
+      ),
       "[Svc SDK] ScoreManager: scores dropped, the queue is full: 2 more scores since the last message (3 in total)",
     ]);
   });

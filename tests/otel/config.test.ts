@@ -168,7 +168,10 @@ describe("resolveProcessorConfig", () => {
 
   it("takes 0 as not set for flushAt, flushInterval and timeout, as the previous major did", () => {
     const logs = captureLogs();
-    const config = resolveProcessorConfig({ ...keys, flushAt: 0, flushInterval: 0, timeout: 0 }, { SVC_FLUSH_AT: "20" });
+    const config = resolveProcessorConfig(
+      { ...keys, flushAt: 0, flushInterval: 0, timeout: 0 },
+      { SVC_FLUSH_AT: "20" },
+    );
 
     expect(config).toMatchObject({ flushAt: 20, flushIntervalMs: 5000, timeoutMs: 10_000 });
     expect(logs).toEqual([]);
@@ -176,7 +179,10 @@ describe("resolveProcessorConfig", () => {
 
   it("falls through an invalid compression option to SVC_OTEL_COMPRESSION, with one warning", () => {
     const logs = captureLogs();
-    const config = resolveProcessorConfig({ ...keys, compression: "bogus" as "gzip" }, { SVC_OTEL_COMPRESSION: "none" });
+    const config = resolveProcessorConfig(
+      { ...keys, compression: "bogus" as "gzip" },
+      { SVC_OTEL_COMPRESSION: "none" },
+    );
 
     expect(config.compression).toBe("none");
     expect(logs.map((l) => l.message)).toEqual([

@@ -238,7 +238,9 @@ describe("OTLP export on the wire", () => {
     expect(otlpRequests(server)).toHaveLength(1);
     const errors = logs.filter((l) => l.level === "error");
     expect(errors).toHaveLength(1);
-    expect(errors[0]?.message).toMatch(/spans dropped, rejected by the server: 2 spans: HTTP 400 from 127\.0\.0\.1:\d+ POST \/api\/public\/otel\/v1\/traces/);
+    expect(errors[0]?.message).toMatch(
+      /spans dropped, rejected by the server: 2 spans: HTTP 400 from 127\.0\.0\.1:\d+ POST \/api\/public\/otel\/v1\/traces/,
+    );
   });
 
   it("counts spans a user-supplied exporter reports as failed and logs them at error level", async () => {

@@ -278,7 +278,13 @@ describe("flush and shutdown", () => {
     svc.startSpan("a").end();
     await processor.forceFlush();
 
-    expect(logs.some((l) => l.level === "error" && /refused the keys: 1 spans: HTTP 401 from .* check the public and secret keys/.test(l.message))).toBe(true);
+    expect(
+      logs.some(
+        (l) =>
+          l.level === "error" &&
+          /refused the keys: 1 spans: HTTP 401 from .* check the public and secret keys/.test(l.message),
+      ),
+    ).toBe(true);
   });
 });
 
@@ -363,7 +369,9 @@ describe("span content", () => {
       "<fully masked due to failed mask function>",
     );
     expect(logs.filter((l) => l.level === "error").map((l) => l.message)).toEqual([
-      expect.stringMatching(/mask function failed; the value is exported as a fixed marker \(svc.observation.output\).*cannot be serialized.*BigInt/),
+      expect.stringMatching(
+        /mask function failed; the value is exported as a fixed marker \(svc.observation.output\).*cannot be serialized.*BigInt/,
+      ),
     ]);
   });
 

@@ -92,7 +92,8 @@ export class SvcSpanProcessor {
   onEnd(span: ReadableSpan): void {
     try {
       this.#start.onEnd(span.spanContext());
-      if (this.#shutdown) this.#queue.drop("shutdown", 1, `span "${span.name}" ended after shutdown() and is not exported`);
+      if (this.#shutdown)
+        this.#queue.drop("shutdown", 1, `span "${span.name}" ended after shutdown() and is not exported`);
       else if (this.#filter.accepts(span)) this.#queue.push({ span });
     } catch (error) {
       const kind = `${NAME}: onEnd failed; span not exported`;

@@ -135,7 +135,11 @@ export class MediaUploader {
         uploadTimeMs: Date.now() - started,
       },
     );
-    if (!put.ok) return { ok: false, reason: `uploading the content failed: ${describeFailure(put.failure, "PUT", answer.uploadUrl)}` };
+    if (!put.ok)
+      return {
+        ok: false,
+        reason: `uploading the content failed: ${describeFailure(put.failure, "PUT", answer.uploadUrl)}`,
+      };
     if (!reported.ok)
       getGlobalLogger().warn(`media ${media.mediaId} uploaded, but reporting it failed: ${reported.reason}`);
     getGlobalLogger().debug(`media ${media.mediaId} uploaded (${media.bytes.byteLength} bytes)`);

@@ -367,5 +367,4 @@ export class BatchQueue<T> {
   }
 
   #timerAt = 0;
-
 }
