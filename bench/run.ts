@@ -12,7 +12,7 @@ import { parseArgs } from "node:util";
 import { OBSERVATIONS_PER_TRACE } from "./payload.ts";
 import { type SinkStats, startSink } from "./sink.ts";
 import { bundleGzipBytes, coldImportMs, installBytes } from "./static.ts";
-import { buildThreadClock, threadClock } from "./thread-clock.ts";
+import { threadClock } from "./thread-clock.ts";
 
 const HERE = import.meta.dirname;
 const { values: args } = parseArgs({
@@ -155,12 +155,11 @@ function cell(s: Summary | undefined, runs: number): string {
 
 async function main(): Promise<void> {
   const started = new Date();
-  const clockProblem = buildThreadClock();
-  const clockKind = threadClock().kind;
+  const clock = threadClock();
   console.log(
-    clockKind === "clock_gettime"
-      ? "thread CPU clock: clock_gettime(CLOCK_THREAD_CPUTIME_ID)"
-      : `thread CPU clock: process.threadCpuUsage() (getrusage)${clockProblem ? `; addon not built: ${clockProblem}` : ""}`,
+    clock.note === undefined
+      ? "thread CPU clock: /proc/thread-self/schedstat, refreshed by process.cpuUsage() at each read"
+      : `thread CPU clock: ${clock.note}`,
   );
   const sink = await startSink({ deferDecoding: !args["eager-sink"] });
   const rows: Record<string, Record<string, Row[]>> = {};
@@ -260,6 +259,7 @@ async function main(): Promise<void> {
   const report = buildReport(rows, statics);
   if (quick) console.log("\nquick mode: sizes too small for timing; the ratios below are not measurements");
   console.log(`\n${report.table}`);
+  if (clock.note !== undefined) console.log(`\nthread-CPU rows read a less exact clock: ${clock.note}`);
   mkdirSync(join(HERE, "results"), { recursive: true });
   writeFileSync(
     join(HERE, "results", quick ? "quick.json" : "latest.json"),
@@ -273,7 +273,7 @@ async function main(): Promise<void> {
           scores: SCORES,
           importRuns: IMPORT_RUNS,
           quick,
-          threadClock: clockKind,
+          threadClock: clock.kind,
         },
         unavailable,
         rows,

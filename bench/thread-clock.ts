@@ -1,49 +1,88 @@
-// The app thread's CPU time: the kernel's per-thread CPU clock through a small Node-API addon (native/thread-clock.c,
-// built here with the system C compiler against the running Node's headers), else process.threadCpuUsage().
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, statSync } from "node:fs";
-import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
+// The app thread's CPU time, exact at every read, without native code.
+// Linux keeps a thread's CPU time (sum_exec_runtime) up to date only at scheduler events (ticks, switches);
+// getrusage(RUSAGE_THREAD), behind process.threadCpuUsage(), and /proc/thread-self/schedstat both report that value
+// as it was at the last event. getrusage(RUSAGE_SELF), behind process.cpuUsage(), first brings the calling thread's
+// value up to date, so schedstat read right after it gives the thread's CPU time at that moment, in nanoseconds.
+import { openSync, readSync } from "node:fs";
 
-const HERE = import.meta.dirname;
-const SOURCE = join(HERE, "native", "thread-clock.c");
-const BUILT = join(HERE, "native", "build", "thread-clock.node");
-
-/** Builds the addon when it is missing or older than its source; returns why it could not, or undefined. */
-export function buildThreadClock(): string | undefined {
-  try {
-    if (existsSync(BUILT) && statSync(BUILT).mtimeMs >= statSync(SOURCE).mtimeMs) return undefined;
-    mkdirSync(dirname(BUILT), { recursive: true });
-    const include = join(dirname(dirname(process.execPath)), "include", "node");
-    const args = ["-O2", "-shared", "-fPIC", `-I${include}`, SOURCE, "-o", BUILT];
-    execFileSync(process.env.CC ?? "cc", args, { stdio: "pipe", timeout: 60_000 });
-    return undefined;
-  } catch (error) {
-    return String(error).split("\n")[0]?.slice(0, 300);
-  }
-}
-
-/** A clock of this thread's CPU time, in microseconds. */
+/** A clock of one thread's CPU time, in microseconds. */
 export interface ThreadClock {
-  /** `clock_gettime`: exact at every read. `getrusage`: brought up to date only at scheduler ticks and switches. */
-  kind: "clock_gettime" | "getrusage";
+  /**
+   * `schedstat`: this thread, exact at every read. `getrusage`: this thread, brought up to date only at scheduler
+   * events. `process`: every thread of the process (the thread pool's gzip included); used only when neither
+   * per-thread clock is there.
+   */
+  kind: "schedstat" | "getrusage" | "process";
+  /** Why a less exact clock was chosen; undefined for `schedstat`. */
+  note?: string;
   nowUs(): number;
 }
 
-/** The precise clock when the addon is built (and BENCH_THREAD_CLOCK is not `getrusage`), else `process.threadCpuUsage()`. */
-export function threadClock(): ThreadClock {
-  try {
-    if (process.env.BENCH_THREAD_CLOCK === "getrusage") throw new Error("getrusage asked for");
-    const addon = createRequire(import.meta.url)(BUILT) as { nowNs(): number };
-    addon.nowNs();
-    return { kind: "clock_gettime", nowUs: () => addon.nowNs() / 1000 };
-  } catch {
+const SCHEDSTAT = "/proc/thread-self/schedstat";
+/** CPU time spent between the two probe reads: long enough to cross any clock's resolution. */
+const PROBE_MS = 0.2;
+
+/**
+ * The exact per-thread clock when the kernel offers it (and BENCH_THREAD_CLOCK is not `getrusage`), else
+ * `process.threadCpuUsage()`, else `process.cpuUsage()`. Call it on the thread to be measured and read it only there:
+ * the refresh through `process.cpuUsage()` applies to the calling thread.
+ */
+export function threadClock(env: NodeJS.ProcessEnv = process.env): ThreadClock {
+  const exact = env.BENCH_THREAD_CLOCK === "getrusage" ? { problem: "BENCH_THREAD_CLOCK=getrusage" } : probeSchedstat();
+  if ("nowUs" in exact) return { kind: "schedstat", nowUs: exact.nowUs };
+  if (typeof process.threadCpuUsage === "function") {
     return {
       kind: "getrusage",
+      note: `${exact.problem}; process.threadCpuUsage() instead, brought up to date only at scheduler events`,
       nowUs: () => {
         const usage = process.threadCpuUsage();
         return usage.user + usage.system;
       },
     };
   }
+  return {
+    kind: "process",
+    note:
+      `${exact.problem}, and this runtime has no process.threadCpuUsage(); process.cpuUsage() instead: ` +
+      "every thread of the process, the thread pool's gzip included",
+    nowUs: () => {
+      const usage = process.cpuUsage();
+      return usage.user + usage.system;
+    },
+  };
+}
+
+/** The schedstat clock when it works here: readable, and moving between two reads with CPU work between them. */
+function probeSchedstat(): { nowUs: () => number } | { problem: string } {
+  let nowUs: () => number;
+  try {
+    nowUs = schedstatReader();
+  } catch (error) {
+    return { problem: `${SCHEDSTAT} not readable (${String(error).split("\n")[0]?.slice(0, 200)})` };
+  }
+  const before = nowUs();
+  const t0 = performance.now();
+  while (performance.now() - t0 < PROBE_MS) {
+    // spin: CPU time for the clock to show
+  }
+  const after = nowUs();
+  return after > before ? { nowUs } : { problem: `${SCHEDSTAT} did not advance (${before} then ${after} µs)` };
+}
+
+/** A reader of this thread's CPU time from schedstat, in microseconds. */
+function schedstatReader(): () => number {
+  const fd = openSync(SCHEDSTAT, "r");
+  const buf = Buffer.alloc(64);
+  return () => {
+    process.cpuUsage(); // brings this thread's sum_exec_runtime up to date
+    const length = readSync(fd, buf, 0, buf.length, 0);
+    // The first field, in nanoseconds, parsed from the bytes: a read allocates no string.
+    let ns = 0;
+    for (let i = 0; i < length; i++) {
+      const digit = (buf[i] ?? 0) - 48;
+      if (digit < 0 || digit > 9) break;
+      ns = ns * 10 + digit;
+    }
+    return ns / 1000;
+  };
 }
