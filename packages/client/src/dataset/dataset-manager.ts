@@ -54,7 +54,7 @@ export class DatasetManager {
   readonly #decorate: DatasetDecorator;
   readonly #uploadTimeoutMs: number;
 
-  /** @internal Created by {@link SvcClient}. */
+  /** A dataset manager that reads and writes through `api`; {@link SvcClient} creates the one at `svc.dataset`. */
   constructor(
     private readonly api: SvcApi,
     options: DatasetManagerOptions,

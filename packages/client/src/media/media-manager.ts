@@ -29,7 +29,7 @@ export interface MediaManagerConfig {
 
 /** Works with media stored by the server: images, audio and files referenced from traces and datasets. */
 export class MediaManager {
-  /** @internal Created by {@link SvcClient}. */
+  /** A media manager that reads through `api`; {@link SvcClient} creates the one at `svc.media`. */
   constructor(
     private readonly api: SvcApi,
     private readonly config: MediaManagerConfig,

@@ -41,7 +41,7 @@ export type ChatPromptGetOptions = PromptGetOptions & { type: "chat"; fallback?:
 export class PromptManager {
   readonly #cache: PromptCache;
 
-  /** @internal Created by {@link SvcClient}. */
+  /** A prompt manager with its own cache, fetching through `api`; {@link SvcClient} creates the one at `svc.prompt`. */
   constructor(private readonly api: SvcApi) {
     this.#cache = new PromptCache();
   }

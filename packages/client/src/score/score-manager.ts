@@ -27,7 +27,7 @@ export class ScoreManager {
   readonly #queue: BatchQueue<QueuedScore>;
   readonly #repeats = new RepeatLog();
 
-  /** @internal Created by {@link SvcClient}. */
+  /** A score queue sending through `api` with settings `config`; {@link SvcClient} creates the one at `svc.score`. */
   constructor(
     private readonly api: SvcApi,
     private readonly config: ScoreManagerConfig,
