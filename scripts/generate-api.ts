@@ -242,12 +242,14 @@ function operationLiteral(m: MethodInfo): string {
 }
 
 // A type expression with every generated type name written as a member of the namespace `SvcAPI`, the one place
-// the types are declared (string literals are left alone).
+// the types are declared (string literals and property keys are left alone).
 function qualified(type: string, typeNames: Set<string>): string {
   return type
     .split(/("(?:[^"\\]|\\.)*")/)
     .map((part, i) =>
-      i % 2 === 1 ? part : part.replace(/\b[A-Z]\w*/g, (name) => (typeNames.has(name) ? `SvcAPI.${name}` : name)),
+      i % 2 === 1
+        ? part
+        : part.replace(/\b[A-Z]\w*\b(?!\??:)/g, (name) => (typeNames.has(name) ? `SvcAPI.${name}` : name)),
     )
     .join("");
 }
