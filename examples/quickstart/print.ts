@@ -1,10 +1,10 @@
 // Printing helpers of the quickstart: the trace as a tree, scores and the experiment summary.
-import type { ObservationV2 } from "@svc/client";
+import type { SvcAPI } from "@svc/client";
 
-const ms = (o: ObservationV2) =>
+const ms = (o: SvcAPI.ObservationV2) =>
   o.endTime ? `${Math.max(0, Date.parse(o.endTime) - Date.parse(o.startTime))} ms` : "running";
 
-function describe(o: ObservationV2): string {
+function describe(o: SvcAPI.ObservationV2): string {
   const parts = [`${o.type} ${o.name ?? "(unnamed)"}`, `(${ms(o)})`];
   if (o.providedModelName) parts.push(`model=${o.providedModelName}`);
   const usage = o.usageDetails as Record<string, number> | null | undefined;
@@ -14,9 +14,9 @@ function describe(o: ObservationV2): string {
 }
 
 /** Prints the observations of one trace as a tree, parents before children, siblings by start time. */
-export function printTree(observations: ObservationV2[]): void {
+export function printTree(observations: SvcAPI.ObservationV2[]): void {
   const ids = new Set(observations.map((o) => o.id));
-  const children = new Map<string | null, ObservationV2[]>();
+  const children = new Map<string | null, SvcAPI.ObservationV2[]>();
   for (const o of observations) {
     const parent = o.parentObservationId && ids.has(o.parentObservationId) ? o.parentObservationId : null;
     children.set(parent, [...(children.get(parent) ?? []), o]);

@@ -1,14 +1,15 @@
 // Compile-time checks of the generated method signatures, run by `pnpm typecheck` (not a vitest file).
 // Every `@ts-expect-error` line must fail to compile, or tsc reports the directive as unused.
 import type {
-  ApiEvaluator,
-  ApiExperimentItem,
+  ChatMessageType,
   CreateScoresResponse,
   Evaluator,
-  ExperimentItemsResponse,
+  ExperimentItem,
   RequestOptions,
+  SvcAPI,
   SvcClient,
 } from "@svc/client";
+import type { ObservationLevel } from "@svc/tracing";
 
 declare const svc: SvcClient;
 declare const options: RequestOptions;
@@ -68,12 +69,38 @@ export function removedSurface(): void {
   void svc.api.scores.getById;
 }
 
-export function apiTypesUnderTheirPrefix(page: ExperimentItemsResponse, evaluator: ApiEvaluator): void {
-  // The generated types whose names the experiment runner uses are exported with the prefix `Api`.
-  const item: ApiExperimentItem | undefined = page.data[0];
+export function apiTypesKeepTheirNamesInTheNamespace(
+  page: SvcAPI.ExperimentItemsResponse,
+  evaluator: SvcAPI.Evaluator,
+): void {
+  // A generated type whose name a hand-written export also uses is reached through `SvcAPI`, under its own name.
+  const item: SvcAPI.ExperimentItem | undefined = page.data[0];
   const traceId: string | undefined = item?.traceId;
   const kind: "llm_as_judge" | "code" = evaluator.type;
   // @ts-expect-error the runner's Evaluator is a function, not the API's evaluator
   const runnerEvaluator: Evaluator = evaluator;
-  void [traceId, kind, runnerEvaluator];
+  // @ts-expect-error the runner's ExperimentItem is not the API's experiment item (it has no traceId)
+  const runnerItemTraceId: ExperimentItem["traceId"] = traceId;
+  const tag: SvcAPI.ChatMessageType = "chatmessage";
+  // @ts-expect-error the prompt enum ChatMessageType is not the API's string tag
+  const promptKind: ChatMessageType = tag;
+  void [kind, runnerEvaluator, runnerItemTraceId, promptKind];
+}
+
+// Checks that A and B are the same type: each is assignable to the other, and neither is `any`.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? (0 extends 1 & A ? false : true) : false) : false;
+
+export function observationLevelIsDefinedOnce(level: SvcAPI.ObservationLevel): ObservationLevel {
+  // The REST API's ObservationLevel and the one of @svc/tracing are interchangeable (the generated one is an alias).
+  const same: Same<SvcAPI.ObservationLevel, ObservationLevel> = true;
+  const observation: SvcAPI.ObservationV2["level"] = level;
+  void [same, observation];
+  return level;
+}
+
+// The example of the REST types in the client README, as written there.
+export async function readmeRestTypes(): Promise<void> {
+  const page: SvcAPI.ObservationsV2Response = await svc.api.observations.getMany({ traceId: "trace-1" });
+  const failed: SvcAPI.ObservationV2[] = page.data.filter((o) => o.level === "ERROR");
+  void failed;
 }

@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
-import { generate, PACKAGE_INDEX_PATH, packageIndex, staleFiles } from "../../scripts/generate-api.ts";
+import { generate, loadDefinition, OUTPUT_DIR, SHARED_TYPES, staleFiles } from "../../scripts/generate-api.ts";
 
 const root = join(import.meta.dirname, "../..");
 
@@ -42,39 +42,61 @@ describe("scripts/generate-api.ts", () => {
     expect(staleFiles(files, outputCopy(files))).toEqual([]);
   });
 
-  it("lists every export of the generated client by name in the package index, prefixing names taken by other exports", () => {
-    const index = [
-      'export type { Evaluator } from "./experiment/types.js";',
-      'export * from "./api/generated/index.js";',
-      'export { SvcClient } from "./client.js";',
-      "",
-    ].join("\n");
+  it("writes only files of the generated folder", () => {
+    const names = [...generate().keys()];
 
-    const written = packageIndex(index);
-
-    expect(written).not.toContain("export *");
-    expect(written).toContain("  Evaluator as ApiEvaluator,\n");
-    expect(written).toContain("  ExperimentItem,\n");
-    expect(written).toContain("  ScoresApi,\n");
-    expect(written).toContain('export { SvcApi } from "./api/generated/index.js";\n');
-    expect(written.startsWith('export type { Evaluator } from "./experiment/types.js";\n')).toBe(true);
-    expect(written.endsWith('export { SvcClient } from "./client.js";\n')).toBe(true);
-    expect(packageIndex(written)).toBe(written);
+    expect(names.every((name) => /^[a-z-]+\.ts$/.test(name))).toBe(true);
+    expect(names).toContain("types.ts");
+    expect(readFileSync(join(OUTPUT_DIR, "index.ts"), "utf8")).toBe(generate().get("index.ts"));
   });
 
-  it("finds the checked-in package index up to date", () => {
-    const index = readFileSync(PACKAGE_INDEX_PATH, "utf8");
+  it("declares every type once, in the namespace SvcAPI, with a plain-name alias beside it", () => {
+    const types = generate().get("types.ts") ?? "";
 
-    expect(packageIndex(index)).toBe(index);
+    expect(types).toContain("export declare namespace SvcAPI {\n");
+    expect(types).toContain("  export interface DatasetItem {\n");
+    expect(types).toContain("export type DatasetItem = SvcAPI.DatasetItem;\n");
+    expect(types.match(/ (?:interface|type) DatasetItem\b/g)).toHaveLength(2);
   });
 
-  it("finds no export * in any package entry point", () => {
+  it("writes the generated types in method signatures as members of SvcAPI", () => {
+    const scores = generate().get("scores.ts") ?? "";
+
+    expect(scores).toContain("create(request: SvcAPI.CreateScoreRequest[], options?: RequestOptions)");
+    expect(scores).toContain("ApiPromise<SvcAPI.CreateScoresResponse>");
+  });
+
+  it("aliases the hand-written ObservationLevel of @svc/tracing instead of declaring a second one", () => {
+    const types = generate().get("types.ts") ?? "";
+
+    expect(types).toContain('import type * as svcTracing from "@svc/tracing";\n');
+    expect(types).toContain("  export type ObservationLevel = svcTracing.ObservationLevel;\n");
+    expect(types).not.toContain('"DEBUG" | "DEFAULT" | "WARNING" | "ERROR"');
+  });
+
+  it("stops when a shared schema no longer matches the hand-written definition", () => {
+    const def = loadDefinition();
+    const level = def.components.schemas.ObservationLevel;
+    def.components.schemas.ObservationLevel = { ...level, enum: [...(level?.enum ?? []), "CRITICAL"] };
+
+    expect(() => generate(def)).toThrow(
+      /schema ObservationLevel is now .*"CRITICAL".*@svc\/tracing defines ObservationLevel/,
+    );
+  });
+
+  it("keeps every shared schema in the API definition", () => {
+    const schemas = Object.keys(loadDefinition().components.schemas);
+
+    expect(Object.keys(SHARED_TYPES).filter((name) => !schemas.includes(name))).toEqual([]);
+  });
+
+  it("finds no anonymous export * in any package entry point", () => {
     const entries = readdirSync(join(root, "packages")).flatMap((pkg) =>
       ["index.ts", "browser.ts"].map((file) => join(root, "packages", pkg, "src", file)),
     );
     const offenders = entries.filter((file) => {
       try {
-        return /^export \*/m.test(readFileSync(file, "utf8"));
+        return /^export (?:type )?\* from/m.test(readFileSync(file, "utf8"));
       } catch {
         return false; // the package has no such entry point
       }

@@ -1,6 +1,6 @@
 import type { SpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
-import { type ObservationV2, SvcClient } from "@svc/client";
+import { type SvcAPI, SvcClient } from "@svc/client";
 import { type DevServer, startDevServer } from "@svc/dev-server";
 import { SvcSpanProcessor, type SvcSpanProcessorParams } from "@svc/otel";
 import { setSvcTracerProvider } from "@svc/tracing";
@@ -14,7 +14,7 @@ export interface E2eSetup {
   /** Sends every ended span and queued score, so that reads see them. */
   flush(): Promise<void>;
   /** Observations of a trace, every field group. */
-  observations(traceId: string): Promise<ObservationV2[]>;
+  observations(traceId: string): Promise<SvcAPI.ObservationV2[]>;
   close(): Promise<void>;
 }
 
@@ -50,7 +50,7 @@ export async function startE2e(params: SvcSpanProcessorParams = {}): Promise<E2e
 }
 
 /** The one observation with this name; fails loudly when there is none or several. */
-export function byName(observations: ObservationV2[], name: string): ObservationV2 {
+export function byName(observations: SvcAPI.ObservationV2[], name: string): SvcAPI.ObservationV2 {
   const hits = observations.filter((o) => o.name === name);
   if (hits.length !== 1) {
     throw new Error(`expected one observation named ${name}, found ${hits.length}: ${observations.map((o) => o.name)}`);

@@ -50,7 +50,7 @@ export abstract class SvcObservationBase {
   /** Observation type. */
   readonly type: SvcObservationType;
 
-  /** @internal Observations are created by `startObservation` and friends. */
+  /** Wraps an OpenTelemetry span as an observation of `type`; `startObservation` and its siblings create them. */
   constructor(otelSpan: Span, type: SvcObservationType) {
     this.otelSpan = otelSpan;
     this.type = type;

@@ -51,7 +51,7 @@ export class ApiPromise<T> implements Promise<T> {
   readonly #raw: Promise<WithRawResponse<T>>;
   readonly [Symbol.toStringTag] = "ApiPromise";
 
-  /** @internal Created by the request runtime. */
+  /** Wraps the pending result of a REST call; the request runtime creates these for the methods of `svc.api`. */
   constructor(raw: Promise<WithRawResponse<T>>) {
     this.#raw = raw;
   }

@@ -33,7 +33,7 @@ export interface ExperimentManagerDeps {
 export class ExperimentManager {
   readonly #deps: ExperimentManagerDeps;
 
-  /** @internal Created by {@link SvcClient}. */
+  /** An experiment runner on the given client parts; {@link SvcClient} creates the one at `svc.experiment`. */
   constructor(deps: ExperimentManagerDeps) {
     this.#deps = deps;
   }

@@ -34,7 +34,7 @@ export class UnstableApi {
   readonly dashboards: UnstableDashboardsApi;
   readonly skills: UnstableSkillsApi;
 
-  /** @internal Created by {@link SvcApi}. */
+  /** The namespaces under `svc.api.unstable` on a request runtime; {@link SvcApi} creates them. */
   constructor(rt: RequestRuntime) {
     this.dashboardWidgets = new UnstableDashboardWidgetsApi(rt);
     this.dashboards = new UnstableDashboardsApi(rt);
@@ -70,7 +70,7 @@ export class SvcApi {
   readonly trace: TraceApi;
   readonly unstable: UnstableApi;
 
-  /** @internal Created by `SvcClient` from its resolved settings. */
+  /** The REST client on a request runtime; `SvcClient` creates it from its settings as `svc.api`. */
   constructor(rt: RequestRuntime) {
     this.annotationQueues = new AnnotationQueuesApi(rt);
     this.blobStorageIntegrations = new BlobStorageIntegrationsApi(rt);
