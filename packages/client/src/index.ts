@@ -1,4 +1,4 @@
-export type { DeliveryHealth } from "@svc/core";
+export type { DeliveryHealth, DropReason, MediaHash, MediaReferenceParts, MediaUploader } from "@svc/core";
 export {
   AccessDeniedError,
   BadRequestError,
@@ -67,7 +67,7 @@ export type {
   ScoreBody,
   TextPrompt,
 } from "./api/generated/types.js";
-export type { ApiPromise, EmptyRequest, RequestOptions, WithRawResponse } from "./api/runtime.js";
+export type { ApiPromise, EmptyRequest, RequestOptions, RequestRuntime, WithRawResponse } from "./api/runtime.js";
 export { SvcClient } from "./client.js";
 export type { SvcClientConfig, SvcClientParams } from "./config.js";
 export type {
@@ -131,6 +131,6 @@ export type {
   PromptVariables,
 } from "./prompt/types.js";
 export { ChatMessageType } from "./prompt/types.js";
-export type { ScoreParams } from "./score/config.js";
+export type { ScoreManagerConfig, ScoreParams } from "./score/config.js";
 export type { ScoreForSpan, ScoreManagerContext } from "./score/score-manager.js";
 export { ScoreManager } from "./score/score-manager.js";

@@ -1,4 +1,4 @@
-export type { DeliveryHealth } from "@svc/core";
+export type { DeliveryHealth, DropReason } from "@svc/core";
 export type {
   MaskFunction,
   ShouldExportSpan,

@@ -1,5 +1,4 @@
 import type { Context } from "@opentelemetry/api";
-import type { Env } from "@svc/core";
 import { BatchQueue, type DeliveryHealth, describeError, getGlobalLogger, MediaUploader, RepeatLog } from "@svc/core";
 import { type ProcessorConfig, resolveProcessorConfig, type SvcSpanProcessorParams } from "./config.js";
 import { EnrichStage, type OutgoingSpan } from "./pipeline/enrich.js";
@@ -47,7 +46,7 @@ export class SvcSpanProcessor {
    * @param env Where `SVC_*` and `OTEL_*` settings are read from; `process.env` by default (pass your runtime's
    * bindings where there is no `process`).
    */
-  constructor(params: SvcSpanProcessorParams = {}, env?: Env) {
+  constructor(params: SvcSpanProcessorParams = {}, env?: Record<string, string | undefined>) {
     const config = resolveProcessorConfig(params, env);
     this.#config = config;
     this.#filter = new FilterStage(config.shouldExportSpan);

@@ -40,18 +40,27 @@ export interface SendOutcome<T> {
   retry?: { items: T[]; fault: Fault; retryAfterMs?: number };
 }
 
-/** Counts of a queue for `health()`. */
+/** What a delivery queue (spans, or scores) has done so far: a plain object, cheap to read at any time. */
 export interface DeliveryHealth {
+  /** Items waiting to be sent (including those waiting out a failure). */
   queued: number;
+  /** Estimated bytes of the items waiting. */
   queuedBytes: number;
+  /** Items in requests under way. */
   inFlight: number;
+  /** Items the server accepted. */
   sent: number;
+  /** Items given up on, by reason. */
   dropped: Record<DropReason, number>;
+  /** Failed attempts that were retried. */
   retries: number;
+  /** The last failed attempt: what kind of failure, its status or error code, the host, when (no secret). */
   lastError:
     | { kind: string; status?: number; code?: string; host?: string; description: string; at: string }
     | undefined;
+  /** When the server last accepted items (ISO 8601). */
   lastSuccessAt: string | undefined;
+  /** Whether the component was shut down. */
   shutdown: boolean;
 }
 

@@ -1,7 +1,7 @@
 import { getGlobalLogger } from "../log/logger.js";
 import { RepeatLog } from "../log/repeat-log.js";
 
-/** Why items were given up on. */
+/** Why items were given up on: the queue was full, an item too large, the server rejected them or the keys, they were still queued at shutdown, sampled out, or could not be sent. */
 export type DropReason = "queueFull" | "tooLarge" | "rejected" | "auth" | "shutdown" | "sampledOut" | "failed";
 
 /** Words for each reason in log lines. */

@@ -1,10 +1,16 @@
 import { type Attributes, type AttributeValue, type Context, type SpanContext, trace } from "@opentelemetry/api";
 import { SvcOtelSpanAttributes as A, getPropagatedAttributes, hasTraceIdClaim, SVC_TRACER_NAME } from "@svc/core";
 import type { ProcessorConfig } from "../config.js";
-import type { FilterableSpan } from "./filter.js";
 
 /** The parts of a just-started OpenTelemetry span that the processor reads and writes. */
-export interface StartedSpan extends FilterableSpan {
+export interface StartedSpan {
+  readonly name: string;
+  spanContext(): SpanContext;
+  readonly attributes?: Attributes;
+  readonly instrumentationScope?: { readonly name: string };
+  /** Older SDKs name the scope this way. */
+  readonly instrumentationLibrary?: { readonly name: string };
+  readonly parentSpanContext?: SpanContext | undefined;
   setAttribute(key: string, value: AttributeValue): unknown;
   /** Older SDKs name the parent this way. */
   readonly parentSpanId?: string | undefined;
@@ -25,7 +31,7 @@ export class StartStage {
 
   constructor(
     private readonly config: ProcessorConfig,
-    private readonly expectedToExport: (span: FilterableSpan) => boolean,
+    private readonly expectedToExport: (span: StartedSpan) => boolean,
   ) {}
 
   onStart(span: StartedSpan, parentContext: Context): void {
