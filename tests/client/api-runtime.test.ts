@@ -310,7 +310,7 @@ describe("retries", () => {
 
     expect(delays).toHaveLength(10);
     expect(Math.max(...delays)).toBeLessThanOrEqual(30_000);
-    expect(delays.at(-1)).toBe(30_000);
+    expect(delays.at(-1)).toBeGreaterThanOrEqual(22_500);
   });
 
   it("does not retry a 409, which another attempt would not change", async () => {

@@ -45,7 +45,7 @@ describe("EnrichStage", () => {
     );
     expect(item.attributes?.["svc.observation.metadata.photo"]).toMatch(/^@@@svcMedia:/);
     expect(item.attributes?.["svc.observation.output"]).toBe("plain answer");
-    expect(uploads.map((u) => u.target.field)).toEqual(["input", "metadata"]);
+    expect(uploads.map((u) => u.target.field).sort()).toEqual(["input", "metadata"]);
   });
 
   it("leaves data URIs outside input, output and metadata alone", async () => {

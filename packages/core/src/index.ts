@@ -80,7 +80,7 @@ export {
 export type { AttemptRequest, AttemptResponse, Backend } from "./transport/backend.js";
 export { AttemptTimeoutError, defaultBackend, fetchBackend, ResponseTooLargeError } from "./transport/backend.js";
 export type { Gzip, RuntimeGlobals } from "./transport/compress.js";
-export { chooseGzip, runtimeGzip } from "./transport/compress.js";
+export { chooseGzip, concatBytes, runtimeGzip } from "./transport/compress.js";
 export type { HttpFailure, HttpMethod, HttpRequest, HttpResponse, HttpResult } from "./transport/http.js";
 export {
   describeFailure,

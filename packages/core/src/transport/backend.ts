@@ -1,4 +1,5 @@
 import type { IncomingMessage } from "node:http";
+import { concatBytes } from "./compress.js";
 
 /** One attempt of a request, as the transport hands it to a backend. */
 export interface AttemptRequest {
@@ -108,7 +109,7 @@ function nodeBackend(): Backend | undefined {
             finish(undefined, {
               status: res.statusCode ?? 0,
               headers: flatHeaders(res.headers),
-              body: concat(chunks, size),
+              body: concatBytes(chunks, size),
             }),
           );
         },
@@ -163,17 +164,6 @@ function flatHeaders(raw: IncomingMessage["headers"]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(raw)) {
     if (value !== undefined) out[name] = Array.isArray(value) ? value.join(", ") : value;
-  }
-  return out;
-}
-
-function concat(chunks: readonly Uint8Array[], size: number): Uint8Array {
-  if (chunks.length === 1) return chunks[0] as Uint8Array;
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.byteLength;
   }
   return out;
 }

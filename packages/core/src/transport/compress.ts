@@ -84,7 +84,7 @@ function gzipWithZlib(zlib: ZlibLike, pieces: Iterator<string>): Promise<Uint8Ar
       out.push(chunk);
       size += chunk.length;
     });
-    gzip.on("end", () => resolve(concat(out, size)));
+    gzip.on("end", () => resolve(concatBytes(out, size)));
     gzip.on("error", reject);
     const feed = (): void => {
       try {
@@ -104,7 +104,8 @@ function gzipWithZlib(zlib: ZlibLike, pieces: Iterator<string>): Promise<Uint8Ar
   });
 }
 
-function concat(chunks: readonly Uint8Array[], size: number): Uint8Array {
+/** The chunks as one array of `size` bytes (the only chunk itself when there is one). */
+export function concatBytes(chunks: readonly Uint8Array[], size: number): Uint8Array {
   if (chunks.length === 1) return chunks[0] as Uint8Array;
   const out = new Uint8Array(size);
   let offset = 0;

@@ -59,11 +59,6 @@ export class RunTracker {
     this.#agents = new BoundedMap(this.#maxOpenRuns, (_, agent) => agent.end());
   }
 
-  /** The open run with this id, if any. */
-  get(runId: string): RunState | undefined {
-    return this.#runs.get(runId);
-  }
-
   /** Starts the observation of a run, as a child of its parent run's observation when that one is open. */
   start(
     type: SvcObservationType,

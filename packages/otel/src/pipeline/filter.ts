@@ -1,18 +1,11 @@
-import type { Attributes, SpanContext } from "@opentelemetry/api";
 import { describeError, RepeatLog } from "@svc/core";
 import type { ShouldExportSpan } from "../config.js";
 import type { ReadableSpan } from "../readable-span.js";
 import { isDefaultExportSpan } from "../span-filter.js";
+import type { StartedSpan } from "./start.js";
 
 /** What the export filter reads of a span: enough to decide at start (for the app-root mark) and at end. */
-export interface FilterableSpan {
-  readonly name: string;
-  spanContext(): SpanContext;
-  readonly attributes?: Attributes;
-  readonly instrumentationScope?: { readonly name: string };
-  readonly instrumentationLibrary?: { readonly name: string };
-  readonly parentSpanContext?: SpanContext | undefined;
-}
+export type FilterableSpan = Omit<StartedSpan, "setAttribute" | "parentSpanId">;
 
 const NAME = "SvcSpanProcessor";
 

@@ -1,0 +1,195 @@
+import { type HttpRequest, httpRequest, SDK_VERSION, userAgent } from "@svc/core";
+import { describe, expect, it, onTestFinished } from "vitest";
+import { type ReplyFn, startServer } from "../support/http-server.ts";
+
+async function serve(reply?: ReplyFn) {
+  const server = await startServer(reply);
+  onTestFinished(() => server.close());
+  return server;
+}
+
+/** A request whose waits between retries are recorded, not slept. */
+function request(url: string, overrides: Partial<HttpRequest> = {}): { request: HttpRequest; delays: number[] } {
+  const delays: number[] = [];
+  return {
+    delays,
+    request: {
+      method: "POST",
+      url,
+      headers: { "content-type": "application/json", authorization: "Basic c2VjcmV0" },
+      body: '{"a":1}',
+      attemptTimeoutMs: 5000,
+      maxRetries: 3,
+      sleep: async (ms) => {
+        delays.push(ms);
+      },
+      ...overrides,
+    },
+  };
+}
+
+describe("httpRequest", () => {
+  it("sends only the headers given, plus content-length, and a User-Agent naming the SDK and the runtime", async () => {
+    const server = await serve();
+    const result = await httpRequest(
+      request(`${server.url}/x`, { headers: { "user-agent": userAgent(), "x-a": "1" } }).request,
+    );
+
+    expect(result.ok).toBe(true);
+    const names = (server.seen[0]?.rawHeaders ?? []).filter((_, i) => i % 2 === 0).map((n) => n.toLowerCase());
+    expect(names.sort()).toEqual(["connection", "content-length", "host", "user-agent", "x-a"]);
+    expect(server.seen[0]?.headers["user-agent"]).toBe(
+      `svc-sdk-js/${SDK_VERSION} (node ${process.versions.node}; ${process.platform} ${process.arch})`,
+    );
+  });
+
+  it.each([408, 429, 500, 502, 503, 504])("retries status %i and returns the later success", async (status) => {
+    let calls = 0;
+    const server = await serve(() => (++calls === 1 ? { status } : { status: 200, json: { ok: true } }));
+    const { request: req, delays } = request(server.url);
+
+    const result = await httpRequest(req);
+
+    expect(result).toMatchObject({ ok: true, attempts: 2 });
+    expect(delays).toHaveLength(1);
+  });
+
+  it.each([400, 401, 403, 404, 409, 413, 422])("fails at once on status %i, without a retry", async (status) => {
+    const server = await serve(() => ({ status, json: { message: "no" } }));
+    const { request: req, delays } = request(server.url);
+
+    const result = await httpRequest(req);
+
+    expect(result).toMatchObject({ ok: false, attempts: 1, failure: { kind: "status", status } });
+    expect(server.seen).toHaveLength(1);
+    expect(delays).toEqual([]);
+  });
+
+  it("retries a dropped connection, naming its error code", async () => {
+    let calls = 0;
+    const server = await serve(() => (++calls === 1 ? { destroy: true } : { status: 200 }));
+    const failures: string[] = [];
+    const { request: req } = request(server.url, { onRetry: (failure) => failures.push(JSON.stringify(failure)) });
+
+    const result = await httpRequest(req);
+
+    expect(result.ok).toBe(true);
+    expect(failures[0]).toMatch(/"kind":"network","code":"ECONNRESET"/);
+  });
+
+  it("names ECONNREFUSED when nothing listens, and stops after maxRetries", async () => {
+    const server = await serve();
+    await server.close();
+    const { request: req, delays } = request(server.url, { maxRetries: 2 });
+
+    const result = await httpRequest(req);
+
+    expect(result).toMatchObject({ ok: false, attempts: 3, failure: { kind: "network", code: "ECONNREFUSED" } });
+    expect(delays).toHaveLength(2);
+  });
+
+  it("waits what Retry-After asks, in seconds or as an HTTP date", async () => {
+    const inSeven = new Date(Date.now() + 7000).toUTCString();
+    let calls = 0;
+    const server = await serve(() =>
+      ++calls === 1
+        ? { status: 429, headers: { "retry-after": "3" } }
+        : calls === 2
+          ? { status: 503, headers: { "retry-after": inSeven } }
+          : { status: 200 },
+    );
+    const { request: req, delays } = request(server.url);
+
+    await httpRequest(req);
+
+    expect(delays[0]).toBe(3000);
+    expect(delays[1]).toBeGreaterThan(5000);
+    expect(delays[1]).toBeLessThanOrEqual(7000);
+  });
+
+  it("gives up at the deadline, whatever attempts remain, and says so", async () => {
+    const server = await serve(() => ({ status: 503, headers: { "retry-after": "10" } }));
+    const { request: req } = request(server.url, { deadline: Date.now() + 2000, maxRetries: 10 });
+
+    const result = await httpRequest(req);
+
+    expect(result).toMatchObject({ ok: false, attempts: 1, failure: { kind: "status", status: 503 } });
+  });
+
+  it("bounds each attempt by its time limit and retries it", async () => {
+    let calls = 0;
+    const server = await serve(() => (++calls === 1 ? { delayMs: 5000, status: 200 } : { status: 200 }));
+    const { request: req } = request(server.url, { attemptTimeoutMs: 50 });
+
+    const result = await httpRequest(req);
+
+    expect(result).toMatchObject({ ok: true, attempts: 2 });
+  });
+
+  it("cuts an attempt short at the deadline when it comes before the attempt's own limit", async () => {
+    const server = await serve(() => ({ delayMs: 5000, status: 200 }));
+    const started = Date.now();
+    const { request: req } = request(server.url, { attemptTimeoutMs: 10_000, deadline: Date.now() + 100 });
+
+    const result = await httpRequest(req);
+
+    expect(result.ok).toBe(false);
+    expect(Date.now() - started).toBeLessThan(4000);
+  });
+
+  it("fails at once, sending nothing, for an invalid URL or an unsupported scheme", async () => {
+    for (const url of ["htp:/x", "not a url", "ftp://127.0.0.1/x"]) {
+      const result = await httpRequest(request(url).request);
+      expect(result).toMatchObject({ ok: false, attempts: 0, failure: { kind: "invalid-url" } });
+    }
+  });
+
+  it("follows a same-origin 307 and 308 with the method and body replayed", async () => {
+    const server = await serve((req) =>
+      req.path === "/a"
+        ? { status: 307, headers: { location: "/b" } }
+        : req.path === "/b"
+          ? { status: 308, headers: { location: "/c" } }
+          : { status: 200, json: { at: req.path } },
+    );
+
+    const result = await httpRequest(request(`${server.url}/a`).request);
+
+    expect(result.ok).toBe(true);
+    expect(server.seen.map((r) => [r.method, r.path, r.body.toString()])).toEqual([
+      ["POST", "/a", '{"a":1}'],
+      ["POST", "/b", '{"a":1}'],
+      ["POST", "/c", '{"a":1}'],
+    ]);
+    expect(server.seen[2]?.headers.authorization).toBe("Basic c2VjcmV0");
+  });
+
+  it("never carries Authorization across a redirect to another origin", async () => {
+    const other = await serve(() => ({ status: 200 }));
+    const server = await serve(() => ({
+      status: 307,
+      headers: { location: `${other.url.replace("127.0.0.1", "localhost")}/elsewhere` },
+    }));
+
+    const result = await httpRequest(request(`${server.url}/a`).request);
+
+    expect(result.ok).toBe(true);
+    expect(other.seen[0]?.path).toBe("/elsewhere");
+    expect(other.seen[0]?.headers.authorization).toBeUndefined();
+    expect(other.seen[0]?.body.toString()).toBe('{"a":1}');
+  });
+
+  it("stops waiting between retries when the caller's signal aborts", async () => {
+    const server = await serve(() => ({ status: 503 }));
+    const controller = new AbortController();
+    const { request: req } = request(server.url, {
+      signal: controller.signal,
+      sleep: async () => controller.abort(),
+    });
+
+    const result = await httpRequest(req);
+
+    expect(result).toMatchObject({ ok: false, failure: { kind: "aborted" } });
+    expect(server.seen).toHaveLength(1);
+  });
+});
