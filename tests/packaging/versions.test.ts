@@ -47,13 +47,16 @@ describe("package manifests", () => {
     }
   });
 
-  it("build on @svc/tracing, which itself needs only the OpenTelemetry API", () => {
+  it("need only the OpenTelemetry API, @svc/tracing where they use the observation API, and never name the core", () => {
     const tracing = manifests.find((m) => m.name === "@svc/tracing");
+    const otel = manifests.find((m) => m.name === "@svc/otel");
     expect(tracing?.dependencies ?? {}).toEqual({});
+    expect(otel?.dependencies ?? {}).toEqual({});
     expect(Object.keys(tracing?.peerDependencies ?? {})).toEqual(["@opentelemetry/api"]);
-    for (const m of manifests.filter((x) => x.name !== "@svc/tracing")) {
-      expect(m.dependencies?.["@svc/tracing"], m.name).toBeDefined();
+    for (const name of ["@svc/client", "@svc/langchain"]) {
+      expect(manifests.find((m) => m.name === name)?.dependencies?.["@svc/tracing"], name).toBeDefined();
     }
+    for (const m of manifests) expect(JSON.stringify(m), m.name).not.toContain("@svc/core");
     const langchain = manifests.find((m) => m.name === "@svc/langchain");
     expect(langchain?.peerDependencies?.["@langchain/core"]).toBe("^1.0.0");
   });
