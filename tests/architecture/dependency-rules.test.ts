@@ -89,7 +89,7 @@ describe("pnpm check:arch", () => {
       "bench/probe-cycle-b.ts": 'import { a } from "./probe-cycle-a.ts";\nexport const b = () => a;\n',
       "tools/probe-cycle-a.ts": 'import { b } from "./probe-cycle-b.ts";\nexport const a = () => b;\n',
       "tools/probe-cycle-b.ts": 'import { a } from "./probe-cycle-a.ts";\nexport const b = () => a;\n',
-      "packages/otel/src/probe-reach-in.ts": 'export * as tracing from "@svc/tracing/src/index.js";\n',
+      "packages/langchain/src/probe-reach-in.ts": 'export * as tracing from "@svc/tracing/src/index.js";\n',
       "packages/client/src/probe-relative.ts": 'export * as otel from "../../otel/src/index.js";\n',
     });
 
@@ -100,7 +100,7 @@ describe("pnpm check:arch", () => {
       "no-circular packages/otel/src/internal/probe-cycle-a.ts -> (cycle)",
       "no-circular tools/probe-cycle-a.ts -> (cycle)",
       "no-relative-import-into-another-package packages/client/src/probe-relative.ts -> packages/otel/src/index.ts",
-      "published-package-by-its-name packages/otel/src/probe-reach-in.ts -> packages/tracing/src/index.ts",
+      "published-package-by-its-name packages/langchain/src/probe-reach-in.ts -> packages/tracing/src/index.ts",
     ]);
     expect(code).not.toBe(0);
   });
