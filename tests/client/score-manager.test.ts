@@ -2,10 +2,12 @@ import { context, trace as otelTrace } from "@opentelemetry/api";
 import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
 import { NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
 import { SvcClient, type SvcClientParams } from "@svc/client";
+import { SvcSpanProcessor } from "@svc/otel";
 import { setSvcTracerProvider, startObservation } from "@svc/tracing";
 import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { type Reply, type SeenRequest, startServer, type TestServer } from "../support/http-server.ts";
 import { captureLogs } from "../support/logs.ts";
+import { attributesOf, exportedSpans } from "../support/otel.ts";
 
 type Sent = Record<string, unknown>;
 
@@ -169,6 +171,71 @@ describe("ScoreManager targets", () => {
     await svc.flush();
     expect(scoreRequests(server)).toHaveLength(0);
     expect(logs).toContainEqual({ level: "warn", message: expect.stringContaining("no active span") });
+  });
+});
+
+describe("ScoreManager environment", () => {
+  /** A span processor and a client made now, reading process.env as each does by default, on one sink. */
+  async function processorAndClient() {
+    const { server, svc } = await setup();
+    const processor = new SvcSpanProcessor({ baseUrl: server.url, publicKey: "pk", secretKey: "sk" });
+    const provider = new BasicTracerProvider({ spanProcessors: [processor] });
+    onTestFinished(() => provider.shutdown());
+    return { server, svc, processor, tracer: provider.getTracer("svc-sdk") };
+  }
+
+  async function scoreAndTrace() {
+    const { server, svc, processor, tracer } = await processorAndClient();
+    vi.stubEnv("SVC_TRACING_ENVIRONMENT", "changed-later");
+    const span = tracer.startSpan("answer");
+    svc.score.trace({ otelSpan: span }, { name: "quality", value: 1 });
+    span.end();
+    await Promise.all([processor.forceFlush(), svc.flush()]);
+    const [exported] = exportedSpans(server);
+    const spanEnvironment = exported ? attributesOf(exported)["svc.environment"] : "no span";
+    return { spanEnvironment, scoreEnvironment: sentScores(server)[0]?.environment };
+  }
+
+  it("reads SVC_TRACING_ENVIRONMENT when the client is made, as the span processor does: score and trace agree", async () => {
+    vi.stubEnv("SVC_TRACING_ENVIRONMENT", "staging");
+    onTestFinished(() => {
+      vi.unstubAllEnvs();
+    });
+
+    const { spanEnvironment, scoreEnvironment } = await scoreAndTrace();
+
+    expect(spanEnvironment).toBe("staging");
+    expect(scoreEnvironment).toBe("staging");
+  });
+
+  it("ignores an SVC_TRACING_ENVIRONMENT that breaks the environment rule, as the span processor does", async () => {
+    const logs = captureLogs();
+    vi.stubEnv("SVC_TRACING_ENVIRONMENT", "Production");
+    onTestFinished(() => {
+      vi.unstubAllEnvs();
+    });
+
+    const { spanEnvironment, scoreEnvironment } = await scoreAndTrace();
+
+    expect(spanEnvironment).toBeUndefined();
+    expect(scoreEnvironment).toBeUndefined();
+    expect(logs.filter((l) => l.level === "warn").map((l) => l.message)).toEqual([
+      expect.stringMatching(/^\[Svc SDK\] SvcClient: ignoring SVC_TRACING_ENVIRONMENT="Production"/),
+      expect.stringMatching(/^\[Svc SDK\] SvcSpanProcessor: ignoring SVC_TRACING_ENVIRONMENT="Production"/),
+    ]);
+  });
+
+  it("ignores an environment option that breaks the rule and falls back to SVC_TRACING_ENVIRONMENT", async () => {
+    captureLogs();
+    vi.stubEnv("SVC_TRACING_ENVIRONMENT", "staging");
+    onTestFinished(() => {
+      vi.unstubAllEnvs();
+    });
+    const { server, svc } = await setup(undefined, { environment: "Prod Env" });
+    svc.score.create({ name: "n", value: 1 });
+    await svc.flush();
+
+    expect(sentScores(server)[0]?.environment).toBe("staging");
   });
 });
 

@@ -70,6 +70,35 @@ describe("propagated attributes and app roots", () => {
     });
   });
 
+  it("drops an svc_environment from baggage that breaks the environment rule, with one warning", async () => {
+    await useSink();
+    const logs = captureLogs();
+    const bad = propagation.setBaggage(
+      ROOT_CONTEXT,
+      propagation.createBaggage({ svc_environment: { value: "Production" }, svc_user_id: { value: "u-bag" } }),
+    );
+    const good = propagation.setBaggage(
+      ROOT_CONTEXT,
+      propagation.createBaggage({ svc_environment: { value: "production" } }),
+    );
+
+    trace.getTracer("ai").startSpan("llm", {}, bad).end();
+    context.with(bad, () => startObservation("observation").end());
+    trace.getTracer("ai").startSpan("again", {}, bad).end();
+    trace.getTracer("ai").startSpan("valid", {}, good).end();
+    await processor.forceFlush();
+
+    const spans = byName();
+    expect(spans.llm).toMatchObject({ "user.id": "u-bag" });
+    expect(spans.llm).not.toHaveProperty("svc.environment");
+    expect(spans.observation).not.toHaveProperty("svc.environment");
+    expect(spans.again).not.toHaveProperty("svc.environment");
+    expect(spans.valid?.["svc.environment"]).toBe("production");
+    expect(logs.filter((l) => l.level === "warn").map((l) => l.message)).toEqual([
+      '[Svc SDK] baggage: svc_environment dropped: "Production" is not 1-40 characters of a-z, 0-9, _ or -, not starting with "svc"',
+    ]);
+  });
+
   it("keeps an attribute the span already has over the propagated value", async () => {
     await useSink();
 

@@ -206,7 +206,7 @@ describe("propagateAttributes", () => {
     expect(attributes[A.TRACE_TAGS]).toEqual(["good"]);
     expect(logs.map((line) => line.message)).toEqual([
       "[Svc SDK] propagateAttributes: userId dropped: must be a non-empty string of at most 200 characters",
-      "[Svc SDK] propagateAttributes: environment dropped: must be 1-40 characters of a-z, 0-9, _ or - and not start with svc",
+      '[Svc SDK] propagateAttributes: environment dropped: must be 1-40 characters of a-z, 0-9, _ or -, not starting with "svc"',
       "[Svc SDK] propagateAttributes: tags dropped: each tag must be a non-empty string of at most 200 characters",
     ]);
   });

@@ -3,6 +3,12 @@ export type { SvcOtelSpanAttribute } from "./attributes.js";
 export { SVC_TRACER_NAME, SvcOtelSpanAttributes } from "./attributes.js";
 export type { Connection, ConnectionParams } from "./config/connection.js";
 export { DEFAULT_BASE_URL, resolveConnection } from "./config/connection.js";
+export {
+  ENVIRONMENT_RULE,
+  environmentOption,
+  isValidEnvironment,
+  MAX_ENVIRONMENT_LENGTH,
+} from "./config/environment.js";
 export type {
   Env,
   EnvSource,

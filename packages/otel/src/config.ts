@@ -3,6 +3,7 @@ import {
   booleanOption,
   type Env,
   enumOption,
+  environmentOption,
   functionOption,
   getGlobalLogger,
   identityHeaders,
@@ -92,7 +93,10 @@ export interface SvcSpanProcessorParams {
   maxRequestBytes?: number;
   /** Export requests in flight at the same time. @defaultValue 4 */
   maxConcurrentExports?: number;
-  /** Written to `svc.environment` on every span that has none. Falls back to SVC_TRACING_ENVIRONMENT. */
+  /**
+   * Written to `svc.environment` on every span that has none: 1-40 characters of `a-z 0-9 _ -`, not starting with
+   * `svc`. Falls back to SVC_TRACING_ENVIRONMENT; an invalid value is ignored with a warning.
+   */
   environment?: string;
   /** Written to `svc.release` on every span. Falls back to SVC_RELEASE. */
   release?: string;
@@ -153,7 +157,7 @@ const SPECS = {
   maxQueueBytes: numberOption(100 * MIB, { min: 0, integer: true, zeroIsUnset: true }),
   maxRequestBytes: numberOption(4 * MIB, { min: 1024, minInclusive: true, integer: true }),
   maxConcurrentExports: numberOption(4, { min: 0, max: 64, integer: true, zeroIsUnset: true }),
-  environment: stringOption(["SVC_TRACING_ENVIRONMENT"]),
+  environment: environmentOption(["SVC_TRACING_ENVIRONMENT"]),
   release: stringOption(["SVC_RELEASE"]),
   mask: functionOption<MaskFunction>(),
   shouldExportSpan: functionOption<ShouldExportSpan>(),

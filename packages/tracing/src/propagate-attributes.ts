@@ -2,14 +2,15 @@ import { type Attributes, context } from "@opentelemetry/api";
 import {
   SvcOtelSpanAttributes as A,
   buildPropagationContext,
+  ENVIRONMENT_RULE,
   getPropagatedAttributes,
+  isValidEnvironment,
   safely,
   writeMetadata,
 } from "@svc/core";
 import { repeats } from "./internal/repeats.js";
 
 const MAX_VALUE_LENGTH = 200;
-const ENVIRONMENT_PATTERN = /^(?!svc)[a-z0-9_-]{1,40}$/;
 
 /** A prompt to link every generation started inside the callback to. A fallback prompt is not linked. */
 export interface PropagatedPromptInput {
@@ -62,11 +63,8 @@ function toPropagatedAttributes(params: PropagateAttributesParams, active: Retur
   setShortString(out, A.VERSION, "version", params.version);
   setShortString(out, A.TRACE_NAME, "traceName", params.traceName);
   if (params.environment !== undefined) {
-    if (typeof params.environment === "string" && ENVIRONMENT_PATTERN.test(params.environment)) {
-      out[A.ENVIRONMENT] = params.environment;
-    } else {
-      dropped("environment", "must be 1-40 characters of a-z, 0-9, _ or - and not start with svc");
-    }
+    if (isValidEnvironment(params.environment)) out[A.ENVIRONMENT] = params.environment;
+    else dropped("environment", `must be ${ENVIRONMENT_RULE}`);
   }
   if (params.tags !== undefined) {
     const tags = mergeTags(getPropagatedAttributes(active)[A.TRACE_TAGS], params.tags);

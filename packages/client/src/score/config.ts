@@ -1,4 +1,4 @@
-import { numberOption, stringOption } from "@svc/core";
+import { environmentOption, numberOption } from "@svc/core";
 
 /** Default queue length that starts a score flush. */
 export const DEFAULT_SCORE_FLUSH_AT = 10;
@@ -24,7 +24,10 @@ export interface ScoreParams {
   scoreMaxQueueSize?: number;
   /** Most bytes of scores held (as JSON); further scores are dropped with an error log. @defaultValue 32 MiB */
   scoreMaxQueueBytes?: number;
-  /** Environment of scores that name none. Falls back to SVC_TRACING_ENVIRONMENT. */
+  /**
+   * Environment of scores that name none, by the rule of the span processor's `environment`. Falls back to
+   * SVC_TRACING_ENVIRONMENT, read when the client is created, as the span processor reads it when it is created.
+   */
   environment?: string;
 }
 
@@ -46,7 +49,7 @@ export const SCORE_SPECS = {
   flushTimeout: numberOption(30, { min: 0, zeroIsUnset: true }),
   scoreMaxQueueSize: numberOption(100_000, { min: 0, integer: true, zeroIsUnset: true }),
   scoreMaxQueueBytes: numberOption(32 * 1024 * 1024, { min: 0, integer: true, zeroIsUnset: true }),
-  environment: stringOption(["SVC_TRACING_ENVIRONMENT"]),
+  environment: environmentOption(["SVC_TRACING_ENVIRONMENT"]),
 };
 
 /** The score manager's settings from resolved options. */

@@ -9,6 +9,8 @@ import {
   trace,
 } from "@opentelemetry/api";
 import { SvcOtelSpanAttributes as A } from "../attributes.js";
+import { ENVIRONMENT_RULE, isValidEnvironment } from "../config/environment.js";
+import { RepeatLog } from "../log/repeat-log.js";
 
 /** Context key under which the propagated span attributes (wire keys and values) are stored. */
 export const SVC_PROPAGATED_ATTRIBUTES_KEY = createContextKey("svc.propagated_attributes");
@@ -46,6 +48,9 @@ const SPAN_KEY_TO_BAGGAGE: Readonly<Record<string, string>> = Object.fromEntries
 );
 
 const EMPTY: Attributes = Object.freeze({});
+
+/** Baggage is read at every span start: an invalid entry is logged once, then counted. */
+const baggageRepeats = new RepeatLog();
 
 /** Options of {@link propagateSpanAttributes}. */
 export interface PropagateSpanAttributesOptions {
@@ -150,6 +155,11 @@ function fromBaggageEntry(key: string, value: string): [string, AttributeValue] 
   const spanKey = BAGGAGE_TO_SPAN_KEY[key];
   if (spanKey === undefined) return undefined;
   if (spanKey === A.TRACE_TAGS) return [spanKey, value.split(",").filter((tag) => tag.length > 0)];
+  if (spanKey === A.ENVIRONMENT && !isValidEnvironment(value)) {
+    const kind = "baggage: svc_environment dropped";
+    baggageRepeats.warn(kind, `${kind}: ${JSON.stringify(String(value).slice(0, 80))} is not ${ENVIRONMENT_RULE}`);
+    return undefined;
+  }
   if (spanKey === A.OBSERVATION_PROMPT_VERSION) {
     const version = Number(value);
     return Number.isInteger(version) ? [spanKey, version] : undefined;
