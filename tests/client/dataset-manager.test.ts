@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
-import { NotFoundError, SvcClient, SvcMedia } from "@svc/client";
+import { NotFoundError, SvcClient, SvcMedia, SvcMediaReference } from "@svc/client";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { type Reply, type SeenRequest, startServer } from "../support/http-server.ts";
+import { captureLogs } from "../support/logs.ts";
 
 const dataset = {
   id: "ds-1",
@@ -185,6 +186,20 @@ describe("DatasetManager.createItem with media", () => {
     expect(server.seen.some((r) => r.path === "/api/public/dataset-items")).toBe(false);
   });
 
+  it("stores an SvcMediaReference read from a dataset as its reference string, uploading nothing", async () => {
+    const { server, svc } = await setup((req) => ({ json: req.json }));
+    const referenceString = `@@@svcMedia:type=image/png|id=${mediaId}|source=bytes@@@`;
+    const image = new SvcMediaReference({ mediaId, contentType: "image/png", url: "http://x/y", referenceString });
+
+    await svc.dataset.createItem({ datasetName: "copy", input: { image, list: [image] } });
+
+    expect(server.seen.map((r) => `${r.method} ${r.path}`)).toEqual(["POST /api/public/dataset-items"]);
+    expect(server.seen[0]?.json).toEqual({
+      datasetName: "copy",
+      input: { image: referenceString, list: [referenceString] },
+    });
+  });
+
   it("throws when the server's media id differs from the content's", async () => {
     const { server, svc } = await setup(() => ({ json: {} }));
     server.reply(mediaServer({ wrongId: true }));
@@ -195,15 +210,75 @@ describe("DatasetManager.createItem with media", () => {
 });
 
 describe("SvcMedia", () => {
-  it("reads a base64 data URI and serialises back to it", async () => {
-    const uri = `data:text/plain;base64,${Buffer.from("hello").toString("base64")}`;
-    const media = new SvcMedia({ base64DataUri: uri });
-    expect(media).toMatchObject({ contentType: "text/plain", contentLength: 5, source: "base64_data_uri" });
-    expect(JSON.stringify({ m: media })).toBe(JSON.stringify({ m: uri }));
+  const hello = Buffer.from("hello");
+  const helloSha = createHash("sha256").update(hello).digest("base64");
+  const helloId = helloSha.replace(/\+/g, "-").replace(/\//g, "_").slice(0, 22);
+  const helloUri = `data:text/plain;base64,${hello.toString("base64")}`;
+
+  it("takes the previous major's constructor forms, with or without source", async () => {
+    const forms = [
+      new SvcMedia({ source: "base64_data_uri", base64DataUri: helloUri }),
+      new SvcMedia({ base64DataUri: helloUri }),
+      new SvcMedia({ source: "bytes", contentBytes: new Uint8Array(hello), contentType: "text/plain" }),
+      new SvcMedia({ contentBytes: hello, contentType: "text/plain" }),
+    ];
+    expect(forms.map((m) => [m.source, m.contentType, m.contentLength])).toEqual([
+      ["base64_data_uri", "text/plain", 5],
+      ["base64_data_uri", "text/plain", 5],
+      ["bytes", "text/plain", 5],
+      ["bytes", "text/plain", 5],
+    ]);
   });
 
-  it("rejects a data URI that is not base64 with a TypeError", () => {
-    expect(() => new SvcMedia({ base64DataUri: "data:text/plain,hello" })).toThrow(TypeError);
-    expect(() => new SvcMedia({ base64DataUri: "hello" })).toThrow(TypeError);
+  it("keeps getTag, getId, getSha256Hash and base64DataUri, and serialises to the data URI", async () => {
+    const media = new SvcMedia({ source: "base64_data_uri", base64DataUri: helloUri });
+
+    expect(await media.getSha256Hash()).toBe(helloSha);
+    expect(await media.getId()).toBe(helloId);
+    expect(await media.getTag()).toBe(`@@@svcMedia:type=text/plain|id=${helloId}|source=base64_data_uri@@@`);
+    expect(media.base64DataUri).toBe(helloUri);
+    expect(JSON.stringify({ m: media })).toBe(JSON.stringify({ m: helloUri }));
+  });
+
+  it("logs invalid input once and yields a media without content, never throwing", async () => {
+    const logs = captureLogs();
+    const invalid = [
+      new SvcMedia({ base64DataUri: "hello" }),
+      new SvcMedia({ base64DataUri: "data:text/plain,hello" }),
+      new SvcMedia({ base64DataUri: `data:image/x-unknown;base64,${hello.toString("base64")}` }),
+      new SvcMedia({ contentBytes: hello, contentType: "banana" as "text/plain" }),
+      new SvcMedia({ contentBytes: "hello" as unknown as Uint8Array, contentType: "text/plain" }),
+      new SvcMedia(undefined as never),
+    ];
+
+    for (const media of invalid) {
+      expect(await media.getTag()).toBeNull();
+      expect(await media.getId()).toBeNull();
+      expect(await media.getSha256Hash()).toBeUndefined();
+      expect(media.base64DataUri).toBeNull();
+      expect(media.contentLength).toBeUndefined();
+    }
+    expect(logs.map((l) => [l.level, l.message])).toEqual([
+      [
+        "warn",
+        expect.stringMatching(/SvcMedia: invalid media, nothing will be uploaded: base64DataUri: not a data URI/),
+      ],
+      ["warn", expect.stringMatching(/base64DataUri: the data URI is not base64/)],
+      ["warn", expect.stringMatching(/content type "image\/x-unknown" is not one the server stores media of/)],
+      ["warn", expect.stringMatching(/content type "banana" is not one/)],
+      ["warn", expect.stringMatching(/contentBytes must be a Uint8Array/)],
+      ["warn", expect.stringMatching(/pass \{ base64DataUri \} or \{ contentBytes, contentType \}/)],
+    ]);
+  });
+
+  it("makes createItem throw before any request when a media is invalid", async () => {
+    captureLogs();
+    const { server, svc } = await setup(() => ({ json: {} }));
+    const broken = new SvcMedia({ base64DataUri: "data:image/png;base64,%%%" });
+
+    await expect(svc.dataset.createItem({ datasetName: "qa", input: { broken } })).rejects.toThrow(
+      /an SvcMedia is invalid/,
+    );
+    expect(server.seen).toEqual([]);
   });
 });

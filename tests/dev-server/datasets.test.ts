@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { useDevServer } from "../support/dev-server.ts";
 
@@ -62,5 +63,49 @@ describe("dev server: datasets", () => {
     const read = await server.request("GET", "/api/public/dataset-items/i");
 
     expect(read.status).toBe(404);
+  });
+
+  it("lists the media references of an item's fields with their paths and download URLs", async () => {
+    const server = await useDevServer();
+    await server.request("POST", "/api/public/v2/datasets", { body: { name: "qa" } });
+    const bytes = Buffer.from("png bytes");
+    const sha256Hash = createHash("sha256").update(bytes).digest("base64");
+    const media = await server.request("POST", "/api/public/media", {
+      body: { contentType: "image/png", contentLength: bytes.length, sha256Hash, field: "input" },
+    });
+    await fetch(media.body.uploadUrl, { method: "PUT", headers: { "content-type": "image/png" }, body: bytes });
+    const ref = `@@@svcMedia:type=image/png|id=${media.body.mediaId}|source=bytes@@@`;
+    const unknown = "@@@svcMedia:type=image/png|id=notstored|source=bytes@@@";
+    await server.request("POST", "/api/public/dataset-items", {
+      body: {
+        datasetName: "qa",
+        id: "item-m",
+        input: { images: [ref, unknown], "10": ref, "a'b": `see ${ref}` },
+        metadata: ref,
+      },
+    });
+
+    const one = await server.request("GET", "/api/public/dataset-items/item-m");
+    const listed = await server.request("GET", "/api/public/dataset-items?datasetName=qa");
+
+    const record = {
+      mediaId: media.body.mediaId,
+      contentType: "image/png",
+      contentLength: bytes.length,
+      url: `${server.url}/dev-storage/media/${media.body.mediaId}`,
+      urlExpiry: expect.any(String),
+    };
+    expect(one.body.mediaReferences).toEqual([
+      { field: "input", referenceString: ref, jsonPath: "$[10]", media: record },
+      { field: "input", referenceString: ref, jsonPath: "$['images'][0]", media: record },
+      { field: "input", referenceString: ref, jsonPath: "$['a'b']", media: record },
+      { field: "metadata", referenceString: ref, jsonPath: "$", media: record },
+    ]);
+    const withoutExpiry = (refs: { media: object }[]) =>
+      refs.map((r) => ({ ...r, media: { ...r.media, urlExpiry: undefined } }));
+    expect(withoutExpiry(listed.body.data[0].mediaReferences)).toEqual(withoutExpiry(one.body.mediaReferences));
+    expect(Date.parse(one.body.mediaReferences[0].media.urlExpiry)).toBeGreaterThan(Date.now());
+    const download = await fetch(one.body.mediaReferences[0].media.url);
+    expect(Buffer.from(await download.arrayBuffer()).equals(bytes)).toBe(true);
   });
 });

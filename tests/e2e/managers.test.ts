@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { SvcMedia } from "@svc/client";
+import { SvcMedia, SvcMediaReference } from "@svc/client";
 import { SvcBrowserClient } from "@svc/client/browser";
 import { startActiveObservation } from "@svc/tracing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -172,7 +172,7 @@ describe("svc.dataset against the dev server", () => {
 });
 
 describe("svc.media against the dev server", () => {
-  it("uploads media placed in a dataset item; dataset.get returns its reference string, which resolves to the content", async () => {
+  it("uploads media placed in a dataset item; the raw item holds its reference string, which resolves to the content", async () => {
     const name = unique("media-dataset");
     await e2e.svc.api.datasets.create({ name });
     const pdf = Buffer.from(`%PDF-1.4 ${randomUUID()}`);
@@ -182,13 +182,73 @@ describe("svc.media against the dev server", () => {
       datasetName: name,
       input: { document: new SvcMedia({ base64DataUri: dataUri }), question: "summary?" },
     });
-    const [fetched] = (await e2e.svc.dataset.get(name)).items;
-    const stored = fetched?.input as { document: string; question: string };
+    const [raw] = (await e2e.svc.api.datasetItems.list({ datasetName: name })).data;
+    const stored = raw?.input as { document: string; question: string };
     const resolved = await e2e.svc.media.resolveReferences({ obj: stored, resolveWith: "base64DataUri" });
 
-    expect(fetched?.id).toBe(item.id);
+    expect(raw?.id).toBe(item.id);
     expect(stored.document).toMatch(/^@@@svcMedia:type=application\/pdf\|id=[^|]+\|source=base64_data_uri@@@$/);
     expect(resolved).toEqual({ document: dataUri, question: "summary?" });
+  });
+
+  it("dataset.get puts an SvcMediaReference at each media's place, which downloads its own content", async () => {
+    const name = unique("media-paths");
+    await e2e.svc.api.datasets.create({ name });
+    const media = (tag: string) =>
+      new SvcMedia({ source: "bytes", contentBytes: Buffer.from(`media-${tag}-${name}`), contentType: "image/png" });
+    await e2e.svc.dataset.createItem({
+      datasetName: name,
+      input: {
+        question: "compare",
+        image: media("image"),
+        gallery: [media("g0"), media("g1")],
+        grid: [[media("grid")]],
+      },
+      expectedOutput: { reference: media("reference") },
+      metadata: { thumbnail: media("thumbnail") },
+    });
+
+    const item = (await e2e.svc.dataset.get(name)).items[0]!;
+    const input = item.input as { question: string; image: unknown; gallery: unknown[]; grid: unknown[][] };
+    const placed: [unknown, string][] = [
+      [input.image, "image"],
+      [input.gallery[0], "g0"],
+      [input.gallery[1], "g1"],
+      [input.grid[0]?.[0], "grid"],
+      [(item.expectedOutput as { reference: unknown }).reference, "reference"],
+      [(item.metadata as { thumbnail: unknown }).thumbnail, "thumbnail"],
+    ];
+
+    expect(input.question).toBe("compare");
+    for (const [value, tag] of placed) {
+      expect(value, tag).toBeInstanceOf(SvcMediaReference);
+      const reference = value as SvcMediaReference;
+      expect(reference.contentType).toBe("image/png");
+      expect(reference.isUrlExpired()).toBe(false);
+      expect(Buffer.from(await reference.fetchBytes()).toString(), tag).toBe(`media-${tag}-${name}`);
+    }
+  });
+
+  it("stores an item read with dataset.get again without losing the link to its media", async () => {
+    const name = unique("media-copy");
+    await e2e.svc.api.datasets.create({ name });
+    await e2e.svc.api.datasets.create({ name: `${name}-copy` });
+    const bytes = Buffer.from(`copy-${name}`);
+    await e2e.svc.dataset.createItem({
+      datasetName: name,
+      input: { image: new SvcMedia({ contentBytes: bytes, contentType: "image/png" }) },
+    });
+    const source = (await e2e.svc.dataset.get(name)).items[0]!;
+
+    await e2e.svc.dataset.createItem({ datasetName: `${name}-copy`, input: source.input });
+
+    const raw = (await e2e.svc.api.datasetItems.list({ datasetName: `${name}-copy` })).data[0]!;
+    const copy = (await e2e.svc.dataset.get(`${name}-copy`)).items[0]!;
+    const sourceImage = (source.input as { image: SvcMediaReference }).image;
+    const copyImage = (copy.input as { image: SvcMediaReference }).image;
+    expect((raw.input as { image: string }).image).toBe(sourceImage.referenceString);
+    expect(copyImage).toBeInstanceOf(SvcMediaReference);
+    expect(copyImage.mediaId).toBe(sourceImage.mediaId);
   });
 });
 

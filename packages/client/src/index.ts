@@ -1,4 +1,4 @@
-export type { DeliveryHealth, DropReason, MediaHash, MediaReferenceParts, MediaUploader } from "@svc/core";
+export type { DeliveryHealth, DropReason, MediaReferenceParts, MediaUploader } from "@svc/core";
 export {
   AccessDeniedError,
   BadRequestError,
@@ -62,6 +62,7 @@ export type {
   DatasetItem,
   GetScoresV3Request,
   GetScoresV3Response,
+  MediaContentType,
   PlaceholderMessage,
   Prompt,
   ScoreBody,
@@ -111,7 +112,7 @@ export type {
   RunExperimentOnDataset,
   RunExperimentOnDatasetParams,
 } from "./experiment/types.js";
-export type { SvcMediaResolveMediaReferencesParams } from "./media/media-manager.js";
+export type { ParsedMediaReference, SvcMediaResolveMediaReferencesParams } from "./media/media-manager.js";
 export { MediaManager } from "./media/media-manager.js";
 export type { SvcMediaReferenceParams } from "./media/media-reference.js";
 export { SvcMediaReference } from "./media/media-reference.js";

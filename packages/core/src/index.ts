@@ -50,6 +50,8 @@ export { REDACTED, redactSecrets, redactUrl, registerSecret } from "./log/secret
 export { globalSlot } from "./log/slot.js";
 export type { ParsedDataUri } from "./media/data-uri.js";
 export { BASE64_MARKER, findDataUris, parseDataUri } from "./media/data-uri.js";
+export type { MediaDownload, MediaDownloadOptions } from "./media/download.js";
+export { downloadMedia } from "./media/download.js";
 export type { MediaHash } from "./media/hash.js";
 export { mediaHash } from "./media/hash.js";
 export type { MediaReferenceParts } from "./media/reference.js";

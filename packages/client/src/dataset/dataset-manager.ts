@@ -5,6 +5,7 @@ import type { CreateDatasetItemRequest, Dataset, DatasetItem } from "../api/gene
 import type { RequestOptions } from "../api/runtime.js";
 import type { RunExperimentOnDataset } from "../experiment/types.js";
 import { SvcMedia } from "../media/svc-media.js";
+import { resolveItemMediaReferences } from "./media-references.js";
 
 /** Default number of items fetched per page by {@link DatasetManager.get}. */
 export const DEFAULT_DATASET_ITEMS_PAGE_SIZE = 50;
@@ -16,7 +17,10 @@ const MEDIA_FIELDS = ["input", "expectedOutput", "metadata"] as const;
 
 /** A dataset with all its items; items are plain data. */
 export type DatasetWithItems = Dataset & {
-  /** Every item of the dataset, all pages fetched, as stored: media stay reference strings (see `svc.media`). */
+  /**
+   * Every item of the dataset, all pages fetched. Media the server lists for an item are {@link SvcMediaReference}
+   * objects at their place in `input`, `expectedOutput` and `metadata`; they serialise to their reference strings.
+   */
   items: DatasetItem[];
   /** The version the items were read at, when `get` was given one. */
   version?: string;
@@ -64,7 +68,9 @@ export class DatasetManager {
   }
 
   /**
-   * Fetches a dataset and all its items, page by page.
+   * Fetches a dataset and all its items, page by page. Each media reference string the server lists in an item's
+   * `mediaReferences` is replaced by a {@link SvcMediaReference} that can download the content; one that cannot be
+   * placed stays a string and is logged.
    * @throws {@link SvcAPIError} (for example {@link NotFoundError}) when a request fails.
    */
   async get(name: string, options: DatasetGetOptions = {}): Promise<FetchedDataset> {
@@ -82,6 +88,7 @@ export class DatasetManager {
       items.push(...result.data);
       if (result.data.length === 0 || result.meta.totalPages <= page) break;
     }
+    resolveItemMediaReferences(items);
     return this.#decorate({
       ...dataset,
       items,
@@ -91,19 +98,24 @@ export class DatasetManager {
 
   /**
    * Adds an item to a dataset (or replaces the item with the same `id`). {@link SvcMedia} values in `input`,
-   * `expectedOutput` or `metadata` are uploaded first and replaced by their reference strings.
-   * @throws {@link SvcAPIError} when a request fails, or an `Error` when a media upload fails.
+   * `expectedOutput` or `metadata` are uploaded first and replaced by their reference strings;
+   * {@link SvcMediaReference} values (from `get`) are stored as their reference strings.
+   * @throws {@link SvcAPIError} when a request fails, or an `Error` when a media is invalid or its upload fails.
    */
   async createItem(request: CreateDatasetItemRequest, options?: RequestOptions): Promise<DatasetItem> {
     const found = new Map<SvcMedia, string>();
     for (const field of MEDIA_FIELDS) collectMedia(request[field], field, found);
     if (found.size === 0) return this.api.datasetItems.create(request, options);
 
+    if ([...found.keys()].some((item) => item.contentBytes === undefined))
+      throw new Error("DatasetManager.createItem: an SvcMedia is invalid (see the warning logged when it was made)");
     const id = request.id || crypto.randomUUID();
     const dataset = await this.api.datasets.get(request.datasetName, {}, options);
     const media = [...found];
     const references = await mapLimit(media, 4, async ([item, field]) => {
-      const { sha256Hash, mediaId } = await item.hash();
+      const [sha256Hash, mediaId, tag] = await Promise.all([item.getSha256Hash(), item.getId(), item.getTag()]);
+      if (!sha256Hash || !mediaId || !tag || !item.contentBytes || !item.contentType)
+        throw new Error("DatasetManager.createItem: an SvcMedia has no content");
       const result = await this.#uploader.upload({
         mediaId,
         sha256Hash,
@@ -112,7 +124,7 @@ export class DatasetManager {
         target: { field, datasetId: dataset.id, datasetItemId: id },
       });
       if (!result.ok) throw new Error(`media upload failed (mediaId=${mediaId}): ${result.reason}`);
-      return String(await item.getReference());
+      return tag;
     });
     const byMedia = new Map(media.map(([item], i) => [item, references[i] as string]));
     const body: CreateDatasetItemRequest = { ...request, id };

@@ -1,15 +1,17 @@
 import {
   describeError,
-  describeFailure,
+  downloadMedia,
   getGlobalLogger,
-  httpRequest,
   MEDIA_REFERENCE_PATTERN,
+  type MediaReferenceParts,
   mapLimit,
+  parseMediaReference,
   toBase64,
-  userAgent,
 } from "@svc/core";
 import type { SvcApi } from "../api/generated/client.js";
-import { SvcMediaReference } from "./media-reference.js";
+
+/** The parts of a media reference string `@@@svcMedia:type=<MIME>|id=<mediaId>|source=<source>@@@`. */
+export type ParsedMediaReference = MediaReferenceParts;
 
 /** Default depth below which values are left as they are. */
 export const DEFAULT_MEDIA_RESOLVE_MAX_DEPTH = 10;
@@ -40,9 +42,14 @@ export class MediaManager {
     private readonly config: MediaManagerConfig,
   ) {}
 
-  /** Parses a media reference string. @throws {@link TypeError} when it is not one. */
-  static parseReferenceString(text: string): SvcMediaReference {
-    return SvcMediaReference.parse(text);
+  /**
+   * Reads the content type, media id and source of a media reference string.
+   * @throws Error when the text is not a reference string or lacks `type`, `id` or `source`.
+   */
+  static parseReferenceString(text: string): ParsedMediaReference {
+    const parts = parseMediaReference(text);
+    if (typeof parts === "string") throw new Error(parts);
+    return parts;
   }
 
   /**
@@ -58,13 +65,11 @@ export class MediaManager {
     });
     if (found.size === 0) return params.obj;
 
-    const references = new Map<string, SvcMediaReference>();
+    const references = new Map<string, ParsedMediaReference>();
     for (const text of found) {
-      try {
-        references.set(text, SvcMediaReference.parse(text));
-      } catch (error) {
-        getGlobalLogger().warn(`MediaManager: reference left unresolved: ${describeError(error)}`);
-      }
+      const parts = parseMediaReference(text);
+      if (typeof parts === "string") getGlobalLogger().warn(`MediaManager: reference left unresolved: ${parts}`);
+      else references.set(text, parts);
     }
     const mediaIds = [...new Set([...references.values()].map((r) => r.mediaId))];
     const contents = await mapLimit(mediaIds, MEDIA_RESOLVE_CONCURRENCY, (id) => this.#download(id));
@@ -81,17 +86,9 @@ export class MediaManager {
   async #download(mediaId: string): Promise<string | undefined> {
     try {
       const media = await this.api.media.get(mediaId, {});
-      // The download URL is signed: it carries no SDK credentials, and a redirect elsewhere is followed without them.
-      const result = await httpRequest({
-        method: "GET",
-        url: media.url,
-        headers: { "user-agent": userAgent() },
-        attemptTimeoutMs: this.config.downloadTimeoutMs,
-        maxRetries: 2,
-      });
-      if (!result.ok) throw new Error(`download failed: ${describeFailure(result.failure, "GET", media.url)}`);
-      if (result.response.status !== 200) throw new Error(`download answered HTTP ${result.response.status}`);
-      return `data:${media.contentType};base64,${toBase64(result.response.body)}`;
+      const result = await downloadMedia(media.url, { timeoutMs: this.config.downloadTimeoutMs });
+      if (!result.ok) throw new Error(`download failed: ${result.reason}`);
+      return `data:${media.contentType};base64,${toBase64(result.bytes)}`;
     } catch (error) {
       getGlobalLogger().warn(`MediaManager: media ${mediaId} left unresolved: ${describeError(error)}`);
       return undefined;

@@ -1,79 +1,122 @@
-import { type MediaHash, mediaHash, parseDataUri, toBase64 } from "@svc/core";
-import { SvcMediaReference } from "./media-reference.js";
+import { formatMediaReference, getGlobalLogger, type MediaHash, mediaHash, parseDataUri, toBase64 } from "@svc/core";
+import type { MediaContentType } from "../api/generated/types.js";
+import { isMediaContentType } from "./content-types.js";
 
-/** Where the content of a {@link SvcMedia} comes from. */
+/** Where the content of a {@link SvcMedia} comes from; `source` may be left out. */
 export type SvcMediaParams =
   | {
+      source?: "base64_data_uri";
       /** A `data:<type>;base64,<content>` URI. */
       base64DataUri: string;
     }
   | {
+      source?: "bytes";
       /** The raw content. */
       contentBytes: Uint8Array;
-      /** MIME type of the content, e.g. `image/png`. */
-      contentType: string;
+      /** MIME type of the content, one the server stores (see {@link MediaContentType}), e.g. `image/png`. */
+      contentType: MediaContentType;
     };
+
+type Content = { contentType: MediaContentType; bytes: Uint8Array };
 
 /**
  * A media file (image, audio, document) to store on the server. Placed in a dataset item's `input`,
- * `expectedOutput` or `metadata`, it is uploaded by `svc.dataset.createItem` and replaced by its reference string.
+ * `expectedOutput` or `metadata`, it is uploaded by `svc.dataset.createItem` and replaced by its reference string;
+ * in traced data it serialises to its data URI, which the span processor uploads.
+ *
+ * The constructor never throws: invalid input (a malformed data URI, a content type the server does not store) is
+ * logged, and the object then has no content and uploads nothing (`getTag()` resolves to `null`).
  */
 export class SvcMedia {
-  /** MIME type of the content. */
-  readonly contentType: string;
-  /** The content. */
-  readonly contentBytes: Uint8Array;
-  /** How the media was given: `base64_data_uri` or `bytes`. */
+  /** MIME type of the content; undefined when the input was invalid. */
+  readonly contentType: MediaContentType | undefined;
+  /** The content; undefined when the input was invalid. */
+  readonly contentBytes: Uint8Array | undefined;
+  /** How the media was given. */
   readonly source: "base64_data_uri" | "bytes";
-  #hash: Promise<MediaHash> | undefined;
+  #hash: Promise<MediaHash | undefined> | undefined;
 
-  /** @throws {@link TypeError} when the data URI is not a base64 data URI with a content type. */
   constructor(params: SvcMediaParams) {
-    if ("base64DataUri" in params) {
-      const parsed = parseBase64DataUri(params.base64DataUri);
-      this.contentType = parsed.contentType;
-      this.contentBytes = parsed.bytes;
-      this.source = "base64_data_uri";
-    } else {
-      if (!(params.contentBytes instanceof Uint8Array) || !params.contentType) {
-        throw new TypeError("SvcMedia: pass contentBytes (a Uint8Array) and contentType, or base64DataUri");
-      }
-      this.contentType = params.contentType;
-      this.contentBytes = params.contentBytes;
-      this.source = "bytes";
+    const fromBytes =
+      isObject(params) && (params.source === "bytes" || (!params.source && !("base64DataUri" in params)));
+    this.source = fromBytes ? "bytes" : "base64_data_uri";
+    const content = contentOf(params, fromBytes);
+    if (typeof content === "string") {
+      getGlobalLogger().warn(`SvcMedia: invalid media, nothing will be uploaded: ${content}`);
+      this.contentType = undefined;
+      this.contentBytes = undefined;
+      return;
     }
+    this.contentType = content.contentType;
+    this.contentBytes = content.bytes;
   }
 
-  /** Size of the content in bytes. */
-  get contentLength(): number {
-    return this.contentBytes.byteLength;
+  /** Size of the content in bytes; undefined when the input was invalid. */
+  get contentLength(): number | undefined {
+    return this.contentBytes?.byteLength;
   }
 
-  /** The content as a `data:<type>;base64,...` URI. */
-  toDataUri(): string {
+  /** The content as a `data:<type>;base64,...` URI; null when the input was invalid. */
+  get base64DataUri(): string | null {
+    if (!this.contentBytes || !this.contentType) return null;
     return `data:${this.contentType};base64,${toBase64(this.contentBytes)}`;
   }
 
-  /** Serialises to the data URI. */
-  toJSON(): string {
-    return this.toDataUri();
+  /** Serialises to the data URI (null when the input was invalid). */
+  toJSON(): string | null {
+    return this.base64DataUri;
   }
 
-  /** SHA-256 of the content (standard base64) and the media id the server derives from it. */
-  hash(): Promise<MediaHash> {
-    this.#hash ??= mediaHash(this.contentBytes);
+  /** SHA-256 of the content, standard base64; undefined when the input was invalid. */
+  async getSha256Hash(): Promise<string | undefined> {
+    return (await this.#hashed())?.sha256Hash;
+  }
+
+  /** The id the server gives this media (derived from the content's SHA-256); null when the input was invalid. */
+  async getId(): Promise<string | null> {
+    return (await this.#hashed())?.mediaId ?? null;
+  }
+
+  /**
+   * The reference string that stands for this media once uploaded,
+   * `@@@svcMedia:type=<MIME>|id=<mediaId>|source=<source>@@@`; null when the input was invalid.
+   */
+  async getTag(): Promise<string | null> {
+    const mediaId = await this.getId();
+    if (mediaId === null || !this.contentType) return null;
+    return formatMediaReference({ contentType: this.contentType, mediaId, source: this.source });
+  }
+
+  #hashed(): Promise<MediaHash | undefined> {
+    const bytes = this.contentBytes;
+    this.#hash ??= bytes ? mediaHash(bytes) : Promise.resolve(undefined);
     return this.#hash;
-  }
-
-  /** The reference string that stands for this media once uploaded. */
-  async getReference(): Promise<SvcMediaReference> {
-    const { mediaId } = await this.hash();
-    return new SvcMediaReference({ contentType: this.contentType, mediaId, source: this.source });
   }
 }
 
-function parseBase64DataUri(uri: string): { contentType: string; bytes: Uint8Array } {
-  const parsed = parseDataUri(uri);
-  if (typeof parsed === "string") throw new TypeError(`SvcMedia: base64DataUri: ${parsed}`);
-  return parsed;
+function contentOf(params: unknown, fromBytes: boolean): Content | string {
+  if (!isObject(params)) return "pass { base64DataUri } or { contentBytes, contentType }";
+  if (params.source !== undefined && params.source !== "bytes" && params.source !== "base64_data_uri")
+    return `unknown source ${JSON.stringify(String(params.source))} (expected "base64_data_uri" or "bytes")`;
+  if (!fromBytes) {
+    const uri = params.base64DataUri;
+    if (typeof uri !== "string") return "base64DataUri must be a string";
+    const parsed = parseDataUri(uri);
+    if (typeof parsed === "string") return `base64DataUri: ${parsed}`;
+    return withKnownType(parsed.contentType, parsed.bytes);
+  }
+  if (!(params.contentBytes instanceof Uint8Array)) return "contentBytes must be a Uint8Array";
+  if (typeof params.contentType !== "string") return "contentType must be a string";
+  return withKnownType(params.contentType, params.contentBytes);
+}
+
+function withKnownType(contentType: string, bytes: Uint8Array): Content | string {
+  const normalized = contentType.trim().toLowerCase();
+  if (!isMediaContentType(normalized))
+    return `content type ${JSON.stringify(contentType.slice(0, 80))} is not one the server stores media of`;
+  return { contentType: normalized, bytes };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null;
 }

@@ -1,11 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { HttpError } from "../http.ts";
+import { mediaReferencesOf } from "../media-references.ts";
 import { intParam, numberedPage, timeParam } from "../paging.ts";
-import type { Route } from "../route.ts";
+import type { Route, RouteContext } from "../route.ts";
 import type { StoredDataset, StoredDatasetItem } from "../store.ts";
 
-function toItem(item: StoredDatasetItem) {
-  return { ...item, mediaReferences: [] };
+function toItem(item: StoredDatasetItem, ctx: RouteContext) {
+  return { ...item, mediaReferences: mediaReferencesOf(item, ctx.store, ctx.baseUrl) };
 }
 
 const orNull = (v: unknown) => (v === undefined ? null : v);
@@ -93,7 +94,7 @@ export const datasetRoutes: Route[] = [
         updatedAt: now,
       };
       ctx.store.datasetItems.set(id, item);
-      return { body: toItem(item) };
+      return { body: toItem(item, ctx) };
     },
   },
   {
@@ -117,7 +118,7 @@ export const datasetRoutes: Route[] = [
         .filter((i) => version === undefined || Date.parse(i.createdAt) <= version)
         .sort((a, b) => b.createdAt.localeCompare(a.createdAt) || a.id.localeCompare(b.id));
       const result = numberedPage(items, page, limit);
-      return { body: { data: result.data.map(toItem), meta: result.meta } };
+      return { body: { data: result.data.map((item) => toItem(item, ctx)), meta: result.meta } };
     },
   },
   {
@@ -128,7 +129,7 @@ export const datasetRoutes: Route[] = [
     handle(ctx) {
       const item = ctx.store.datasetItems.get(ctx.params.id!);
       if (!item) throw new HttpError(404, `Dataset item not found: ${ctx.params.id}`);
-      return { body: toItem(item) };
+      return { body: toItem(item, ctx) };
     },
   },
   {

@@ -19,6 +19,17 @@ export function mediaIdFromHash(sha256Hash: string): string {
 
 const orNull = (v: unknown) => (typeof v === "string" && v !== "" ? v : null);
 
+/** The media record the server hands out for stored media: its type, size and a signed, expiring download URL. */
+export function mediaRecord(media: StoredMedia, baseUrl: string) {
+  return {
+    mediaId: media.mediaId,
+    contentType: media.contentType,
+    contentLength: media.contentLength,
+    url: `${baseUrl}${MEDIA_STORAGE_PATH}/${media.mediaId}`,
+    urlExpiry: new Date(Date.now() + URL_TTL_MS).toISOString(),
+  };
+}
+
 export const mediaRoutes: Route[] = [
   {
     method: "POST",
@@ -121,14 +132,15 @@ export const mediaRoutes: Route[] = [
     handle(ctx) {
       const media = ctx.store.media.get(ctx.params.mediaId!);
       if (!media?.bytes) throw new HttpError(404, `Media not found: ${ctx.params.mediaId}`);
+      const { mediaId, contentType, contentLength, url, urlExpiry } = mediaRecord(media, ctx.baseUrl);
       return {
         body: {
-          mediaId: media.mediaId,
-          contentType: media.contentType,
-          contentLength: media.contentLength,
+          mediaId,
+          contentType,
+          contentLength,
           uploadedAt: media.uploadedAt ?? media.createdAt,
-          url: `${ctx.baseUrl}${MEDIA_STORAGE_PATH}/${media.mediaId}`,
-          urlExpiry: new Date(Date.now() + URL_TTL_MS).toISOString(),
+          url,
+          urlExpiry,
         },
       };
     },

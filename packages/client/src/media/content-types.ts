@@ -1,0 +1,63 @@
+import type { MediaContentType } from "../api/generated/types.js";
+
+// Every content type the server stores media of; typed against the API definition, so a type added or removed
+// there fails the type check here until this list follows.
+const KNOWN: Record<MediaContentType, true> = {
+  "image/png": true,
+  "image/jpeg": true,
+  "image/jpg": true,
+  "image/webp": true,
+  "image/gif": true,
+  "image/svg+xml": true,
+  "image/tiff": true,
+  "image/bmp": true,
+  "image/avif": true,
+  "image/heic": true,
+  "audio/mpeg": true,
+  "audio/mp3": true,
+  "audio/wav": true,
+  "audio/ogg": true,
+  "audio/oga": true,
+  "audio/aac": true,
+  "audio/mp4": true,
+  "audio/flac": true,
+  "audio/opus": true,
+  "audio/webm": true,
+  "video/mp4": true,
+  "video/webm": true,
+  "video/ogg": true,
+  "video/mpeg": true,
+  "video/quicktime": true,
+  "video/x-msvideo": true,
+  "video/x-matroska": true,
+  "text/plain": true,
+  "text/html": true,
+  "text/css": true,
+  "text/csv": true,
+  "text/markdown": true,
+  "text/x-python": true,
+  "application/javascript": true,
+  "text/x-typescript": true,
+  "application/x-yaml": true,
+  "application/pdf": true,
+  "application/msword": true,
+  "application/vnd.ms-excel": true,
+  "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": true,
+  "application/zip": true,
+  "application/json": true,
+  "application/xml": true,
+  "application/octet-stream": true,
+  "application/vnd.openxmlformats-officedocument.wordprocessingml.document": true,
+  "application/vnd.openxmlformats-officedocument.presentationml.presentation": true,
+  "application/rtf": true,
+  "application/x-ndjson": true,
+  "application/vnd.apache.parquet": true,
+  "application/gzip": true,
+  "application/x-tar": true,
+  "application/x-7z-compressed": true,
+};
+
+/** Whether the server stores media of this content type. */
+export function isMediaContentType(value: string): value is MediaContentType {
+  return Object.hasOwn(KNOWN, value);
+}

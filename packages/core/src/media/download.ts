@@ -1,0 +1,34 @@
+import { describeFailure, httpRequest } from "../transport/http.js";
+import { userAgent } from "../transport/identity.js";
+
+/** Options of {@link downloadMedia}. */
+export interface MediaDownloadOptions {
+  /** Time one attempt may take. */
+  timeoutMs: number;
+  /** Retries after the first attempt, on a retryable failure. @defaultValue 2 */
+  maxRetries?: number;
+  /** Most bytes read. @defaultValue the transport's limit (64 MiB) */
+  maxBytes?: number;
+}
+
+/** The content of a download, or why there is none. */
+export type MediaDownload = { ok: true; bytes: Uint8Array } | { ok: false; reason: string };
+
+/**
+ * Downloads media content from its signed URL. The URL is its own credential: no SDK header but the user agent
+ * travels with it, and a redirect elsewhere is followed without them. Any answer but 2xx is a failure. Never rejects.
+ */
+export async function downloadMedia(url: string, options: MediaDownloadOptions): Promise<MediaDownload> {
+  const result = await httpRequest({
+    method: "GET",
+    url,
+    headers: { "user-agent": userAgent() },
+    attemptTimeoutMs: options.timeoutMs,
+    maxRetries: options.maxRetries ?? 2,
+    ...(options.maxBytes === undefined ? {} : { maxResponseBytes: options.maxBytes }),
+  });
+  if (!result.ok) return { ok: false, reason: describeFailure(result.failure, "GET", url) };
+  const { status, body } = result.response;
+  if (status < 200 || status > 299) return { ok: false, reason: `the download answered HTTP ${status}` };
+  return { ok: true, bytes: body };
+}
