@@ -73,7 +73,9 @@ export class CallbackHandler extends BaseCallbackHandler {
 
   /** A handler with the same options and no open runs. */
   override copy(): CallbackHandler {
-    return new CallbackHandler(this.#params);
+    // Through the constructor rather than the class name: a class that names itself is renamed when bundled.
+    const Handler = this.constructor as new (params: CallbackHandlerParams) => CallbackHandler;
+    return new Handler(this.#params);
   }
 
   // The parameter order is the one @langchain/core calls with (parent run id fourth, run name eighth); its type
