@@ -30,7 +30,8 @@ describe("CallbackHandler against the dev server", () => {
     const chainObservation = byName(observations, "greet-chain");
     const generation = observations.find((o) => o.type === "GENERATION");
     expect(output).toBe("Hi Ada!");
-    expect(chainObservation).toMatchObject({ parentObservationId: rootId, output: "Hi Ada!" });
+    expect(chainObservation).toMatchObject({ parentObservationId: rootId, output: "Hi Ada!", type: "SPAN" });
+    expect(observations.map((o) => o.type).sort()).toEqual(["GENERATION", "SPAN", "SPAN", "SPAN", "SPAN"]);
     expect(generation).toMatchObject({ parentObservationId: chainObservation.id });
     expect(String(generation?.input)).toContain("Say hi to Ada");
     expect(String(generation?.output)).toContain("Hi Ada!");

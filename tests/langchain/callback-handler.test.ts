@@ -4,7 +4,7 @@ import { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { AIMessage, AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
 import { StringOutputParser } from "@langchain/core/output_parsers";
 import type { ChatResult } from "@langchain/core/outputs";
-import { ChatPromptTemplate } from "@langchain/core/prompts";
+import { ChatPromptTemplate, PromptTemplate } from "@langchain/core/prompts";
 import { BaseRetriever } from "@langchain/core/retrievers";
 import { RunnableLambda, RunnableSequence } from "@langchain/core/runnables";
 import { type DynamicStructuredTool, tool } from "@langchain/core/tools";
@@ -59,7 +59,7 @@ const prompt = ChatPromptTemplate.fromMessages([
 ]);
 
 describe("CallbackHandler with @langchain/core runnables", () => {
-  it("records a sequence as a chain with its prompt, generation and parser nested under it", async () => {
+  it("records a sequence as a span with its prompt, generation and parser nested under it", async () => {
     const chain = RunnableSequence.from([
       prompt,
       new FakeListChatModel({ responses: ["Paris"] }),
@@ -73,15 +73,49 @@ describe("CallbackHandler with @langchain/core runnables", () => {
     singleTraceId(spans);
     const root = tracing.span("RunnableSequence");
     expect(parentId(root)).toBeUndefined();
-    expect(typeOf(root)).toBe("chain");
+    expect(typeOf(root)).toBe("span");
     expect(jsonAttribute(root, A.OBSERVATION_INPUT)).toEqual({ question: "Capital of France?" });
     expect(root.attributes[A.OBSERVATION_OUTPUT]).toBe("Paris");
     const children = spans.filter((s) => parentId(s) === root.spanContext().spanId);
     expect(children.map((s) => [s.name, typeOf(s)])).toEqual([
-      ["ChatPromptTemplate", "chain"],
+      ["ChatPromptTemplate", "span"],
       ["FakeListChatModel", "generation"],
-      ["StrOutputParser", "chain"],
+      ["StrOutputParser", "span"],
     ]);
+  });
+
+  it("records a parser's message input and a prompt value as LangChain serialises them, as the previous major did", async () => {
+    const sequence = prompt.pipe(new FakeListChatModel({ responses: ["Paris"] })).pipe(new StringOutputParser());
+    const text = PromptTemplate.fromTemplate("Say {word}").pipe(RunnableLambda.from((value: unknown) => String(value)));
+
+    await sequence.invoke({ question: "Capital of France?" }, { callbacks: [new CallbackHandler()] });
+    await text.invoke({ word: "hi" }, { callbacks: [new CallbackHandler()] });
+
+    const serialized = (path: string[], kwargs: Record<string, unknown>) => ({
+      lc: 1,
+      type: "constructor",
+      id: ["langchain_core", ...path],
+      kwargs,
+    });
+    expect(jsonAttribute(tracing.span("StrOutputParser"), A.OBSERVATION_INPUT)).toEqual(
+      serialized(["messages", "AIMessage"], {
+        content: "Paris",
+        tool_calls: [],
+        invalid_tool_calls: [],
+        additional_kwargs: {},
+        response_metadata: {},
+        id: expect.any(String),
+      }),
+    );
+    const promptValue = serialized(["prompt_values", "StringPromptValue"], { value: "Say hi" });
+    expect(jsonAttribute(tracing.span("PromptTemplate"), A.OBSERVATION_OUTPUT)).toEqual(promptValue);
+    expect(jsonAttribute(tracing.span("RunnableLambda"), A.OBSERVATION_INPUT)).toEqual(promptValue);
+    expect(jsonAttribute(tracing.span("ChatPromptTemplate"), A.OBSERVATION_OUTPUT)).toEqual({
+      messages: [
+        { role: "system", content: "Answer briefly." },
+        { role: "user", content: "Capital of France?" },
+      ],
+    });
   });
 
   it("records a chat generation's messages, model, parameters, output and usage with cached and reasoning tokens", async () => {
@@ -185,18 +219,18 @@ describe("CallbackHandler with @langchain/core runnables", () => {
     expect(failed.attributes[A.OBSERVATION_STATUS_MESSAGE]).toBe("Error: service down");
   });
 
-  it("records a retriever as a retriever with the query as input and the documents as output", async () => {
+  it("records a retriever as a span with the query as input and the documents as output", async () => {
     await new ListRetriever().invoke("owls", { callbacks: [new CallbackHandler()] });
 
     const retriever = tracing.span("ListRetriever");
-    expect(typeOf(retriever)).toBe("retriever");
+    expect(typeOf(retriever)).toBe("span");
     expect(retriever.attributes[A.OBSERVATION_INPUT]).toBe("owls");
     expect(jsonAttribute(retriever, A.OBSERVATION_OUTPUT)).toEqual([
       { pageContent: "about owls", metadata: { source: "kb" } },
     ]);
   });
 
-  it("records an agent action as an agent named after its tool, nested under the agent's run", async () => {
+  it("records an agent action as a span named after its tool, nested under the agent's run", async () => {
     const manager = CallbackManager.configure([new CallbackHandler()]);
     const run = await manager!.handleChainStart(
       { lc: 1, type: "not_implemented", id: ["AgentExecutor"] },
@@ -208,7 +242,7 @@ describe("CallbackHandler with @langchain/core runnables", () => {
     await run.handleChainEnd({ output: "5" });
 
     const agent = tracing.span("add");
-    expect(typeOf(agent)).toBe("agent");
+    expect(typeOf(agent)).toBe("span");
     expect(jsonAttribute(agent, A.OBSERVATION_INPUT)).toEqual(action);
     expect(jsonAttribute(agent, A.OBSERVATION_OUTPUT)).toEqual({ returnValues: { output: "5" }, log: "done" });
     expect(parentId(agent)).toBe(tracing.span("AgentExecutor").spanContext().spanId);

@@ -35,14 +35,14 @@ describe("CallbackHandler with a LangGraph graph", () => {
     expect(singleTraceId(spans)).toBe(handler.last_trace_id);
     const root = tracing.span("LangGraph");
     expect(parentId(root)).toBeUndefined();
-    expect(typeOf(root)).toBe("chain");
+    expect(typeOf(root)).toBe("span");
     expect(jsonAttribute(root, A.OBSERVATION_INPUT)).toEqual({ question: "Capital of France?" });
     expect(jsonAttribute(root, A.OBSERVATION_OUTPUT)).toEqual({ question: "Capital of France?", answer: "PARIS" });
 
     const answerNode = tracing.span("respond");
     const shoutNode = tracing.span("shout");
     for (const node of [answerNode, shoutNode]) {
-      expect(typeOf(node)).toBe("chain");
+      expect(typeOf(node)).toBe("span");
       expect(parentId(node)).toBe(root.spanContext().spanId);
     }
     expect(answerNode.attributes[`${A.OBSERVATION_METADATA}.langgraph_node`]).toBe("respond");

@@ -92,7 +92,9 @@ export class CallbackHandler extends BaseCallbackHandler {
   ): void {
     this.#safely("handleChainStart", () => {
       this.#registerPrompt(metadata, parentRunId);
-      this.#runs.start("chain", runId, parentRunId, runName(name, chain, "Langchain Run"), tags, metadata, {
+      // Chains, retrievers and agent actions are spans, as the previous major recorded them: observation-level
+      // evaluators and dashboards of existing projects select observations by type.
+      this.#runs.start("span", runId, parentRunId, runName(name, chain, "Langchain Run"), tags, metadata, {
         input: chainInput(inputs),
       });
     });
@@ -188,7 +190,7 @@ export class CallbackHandler extends BaseCallbackHandler {
   ): void {
     this.#safely("handleRetrieverStart", () => {
       const observationName = runName(name, retriever, "Retriever");
-      this.#runs.start("retriever", runId, parentRunId, observationName, tags, metadata, { input: query });
+      this.#runs.start("span", runId, parentRunId, observationName, tags, metadata, { input: query });
     });
   }
 

@@ -145,7 +145,7 @@ export class RunTracker {
     return run;
   }
 
-  /** Starts an agent observation for an action of the agent run `runId`, ending its previous action's. */
+  /** Starts a span for an action of the agent run `runId`, under that run, ending its previous action's. */
   startAgentAction(action: AgentAction, runId: string, parentRunId: string | undefined): void {
     this.#endAgent(runId);
     const owner = this.#runs.get(runId) ?? (parentRunId ? this.#runs.get(parentRunId) : undefined);
@@ -153,7 +153,7 @@ export class RunTracker {
       startObservation(
         action.tool,
         { input: action, version: this.#options.version },
-        { asType: "agent", parentSpanContext: owner?.observation.otelSpan.spanContext() },
+        { asType: "span", parentSpanContext: owner?.observation.otelSpan.spanContext() },
       );
     this.#agents.set(runId, owner ? context.with(owner.context, start) : start());
   }
