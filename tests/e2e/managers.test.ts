@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { SvcMedia, SvcMediaReference } from "@svc/client";
 import { SvcBrowserClient } from "@svc/client/browser";
-import { startActiveObservation } from "@svc/tracing";
+import { startActiveObservation, startObservation } from "@svc/tracing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { byName, type E2eSetup, startE2e } from "../support/e2e.ts";
 import { captureLogs } from "../support/logs.ts";
@@ -189,6 +189,25 @@ describe("svc.media against the dev server", () => {
     expect(raw?.id).toBe(item.id);
     expect(stored.document).toMatch(/^@@@svcMedia:type=application\/pdf\|id=[^|]+\|source=base64_data_uri@@@$/);
     expect(resolved).toEqual({ document: dataUri, question: "summary?" });
+  });
+
+  it("uploads an SvcMedia placed in traced input and metadata, which resolves back to its content", async () => {
+    const wav = Buffer.from(`RIFF-${randomUUID()}`);
+    const media = new SvcMedia({ source: "bytes", contentBytes: wav, contentType: "audio/wav" });
+    const span = startObservation("media-span", {
+      input: { operation: "transcribe", audio: media },
+      metadata: { context: { nested: media } },
+    });
+    span.end();
+    await e2e.flush();
+
+    const observation = byName(await e2e.observations(span.traceId), "media-span");
+    const reference = /@@@svcMedia:type=audio\/wav\|id=[^|]+\|source=base64_data_uri@@@/;
+    expect(JSON.stringify(observation.input)).toMatch(reference);
+    expect(JSON.stringify(observation.metadata)).toMatch(reference);
+    expect(JSON.stringify(observation)).not.toContain(wav.toString("base64"));
+    const resolved = await e2e.svc.media.resolveReferences({ obj: observation.input, resolveWith: "base64DataUri" });
+    expect(JSON.stringify(resolved)).toContain(media.base64DataUri);
   });
 
   it("dataset.get puts an SvcMediaReference at each media's place, which downloads its own content", async () => {
