@@ -13,7 +13,7 @@ async function sink() {
 }
 
 describe("OTLP export on the wire", () => {
-  it("posts to the OTLP traces route with Basic auth and the SDK headers", async () => {
+  it("posts to the OTLP traces route with exactly auth, SDK identity, ingestion version, User-Agent, type and encoding", async () => {
     const server = await sink();
     const { svc, processor } = svcProvider(server);
 
@@ -22,13 +22,32 @@ describe("OTLP export on the wire", () => {
 
     const [request] = otlpRequests(server);
     expect(request?.method).toBe("POST");
+    const names = (request?.rawHeaders ?? []).filter((_, i) => i % 2 === 0).map((name) => name.toLowerCase());
+    // Only these: no browser-style headers (sec-fetch-mode, accept-language, ...) that a fetch implementation adds.
+    expect(names.sort()).toEqual([
+      "authorization",
+      "connection",
+      "content-encoding",
+      "content-length",
+      "content-type",
+      "host",
+      "user-agent",
+      "x-svc-ingestion-version",
+      "x-svc-public-key",
+      "x-svc-sdk-name",
+      "x-svc-sdk-version",
+    ]);
     expect(request?.headers).toMatchObject({
       authorization: `Basic ${Buffer.from("pk-test:sk-test").toString("base64")}`,
       "content-type": "application/json",
+      "content-encoding": "gzip",
       "x-svc-sdk-name": "javascript",
+      "x-svc-sdk-version": expect.stringMatching(/^6\.\d+\.\d+/),
       "x-svc-public-key": "pk-test",
       "x-svc-ingestion-version": "4",
     });
+    const version = request?.headers["x-svc-sdk-version"];
+    expect(request?.headers["user-agent"]).toMatch(new RegExp(`^svc-sdk-js/${version} \\(node \\d+`));
     expect(exportedSpans(server).map((s) => s.name)).toEqual(["work"]);
   });
 

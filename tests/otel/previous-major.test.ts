@@ -103,45 +103,6 @@ describe("span processor options of the previous major", () => {
   });
 });
 
-describe("the OTLP request", () => {
-  it("carries exactly content type, encoding, auth, SDK identity, ingestion version and a User-Agent naming the SDK", async () => {
-    const server = await sink();
-    const { svc, processor } = svcProvider(server);
-
-    svc.startSpan("work").end();
-    await processor.forceFlush();
-
-    const [request] = otlpRequests(server);
-    const names = (request?.rawHeaders ?? []).filter((_, i) => i % 2 === 0).map((name) => name.toLowerCase());
-    expect(names.sort()).toEqual(
-      [
-        "authorization",
-        "connection",
-        "content-encoding",
-        "content-length",
-        "content-type",
-        "host",
-        "user-agent",
-        "x-svc-ingestion-version",
-        "x-svc-public-key",
-        "x-svc-sdk-name",
-        "x-svc-sdk-version",
-      ].sort(),
-    );
-    expect(request?.headers).toMatchObject({
-      authorization: `Basic ${Buffer.from("pk-test:sk-test").toString("base64")}`,
-      "content-type": "application/json",
-      "content-encoding": "gzip",
-      "x-svc-sdk-name": "javascript",
-      "x-svc-sdk-version": expect.stringMatching(/^6\.\d+\.\d+/),
-      "x-svc-public-key": "pk-test",
-      "x-svc-ingestion-version": "4",
-    });
-    const version = request?.headers["x-svc-sdk-version"];
-    expect(request?.headers["user-agent"]).toMatch(new RegExp(`^svc-sdk-js/${version} \\(node \\d+`));
-  });
-});
-
 describe("environment", () => {
   it("ignores an environment option that breaks the environment rule, falling back to SVC_TRACING_ENVIRONMENT", async () => {
     const logs = captureLogs();
