@@ -49,11 +49,14 @@ export class FileContext {
   readonly environment: RunEnvironment;
   /** Whether the file names a @langfuse package (imports, requires, import types). */
   readonly referencesV5: boolean;
+  /** The file's line break, for the lines the codemod adds. */
+  readonly newline: string;
 
   constructor(sourceFile: SourceFile, environment: RunEnvironment, referencesV5: boolean) {
     this.sourceFile = sourceFile;
     this.environment = environment;
     this.referencesV5 = referencesV5;
+    this.newline = sourceFile.getFullText().includes("\r\n") ? "\r\n" : "\n";
   }
 
   /** Replaces the text of `[start, end)`. */
@@ -89,12 +92,25 @@ export class FileContext {
     const position = node.getStart();
     this.findings.push({ rule, kind, message: note.message, section: note.section, position });
     const { at, indent } = commentPlace(this.sourceFile, node);
-    const line = `${indent}// svc-codemod: ${label}: ${note.message} (${migrationLink(note.section)})\n`;
+    const line = `${indent}// svc-codemod: ${label}: ${note.message} (${migrationLink(note.section)})${this.newline}`;
     const key = `${at}\0${line}`;
-    if (this.#commentLines.has(key)) return;
+    if (this.#commentLines.has(key) || hasCommentAbove(this.sourceFile.getFullText(), at, line)) return;
     this.#commentLines.add(key);
     this.insert(at, line);
   }
+}
+
+/** Whether the comment `line` is already among the comment lines right above `at` (a second run adds none). */
+function hasCommentAbove(text: string, at: number, line: string): boolean {
+  let end = at;
+  while (end > 0) {
+    const start = text.lastIndexOf("\n", end - 2) + 1;
+    const previous = text.slice(start, end);
+    if (!previous.trimStart().startsWith("//")) return false;
+    if (previous.trim() === line.trim()) return true;
+    end = start;
+  }
+  return false;
 }
 
 const NO_COMMENT_INSIDE = new Set([

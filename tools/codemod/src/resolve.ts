@@ -50,3 +50,56 @@ export function referencedSymbol(identifier: Node): MorphSymbol | undefined {
   }
   return identifier.getSymbol();
 }
+
+/**
+ * Where the object an expression names was made, when the checker has no type for it: `"v5"` for a value built from
+ * (or typed as) an import of a @langfuse package, `"v6"` for one of an @svc package, `"unknown"` otherwise. Follows
+ * variables and imports of local modules, which resolve even when the SDK packages do not.
+ */
+export function originOf(expression: Node): "v5" | "v6" | "unknown" {
+  let current: Node = expression;
+  while (Node.isPropertyAccessExpression(current) || Node.isNonNullExpression(current))
+    current = current.getExpression();
+  if (!Node.isIdentifier(current)) return "unknown";
+  let symbol = current.getSymbol();
+  for (let hops = 0; symbol && hops < 8; hops++) {
+    const declaration = symbol.getDeclarations()[0];
+    if (!declaration) return "unknown";
+    const module = importedFrom(declaration);
+    if (module !== undefined) {
+      if (module.startsWith("@langfuse/")) return "v5";
+      if (module.startsWith("@svc/")) return "v6";
+      const target = symbol.isAlias() ? symbol.getAliasedSymbol() : undefined;
+      if (!target || target === symbol) return "unknown";
+      symbol = target;
+      continue;
+    }
+    const source = madeFrom(declaration);
+    if (!source) return "unknown";
+    symbol = source.getSymbol();
+  }
+  return "unknown";
+}
+
+/** The module an import or require binding comes from. */
+function importedFrom(declaration: Node): string | undefined {
+  const statement = declaration.getFirstAncestor((a) => Node.isImportDeclaration(a) || Node.isVariableDeclaration(a));
+  if (Node.isImportDeclaration(statement)) return statement.getModuleSpecifierValue();
+  if (Node.isVariableDeclaration(statement) && (Node.isBindingElement(declaration) || declaration === statement)) {
+    const initializer = statement.getInitializer();
+    if (Node.isCallExpression(initializer) && initializer.getExpression().getText() === "require") {
+      const [name] = initializer.getArguments();
+      if (name && Node.isStringLiteral(name)) return name.getLiteralValue();
+    }
+  }
+  return undefined;
+}
+
+/** The class a variable or parameter was built from (`new X()`) or is typed as (`: X`). */
+function madeFrom(declaration: Node): Node | undefined {
+  if (!Node.isVariableDeclaration(declaration) && !Node.isParameterDeclaration(declaration)) return undefined;
+  const type = declaration.getTypeNode();
+  if (type && Node.isTypeReference(type)) return type.getTypeName();
+  const initializer = declaration.getInitializer();
+  return Node.isNewExpression(initializer) ? initializer.getExpression() : undefined;
+}

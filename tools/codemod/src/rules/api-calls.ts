@@ -1,6 +1,6 @@
 import { type CallExpression, type Expression, Node, type PropertyAccessExpression } from "ts-morph";
 import type { FileContext, RuleId } from "../context.ts";
-import { declarationOf, isUntyped } from "../resolve.ts";
+import { declarationOf, isUntyped, originOf } from "../resolve.ts";
 import {
   type ApiRewrite,
   apiChangeOf,
@@ -74,8 +74,12 @@ function clientShortcut(ctx: FileContext, callee: PropertyAccessExpression): "ty
   if (declaration === "other") return undefined;
   if (declaration !== "unknown")
     return declaration.pkg === "client" && declaration.owner === "LangfuseClient" ? "typed" : undefined;
+  const receiver = callee.getExpression();
+  if (!isUntyped(receiver)) return undefined;
+  const origin = originOf(receiver);
+  if (origin === "v6") return undefined;
   const untypedProject = !ctx.environment.typedPackages.has("client");
-  return isUntyped(callee.getExpression()) && (ctx.referencesV5 || untypedProject) ? "by-name" : undefined;
+  return origin === "v5" || ctx.referencesV5 || untypedProject ? "by-name" : undefined;
 }
 
 /** The v5 REST method `callee` calls, by its declaration or, when the checker cannot tell, by the names of its chain. */
@@ -107,7 +111,31 @@ function apiCall(call: CallExpression, callee: PropertyAccessExpression): ApiCal
   if (!isApi || !isUntyped(base)) return undefined;
   const path = names.join(".");
   if (!(path in REQUEST_OPTIONS_PLACEHOLDER) && !apiChangeOf(path)) return undefined;
+  const origin = originOf(base);
+  if (origin === "v6") return undefined;
+  // v6 kept the name scores.getMany for the v3 read: without types, only v2 filters tell a v5 call apart.
+  if (path === "scores.getMany" && origin === "unknown" && !hasScoresV2Filter(call)) return undefined;
   return { call, callee, path, rule: ruleOf(path), via: { kind: "chain", api: base }, typed: false };
+}
+
+const SCORES_V2_ONLY_FILTERS = new Set([
+  "page",
+  "userId",
+  "operator",
+  "scoreIds",
+  "datasetRunId",
+  "traceTags",
+  "filter",
+]);
+
+function hasScoresV2Filter(call: CallExpression): boolean {
+  const [request] = call.getArguments();
+  if (!request || !Node.isObjectLiteralExpression(request)) return false;
+  return request.getProperties().some((property) => {
+    const name =
+      Node.isPropertyAssignment(property) || Node.isShorthandPropertyAssignment(property) ? property.getName() : "";
+    return SCORES_V2_ONLY_FILTERS.has(name);
+  });
 }
 
 /** The expression before `segments` at the end of a property chain (`client.api` for `client.api.legacy.scoreV1`). */
@@ -163,7 +191,7 @@ function retarget(ctx: FileContext, call: ApiCall, to: string): boolean {
   }
   ctx.leave(name, call.rule, {
     message: `this method is api.${to} in v6; the call goes through a variable, so change it by hand`,
-    section: call.rule === "scores" ? SECTIONS.scores : SECTIONS.reading,
+    section: call.rule === "scores" ? SECTIONS.scores : SECTIONS.restMethods,
   });
   return false;
 }

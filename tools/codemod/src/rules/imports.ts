@@ -370,11 +370,13 @@ function splitCoreImport(ctx: FileContext, declaration: ImportDeclaration, bindi
     .slice(ctx.sourceFile.getFullText().lastIndexOf("\n", declaration.getStart() - 1) + 1, declaration.getStart());
   const text = [...groups]
     .sort(([a], [b]) => Number(a === "@langfuse/core") - Number(b === "@langfuse/core"))
-    .map(
-      ([module, specifiers]) =>
-        `import ${typeOnlyDeclaration ? "type " : ""}{ ${specifiers.join(", ")} } from ${quote}${module}${quote}${semicolon}`,
-    )
-    .join(`\n${indent}`);
+    .map(([module, specifiers]) => {
+      // A group of types only is a type import (`import type { SvcAPI }`), as linters ask.
+      const allTypes = typeOnlyDeclaration || specifiers.every((specifier) => specifier.startsWith("type "));
+      const names = specifiers.map((specifier) => (allTypes ? specifier.replace(/^type /, "") : specifier));
+      return `import ${allTypes ? "type " : ""}{ ${names.join(", ")} } from ${quote}${module}${quote}${semicolon}`;
+    })
+    .join(`${ctx.newline}${indent}`);
   ctx.replaceNode(declaration, text);
   const moved = [...groups.keys()].filter((module) => module !== "@langfuse/core").length;
   if (moved > 0) ctx.changed("packages", moved);
@@ -574,7 +576,7 @@ function removeListElement(ctx: FileContext, node: Node): void {
     const statement = node.getFirstAncestor((a) => Node.isImportDeclaration(a) || Node.isVariableStatement(a));
     if (!statement) return;
     const text = ctx.sourceFile.getFullText();
-    const end = text[statement.getEnd()] === "\n" ? statement.getEnd() + 1 : statement.getEnd();
-    ctx.replace(statement.getStart(), end, "");
+    const after = text.startsWith(ctx.newline, statement.getEnd()) ? ctx.newline.length : 0;
+    ctx.replace(statement.getStart(), statement.getEnd() + after, "");
   }
 }

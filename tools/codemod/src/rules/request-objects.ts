@@ -141,5 +141,5 @@ function insertFirstProperty(ctx: FileContext, object: ObjectLiteralExpression, 
   const lineStart = source.lastIndexOf("\n", first.getStart() - 1) + 1;
   const multiline = lineStart > object.getStart();
   const indent = source.slice(lineStart, first.getStart());
-  ctx.insert(first.getStart(), multiline && /^\s*$/.test(indent) ? `${text},\n${indent}` : `${text}, `);
+  ctx.insert(first.getStart(), multiline && /^\s*$/.test(indent) ? `${text},${ctx.newline}${indent}` : `${text}, `);
 }

@@ -137,7 +137,7 @@ export const API_CHANGES: Record<string, ApiChange> = {
   "legacy.metricsV1.metrics": {
     kind: "move",
     to: "metrics.metrics",
-    review: { message: "reads metrics v2, whose query names other views and fields", section: SECTIONS.reading },
+    review: { message: "reads metrics v2, whose query names other views and fields", section: SECTIONS.restMethods },
   },
   "legacy.scoreV1.create": { kind: "rewrite", handler: "createScore" },
   "legacy.scoreV1.delete": { kind: "move", to: "scores.delete" },
@@ -167,7 +167,7 @@ export const API_CHANGES: Record<string, ApiChange> = {
     kind: "removed",
     note: {
       message: "api.ingestion.batch() was removed: trace with OpenTelemetry, send scores with api.scores.create([...])",
-      section: SECTIONS.ingestion,
+      section: SECTIONS.restMethods,
     },
   },
   "unstable.evaluationRules.*": { kind: "move", to: "evaluationRules.*" },

@@ -5,10 +5,10 @@ export const SECTIONS = {
   aliases: "removed-client-shortcuts",
   reading: "reading-traces-sessions-and-observations",
   requestOptions: "request-options-placeholder",
+  restMethods: "moved-and-removed-rest-methods",
   scores: "scores",
   datasetRuns: "dataset-runs",
   traceIO: "trace-input-and-output",
-  ingestion: "ingestion",
 } as const;
 
 /** One section of MIGRATION-v6.md. */
