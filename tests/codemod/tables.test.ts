@@ -12,6 +12,7 @@ import {
 import { CORE_API_TYPES, CORE_EXPORTS } from "../../tools/codemod/src/tables/core-exports.ts";
 import { ENV_NAMES } from "../../tools/codemod/src/tables/env.ts";
 import { fateOf, type V5Package } from "../../tools/codemod/src/tables/exports.ts";
+import { SECTIONS } from "../../tools/codemod/src/tables/sections.ts";
 import { ROOT } from "../support/packages.ts";
 
 // The codemod's tables against the real packages on both sides: the v5 declarations (devDependencies of
@@ -207,5 +208,27 @@ describe("the v5 declarations the tests read", () => {
       const manifest = JSON.parse(readFileSync(join(V5_DIR, pkg, "package.json"), "utf8")) as { version: string };
       expect(manifest.version, pkg).toBe("5.10.1");
     }
+  });
+});
+
+describe("MIGRATION-v6.md", () => {
+  const text = readFileSync(join(ROOT, "MIGRATION-v6.md"), "utf8");
+
+  it("begins with the codemod command", () => {
+    const firstBlock = text.split("```sh\n")[1]?.split("```")[0] ?? "";
+    expect(text.indexOf("```sh")).toBeLessThan(text.indexOf("\n## "));
+    expect(firstBlock).toContain("npx @svc/codemod@6 --dry-run .");
+  });
+
+  it("has a section for every anchor the codemod's comments point to", () => {
+    // GitHub's anchors: lower case, punctuation dropped, spaces to dashes.
+    const anchors = [...text.matchAll(/^## (.+)$/gm)].map(([, title]) =>
+      (title ?? "")
+        .toLowerCase()
+        .replace(/[^\w\s-]/g, "")
+        .trim()
+        .replace(/\s/g, "-"),
+    );
+    for (const section of Object.values(SECTIONS)) expect(anchors, section).toContain(section);
   });
 });
