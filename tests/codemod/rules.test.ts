@@ -457,3 +457,19 @@ describe("files the codemod rewrites", () => {
     expect(after["dist/a.js"]).toBe(v5);
   });
 });
+
+describe("project settings", () => {
+  it("reads the code with default options, and says so, when the tsconfig cannot be read", () => {
+    const { result, text } = rewrite(
+      {
+        "tsconfig.json": '{ "compilerOptions": { "module": ',
+        "a.ts": 'import { LangfuseClient } from "@langfuse/client";\nexport const c = new LangfuseClient();\n',
+      },
+      { v5Types: true },
+    );
+    expect(text("a.ts")).toBe('import { SvcClient } from "@svc/client";\nexport const c = new SvcClient();\n');
+    expect(result.warnings).toEqual([
+      expect.stringMatching(/tsconfig\.json could not be read \(.+\); default options used\.$/),
+    ]);
+  });
+});

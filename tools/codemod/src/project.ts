@@ -29,6 +29,7 @@ export interface LoadedProject {
   typedPackages: Set<string>;
   /** The v5 packages the files import but whose declarations do not resolve. */
   untypedPackages: Set<string>;
+  warnings: string[];
 }
 
 /** Thrown for a path that does not exist or a tsconfig that cannot be read: the user's input, not a bug. */
@@ -49,9 +50,17 @@ export function loadProject(paths: readonly string[], cwd: string, tsconfigPath?
   const tsconfig = tsconfigPath ? resolve(cwd, tsconfigPath) : findTsconfig(roots, cwd);
   if (tsconfig && !existsSync(tsconfig)) throw new InputError(`no such tsconfig: ${tsconfig}`);
   const overrides: CompilerOptions = { allowJs: true, noEmit: true, skipLibCheck: true };
-  const project = tsconfig
-    ? new Project({ tsConfigFilePath: tsconfig, skipAddingFilesFromTsConfig: true, compilerOptions: overrides })
-    : new Project({ compilerOptions: { ...DEFAULT_OPTIONS, ...overrides } });
+  const warnings: string[] = [];
+  let project: Project;
+  try {
+    project = tsconfig
+      ? new Project({ tsConfigFilePath: tsconfig, skipAddingFilesFromTsConfig: true, compilerOptions: overrides })
+      : new Project({ compilerOptions: { ...DEFAULT_OPTIONS, ...overrides } });
+  } catch (error) {
+    // A tsconfig that extends an uninstalled package, say: the code can still be read with the default options.
+    warnings.push(`${tsconfig} could not be read (${(error as Error).message.split("\n")[0]}); default options used.`);
+    project = new Project({ compilerOptions: { ...DEFAULT_OPTIONS, ...overrides } });
+  }
   const sourceFiles = [...new Set(sources)].map((file) => project.addSourceFileAtPath(file));
   const { typed, untyped } = resolveV5Packages(project, sourceFiles);
   return {
@@ -60,6 +69,7 @@ export function loadProject(paths: readonly string[], cwd: string, tsconfigPath?
     packageJsons: [...new Set(packageJsons)],
     typedPackages: typed,
     untypedPackages: untyped,
+    warnings,
   };
 }
 

@@ -1,4 +1,10 @@
-import { type Symbol as MorphSymbol, Node } from "ts-morph";
+import {
+  type CallExpression,
+  type Symbol as MorphSymbol,
+  Node,
+  type PropertyAccessExpression,
+  type SourceFile,
+} from "ts-morph";
 import { type V5Package, v5PackageOf } from "./tables/exports.ts";
 
 /** Where a v5 member is declared: its package and the class, interface or type that declares it. */
@@ -102,4 +108,24 @@ function madeFrom(declaration: Node): Node | undefined {
   if (type && Node.isTypeReference(type)) return type.getTypeName();
   const initializer = declaration.getInitializer();
   return Node.isNewExpression(initializer) ? initializer.getExpression() : undefined;
+}
+
+/** A call of a method named `name` (`x.name(...)`), with what the checker knows about the method. */
+export interface MemberCall {
+  call: CallExpression;
+  callee: PropertyAccessExpression;
+  declaration: V5Declaration | "unknown";
+}
+
+/** The calls of methods named `name` in a file that may be v5 calls: those declared elsewhere are left out. */
+export function memberCalls(sourceFile: SourceFile, name: string): MemberCall[] {
+  const calls: MemberCall[] = [];
+  sourceFile.forEachDescendant((node) => {
+    if (!Node.isCallExpression(node)) return;
+    const callee = node.getExpression();
+    if (!Node.isPropertyAccessExpression(callee) || callee.getName() !== name) return;
+    const declaration = declarationOf(callee.getNameNode());
+    if (declaration !== "other") calls.push({ call: node, callee, declaration });
+  });
+  return calls;
 }

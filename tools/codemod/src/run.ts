@@ -56,7 +56,7 @@ export interface RunResult {
 /** Rewrites the v5 code under `options.paths` to v6; see the package README for the rules. */
 export function runCodemod(options: RunOptions): RunResult {
   const loaded = loadProject(options.paths, options.cwd, options.tsconfig);
-  const warnings: string[] = [];
+  const warnings = [...loaded.warnings];
   if (loaded.untypedPackages.size > 0) {
     const names = [...loaded.untypedPackages].map((pkg) => `@langfuse/${pkg}`).join(", ");
     warnings.push(

@@ -1,6 +1,5 @@
-import { Node } from "ts-morph";
 import type { FileContext } from "../context.ts";
-import { declarationOf, isUntyped } from "../resolve.ts";
+import { isUntyped, memberCalls } from "../resolve.ts";
 import { SECTIONS } from "../tables/sections.ts";
 
 /**
@@ -8,24 +7,16 @@ import { SECTIONS } from "../tables/sections.ts";
  * `dataset.runExperiment({ name, task, evaluators })`, which the codemod does not write for the user.
  */
 export function markDatasetLinks(ctx: FileContext): void {
-  ctx.sourceFile.forEachDescendant((node) => {
-    if (!Node.isCallExpression(node)) return;
-    const callee = node.getExpression();
-    if (!Node.isPropertyAccessExpression(callee) || callee.getName() !== "link") return;
-    const declaration = declarationOf(callee.getNameNode());
-    if (declaration === "other") return;
-    const byName = declaration === "unknown";
-    if (
-      byName &&
-      !(ctx.referencesV5 && isUntyped(callee.getExpression()) && [2, 3].includes(node.getArguments().length))
-    ) {
-      return;
-    }
-    if (!byName && (declaration.pkg !== "client" || declaration.owner !== "FetchedDataset")) return;
+  for (const { call, callee, declaration } of memberCalls(ctx.sourceFile, "link")) {
+    const isLink =
+      declaration === "unknown"
+        ? ctx.referencesV5 && isUntyped(callee.getExpression()) && [2, 3].includes(call.getArguments().length)
+        : declaration.pkg === "client" && declaration.owner === "FetchedDataset";
+    if (!isLink) continue;
     ctx.leave(callee.getNameNode(), "dataset-link", {
       message:
         "dataset items have no link() in v6: run the items with dataset.runExperiment({ name, task, evaluators })",
       section: SECTIONS.datasetRuns,
     });
-  });
+  }
 }

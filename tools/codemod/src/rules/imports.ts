@@ -220,16 +220,8 @@ function requireBindings(ctx: FileContext, pkg: V5Package, literal: StringLitera
       fate: fateOf(pkg, imported),
     });
   }
-  if (
-    !moduleNameFor(
-      ctx,
-      pkg,
-      literal,
-      bindings.map((b) => b.fate),
-    )
-  )
-    return;
-  for (const binding of bindings) rewriteBinding(ctx, binding);
+  const fates = bindings.map((binding) => binding.fate);
+  if (moduleNameFor(ctx, pkg, literal, fates)) for (const binding of bindings) rewriteBinding(ctx, binding);
 }
 
 /** A namespace, default, `import x = require()` or `const x = require()` binding: rewrites `x.Name` uses. */
@@ -245,16 +237,9 @@ function moduleObject(ctx: FileContext, pkg: V5Package, literal: StringLiteral, 
           : undefined;
     if (member) members.push({ name: member, fate: fateOf(pkg, member.getText()) });
   }
-  if (
-    !moduleNameFor(
-      ctx,
-      pkg,
-      literal,
-      members.map((m) => m.fate),
-    )
-  )
-    return;
-  for (const member of members) memberAccess(ctx, member.name, member.fate);
+  const fates = members.map((member) => member.fate);
+  if (moduleNameFor(ctx, pkg, literal, fates))
+    for (const member of members) memberAccess(ctx, member.name, member.fate);
 }
 
 /** `x.LangfuseClient` on a module object -> `x.SvcClient`. */

@@ -1,6 +1,5 @@
-import { Node } from "ts-morph";
 import type { FileContext } from "../context.ts";
-import { declarationOf, isUntyped } from "../resolve.ts";
+import { isUntyped, memberCalls } from "../resolve.ts";
 import { SECTIONS } from "../tables/sections.ts";
 
 /**
@@ -9,19 +8,14 @@ import { SECTIONS } from "../tables/sections.ts";
  * `setActiveTraceIO` and `createTraceAttributes` are imports, rewritten or marked with the other imports.
  */
 export function rewriteTraceIO(ctx: FileContext): void {
-  ctx.sourceFile.forEachDescendant((node) => {
-    if (!Node.isCallExpression(node)) return;
-    const callee = node.getExpression();
-    if (!Node.isPropertyAccessExpression(callee) || callee.getName() !== "setTraceIO") return;
-    const declaration = declarationOf(callee.getNameNode());
-    if (declaration === "other") return;
-    if (declaration === "unknown" ? !isUntyped(callee.getExpression()) : declaration.pkg !== "tracing") return;
+  for (const { callee, declaration } of memberCalls(ctx.sourceFile, "setTraceIO")) {
+    if (declaration === "unknown" ? !isUntyped(callee.getExpression()) : declaration.pkg !== "tracing") continue;
     if (/\bLangfuseEvent\b/.test(callee.getExpression().getType().getText())) {
       ctx.leave(callee.getNameNode(), "trace-io", {
         message: "an event has no update() in v6: set input and output on the root observation",
         section: SECTIONS.traceIO,
       });
-      return;
+      continue;
     }
     ctx.replaceNode(callee.getNameNode(), "update");
     ctx.changed("trace-io");
@@ -29,5 +23,5 @@ export function rewriteTraceIO(ctx: FileContext): void {
       message: "sets the input and output of the trace only when this observation is the trace's root",
       section: SECTIONS.traceIO,
     });
-  });
+  }
 }
