@@ -386,7 +386,12 @@ describe("package.json", () => {
       "package.json": JSON.stringify(
         {
           name: "app",
-          dependencies: { "@langfuse/client": "5.10.1", "@langfuse/core": "^5.0.0", "@langfuse/openai": "^5.0.0" },
+          dependencies: {
+            "@langfuse/client": "5.10.1",
+            "@langfuse/core": "^5.0.0",
+            "@langfuse/openai": "^5.0.0",
+            "@langfuse/browser": "^5.0.0",
+          },
           devDependencies: { "@langfuse/tracing": "^5.9.0", "@svc/tracing": "^6.0.0", "@langchain/core": "^0.3.8" },
           peerDependencies: { "@langfuse/langchain": ">=5" },
         },
@@ -401,7 +406,7 @@ describe("package.json", () => {
   it("renames the v5 packages, keeps exact pins exact, and drops a v5 package whose v6 one is listed already", () => {
     expect(JSON.parse(run.text("package.json"))).toEqual({
       name: "app",
-      dependencies: { "@svc/client": "6.0.0", "@langfuse/openai": "^5.0.0" },
+      dependencies: { "@svc/client": "6.0.0", "@langfuse/openai": "^5.0.0", "@langfuse/browser": "^5.0.0" },
       devDependencies: { "@svc/tracing": "^6.0.0", "@langchain/core": "^0.3.8" },
       peerDependencies: { "@svc/langchain": "^6.0.0" },
     });
@@ -411,6 +416,7 @@ describe("package.json", () => {
     expect(run.findings("package.json").map((f) => [f.kind, f.message])).toEqual([
       ["review", "@langfuse/core has no v6 package: depend on the @svc packages your code imports now"],
       ["unchanged", "@langfuse/openai has no v6 package"],
+      ["unchanged", "@langfuse/browser has no v6 package: its score client is SvcBrowserClient of @svc/client/browser"],
       ["unchanged", "@svc/langchain needs @langchain/core ^1.0.0 (this range is ^0.3.8)"],
     ]);
   });

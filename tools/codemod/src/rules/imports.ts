@@ -12,7 +12,15 @@ import {
 } from "ts-morph";
 import type { FileContext } from "../context.ts";
 import { referencedSymbol } from "../resolve.ts";
-import { type ExportFate, fateOf, type Note, PACKAGE_MAP, type V5Package, v5PackageOf } from "../tables/exports.ts";
+import {
+  type ExportFate,
+  fateOf,
+  type Note,
+  otherPackageNote,
+  PACKAGE_MAP,
+  type V5Package,
+  v5PackageOf,
+} from "../tables/exports.ts";
 import { SECTIONS } from "../tables/sections.ts";
 
 /** Calls whose first argument names a module without binding anything: mocks and resolution helpers of test tools. */
@@ -68,10 +76,7 @@ function importEquals(ctx: FileContext, node: ImportEqualsDeclaration): void {
 function modulePackage(ctx: FileContext, literal: StringLiteral): V5Package | undefined {
   const pkg = v5PackageOf(literal.getLiteralValue());
   if (pkg !== "other") return pkg;
-  ctx.leave(literal, "packages", {
-    message: `${literal.getLiteralValue()} has no v6 package`,
-    section: SECTIONS.packages,
-  });
+  ctx.leave(literal, "packages", otherPackageNote(literal.getLiteralValue()));
   return undefined;
 }
 

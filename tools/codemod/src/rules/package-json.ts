@@ -1,7 +1,7 @@
 import { ts } from "ts-morph";
 import type { Finding, RuleId } from "../context.ts";
 import type { TextEdit } from "../edits.ts";
-import { PACKAGE_MAP, v5PackageOf } from "../tables/exports.ts";
+import { otherPackageNote, PACKAGE_MAP, v5PackageOf } from "../tables/exports.ts";
 import { SECTIONS } from "../tables/sections.ts";
 
 /** The v6 release the rewritten dependencies ask for. */
@@ -38,13 +38,8 @@ export function rewritePackageJson(path: string, text: string): PackageJsonRewri
       if (pkg === "langchain") usesLangchain = true;
       if (!pkg) continue;
       if (pkg === "other") {
-        result.findings.push({
-          rule: "package-json",
-          kind: "unchanged",
-          message: `${entry.name} has no v6 package`,
-          section: SECTIONS.packages,
-          position: entry.node.getStart(json),
-        });
+        const note = otherPackageNote(entry.name);
+        result.findings.push({ rule: "package-json", kind: "unchanged", ...note, position: entry.node.getStart(json) });
         continue;
       }
       const target = pkg === "core" ? "@svc/client" : PACKAGE_MAP[pkg];

@@ -43,6 +43,13 @@ export function v5PackageOf(specifier: string): V5Package | "other" | undefined 
   return V5_PACKAGES.has(name) ? (name as V5Package) : "other";
 }
 
+/** What to say about a @langfuse package that has no v6 version of its own. */
+export function otherPackageNote(specifier: string): Note {
+  const replacement =
+    specifier === "@langfuse/browser" ? ": its score client is SvcBrowserClient of @svc/client/browser" : "";
+  return { message: `${specifier} has no v6 package${replacement}`, section: SECTIONS.packages };
+}
+
 const TRACE_IO: Note = {
   message: "trace input and output are now those of the root observation",
   section: SECTIONS.traceIO,
