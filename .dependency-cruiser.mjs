@@ -1,4 +1,5 @@
-// Architecture rules, checked by `pnpm check:arch` (dependency-cruiser) over packages/*/src, bench, scripts and tools.
+// Architecture rules, checked by `pnpm check:arch` (dependency-cruiser) over packages/*/src, bench, scripts and tools
+// (the dev server and the codemod).
 // Paths are relative to the repository root. Imports are resolved as tsc resolves them: package names (`@svc/tracing`,
 // `@svc/core/<subpath>`) through the `paths` of tsconfig.json to packages/<name>/src, other names through
 // node_modules with the workspace links followed to packages/<name>. An @svc name that resolves to no file is an
@@ -70,6 +71,14 @@ export default {
       comment: "Shipped code never depends on tests, the benchmark, scripts or tools.",
       from: { path: "^packages/[^/]+/src/" },
       to: { path: "^(tests|bench|scripts|tools)/" },
+    },
+    {
+      name: "codemod-stands-alone",
+      severity: "error",
+      comment:
+        "The codemod runs before the v6 packages are installed and is published on its own: it imports no @svc package.",
+      from: { path: "^tools/codemod/" },
+      to: { path: ["^packages/", "^@svc/", "^tools/(?!codemod/)"] },
     },
     {
       name: "svc-name-resolves",

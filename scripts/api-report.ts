@@ -11,7 +11,10 @@ import { join, relative } from "node:path";
 import { Extractor, ExtractorConfig, ExtractorLogLevel, type IConfigFile } from "@microsoft/api-extractor";
 
 const root = join(import.meta.dirname, "..");
-/** The published packages, by folder name under `packages/`. */
+/**
+ * The published packages, by folder name under `packages/`. The codemod (`tools/codemod`) is published too, but it is
+ * a command with no module to import (its exports map names no entry point), so it has no report.
+ */
 export const PUBLISHED = ["tracing", "otel", "client", "langchain"] as const;
 const DECLARATION = /\.d\.(?:c|m)?ts$/;
 

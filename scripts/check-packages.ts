@@ -1,11 +1,14 @@
-// Publishing checks for every package: publint and @arethetypeswrong/cli on the packed tarball,
-// and one shared version across the four packages (they are released in lockstep).
+// Publishing checks for every published package: publint and @arethetypeswrong/cli on the packed tarball of each
+// SDK package, one shared version across the four (they are released in lockstep), and publint on the codemod,
+// a command with no module to import (so nothing for attw to check) that is versioned on its own.
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 
 const root = join(import.meta.dirname, "..");
 export const PACKAGES = ["tracing", "otel", "client", "langchain"] as const;
+/** Published commands, by folder: not SDK packages, not in the lockstep group. */
+export const COMMANDS = ["tools/codemod"] as const;
 
 function run(command: string, args: string[], cwd: string): boolean {
   const result = spawnSync(command, args, { cwd, stdio: "inherit" });
@@ -22,6 +25,12 @@ for (const name of PACKAGES) {
   ok = run("publint", ["--strict", "--pack", "pnpm"], dir) && ok;
   // node10 resolution is left out: the packages need Node 22, whose resolver reads the exports map.
   ok = run("attw", ["--pack", ".", "--profile", "node16", "--format", "table-flipped"], dir) && ok;
+}
+for (const folder of COMMANDS) {
+  const dir = join(root, folder);
+  const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { name: string; version: string };
+  console.log(`\n== ${manifest.name}@${manifest.version} (command)`);
+  ok = run("publint", ["--strict", "--pack", "pnpm"], dir) && ok;
 }
 if (versions.size !== 1) {
   console.error(`Package versions differ: ${[...versions].join(", ")}. The four packages are released in lockstep.`);

@@ -105,7 +105,7 @@ describe("pnpm check:arch", () => {
     expect(code).not.toBe(0);
   });
 
-  it("holds @svc/core, @svc/tracing and product code to their imports, and allows @svc/core subpaths", async () => {
+  it("holds @svc/core, @svc/tracing, the codemod and product code to their imports, and allows @svc/core subpaths", async () => {
     const root = tempDir();
     cpSync(join(ROOT, ".dependency-cruiser.mjs"), join(root, ".dependency-cruiser.mjs"));
     const paths = Object.fromEntries(
@@ -142,11 +142,18 @@ describe("pnpm check:arch", () => {
         'export { client } from "@svc/client";\nexport { browser } from "@svc/client/browser";\n',
       "packages/langchain/src/unknown-name.ts": 'export { nothing } from "@svc/nothing";\n',
       "tests/support/helper.ts": "export const helper = 1;\n",
+      "tools/codemod/src/uses-client.ts": 'export { client } from "@svc/client";\n',
+      "tools/codemod/src/uses-dev-server.ts": 'export { server } from "../../dev-server/src/server.ts";\n',
+      "tools/codemod/src/own.ts": 'export { edits } from "./edits.ts";\n',
+      "tools/codemod/src/edits.ts": "export const edits = 1;\n",
+      "tools/dev-server/src/server.ts": "export const server = 1;\n",
     });
 
     const { code, violations } = await checkArch(root);
 
     expect(violations).toEqual([
+      "codemod-stands-alone tools/codemod/src/uses-client.ts -> packages/client/src/index.ts",
+      "codemod-stands-alone tools/codemod/src/uses-dev-server.ts -> tools/dev-server/src/server.ts",
       "core-imports-no-published-package packages/core/src/uses-tracing.ts -> packages/tracing/src/index.ts",
       "product-code-imports-no-tooling packages/client/src/uses-tests.ts -> tests/support/helper.ts",
       "published-package-root-only packages/langchain/src/index.ts -> packages/client/src/browser.ts",

@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { entryPoints } from "../../scripts/api-report.ts";
 import { PACKAGE_DIRS, ROOT } from "../support/packages.ts";
 
 type Manifest = {
@@ -16,6 +17,12 @@ type Manifest = {
 const manifests: Manifest[] = PACKAGE_DIRS.map(
   (dir) => JSON.parse(readFileSync(join(ROOT, "packages", dir, "package.json"), "utf8")) as Manifest,
 );
+const CODEMOD_DIR = join(ROOT, "tools", "codemod");
+const codemod = JSON.parse(readFileSync(join(CODEMOD_DIR, "package.json"), "utf8")) as Manifest & {
+  bin?: Record<string, string>;
+  exports?: Record<string, unknown>;
+  devDependencies?: Record<string, string>;
+};
 
 describe("package manifests", () => {
   it("share one 6.x version", () => {
@@ -29,13 +36,13 @@ describe("package manifests", () => {
     expect(config.fixed).toContainEqual(expect.arrayContaining(manifests.map((m) => m.name)));
   });
 
-  it("are the only workspace packages that can be published; the dev server and the others stay private", () => {
+  it("are, with the codemod, the only workspace packages that can be published; the dev server and others stay private", () => {
     const projects = JSON.parse(
       execFileSync("pnpm", ["ls", "--recursive", "--depth", "-1", "--json"], { cwd: ROOT, encoding: "utf8" }),
     ) as { name: string; private?: boolean }[];
     const publishable = projects.filter((p) => !p.private).map((p) => p.name);
 
-    expect(publishable.sort()).toEqual(manifests.map((m) => m.name).sort());
+    expect(publishable.sort()).toEqual([...manifests.map((m) => m.name), codemod.name].sort());
     expect(projects.find((p) => p.name === "@svc/dev-server")?.private).toBe(true);
   });
 
@@ -59,5 +66,38 @@ describe("package manifests", () => {
     for (const m of manifests) expect(JSON.stringify(m), m.name).not.toContain("@svc/core");
     const langchain = manifests.find((m) => m.name === "@svc/langchain");
     expect(langchain?.peerDependencies?.["@langchain/core"]).toBe("^1.0.0");
+  });
+});
+
+describe("the codemod's manifest (@svc/codemod, a command run with npx)", () => {
+  it("is versioned on its own, outside the fixed group of the four packages", () => {
+    const config = JSON.parse(readFileSync(join(ROOT, ".changeset", "config.json"), "utf8")) as { fixed: string[][] };
+    expect(config.fixed.flat()).not.toContain(codemod.name);
+    expect(codemod.version).toMatch(/^6\.\d+\.\d+(-[\w.]+)?$/);
+  });
+
+  it("adds nothing to what users of the four packages install: none depends on it or on its dependencies", () => {
+    for (const m of manifests) {
+      const all = { ...m.dependencies, ...m.peerDependencies };
+      expect(Object.keys(all), m.name).not.toContain(codemod.name);
+      for (const dependency of Object.keys(codemod.dependencies ?? {}))
+        expect(Object.keys(all), m.name).not.toContain(dependency);
+    }
+    expect(Object.keys(codemod.dependencies ?? {})).toEqual(["ts-morph"]);
+    expect(JSON.stringify(codemod.dependencies)).not.toContain("@svc/");
+  });
+
+  it("ships only dist, with one command and no module to import (so it has no API report)", () => {
+    expect(codemod.files).toEqual(["dist"]);
+    expect(codemod.bin).toEqual({ "svc-codemod": "./dist/cli.js" });
+    expect(codemod.exports).toEqual({ "./package.json": "./package.json" });
+    expect(entryPoints(CODEMOD_DIR, "codemod")).toEqual([]);
+    expect(codemod.engines?.node).toBe(">=22");
+  });
+
+  it("pins the v5 packages its tests read to the release its tables were made from", () => {
+    for (const name of ["client", "core", "tracing", "otel", "langchain"]) {
+      expect(codemod.devDependencies?.[`@langfuse/${name}`], name).toBe("5.10.1");
+    }
   });
 });

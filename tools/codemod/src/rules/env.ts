@@ -1,0 +1,48 @@
+import { Node } from "ts-morph";
+import type { FileContext } from "../context.ts";
+import { ENV_NAMES } from "../tables/env.ts";
+
+/**
+ * Renames the v5 environment variables (`LANGFUSE_PUBLIC_KEY` -> `SVC_PUBLIC_KEY`) wherever code names them: strings
+ * (`process.env["..."]`, `getEnv("...")`) and property names (`process.env.X`, object keys, destructuring, types).
+ * Variables of the user's own that only start with `LANGFUSE_` are not the SDK's and stay.
+ */
+export function rewriteEnvNames(ctx: FileContext): void {
+  ctx.sourceFile.forEachDescendant((node) => {
+    if (Node.isStringLiteral(node) || Node.isNoSubstitutionTemplateLiteral(node)) {
+      const renamed = ENV_NAMES[node.getLiteralValue()];
+      if (!renamed) return;
+      const text = node.getText();
+      ctx.replaceNode(node, `${text[0]}${renamed}${text[text.length - 1]}`);
+      count(ctx, node.getLiteralValue());
+      return;
+    }
+    if (!Node.isIdentifier(node)) return;
+    const name = node.getText();
+    const renamed = ENV_NAMES[name];
+    if (!renamed) return;
+    const parent = node.getParent();
+    if (
+      (Node.isPropertyAccessExpression(parent) && parent.getNameNode() === node) ||
+      (Node.isPropertyAssignment(parent) && parent.getNameNode() === node) ||
+      ((Node.isPropertySignature(parent) || Node.isPropertyDeclaration(parent)) && parent.getNameNode() === node) ||
+      (Node.isBindingElement(parent) && parent.getPropertyNameNode() === node)
+    ) {
+      ctx.replaceNode(node, renamed);
+    } else if (
+      (Node.isBindingElement(parent) && !parent.getPropertyNameNode() && parent.getNameNode() === node) ||
+      Node.isShorthandPropertyAssignment(parent)
+    ) {
+      // `{ LANGFUSE_PUBLIC_KEY } = process.env`: the variable keeps its name, the property is the v6 one.
+      ctx.insert(node.getStart(), `${renamed}: `);
+    } else {
+      return;
+    }
+    count(ctx, name);
+  });
+}
+
+function count(ctx: FileContext, name: string): void {
+  ctx.changed("env");
+  ctx.envNames.add(name);
+}

@@ -1,0 +1,129 @@
+import { CORE_API_TYPES, CORE_EXPORTS } from "./core-exports.ts";
+import { SECTIONS, type Section } from "./sections.ts";
+
+/** The v5 packages the codemod rewrites, by the last part of their name (`@langfuse/<name>`). */
+export type V5Package = "client" | "tracing" | "otel" | "langchain" | "core";
+
+/** The v6 packages that code imports after the rewrite. */
+export type V6Module = "@svc/client" | "@svc/tracing" | "@svc/otel" | "@svc/langchain";
+
+/** A message for the reader and the section of MIGRATION-v6.md that explains it. */
+export interface Note {
+  message: string;
+  section: Section;
+}
+
+/** What becomes of one export of a v5 package. */
+export type ExportFate =
+  /**
+   * A named export of a v6 package; `typeOnly` when v6 exports it as a type only (v5 had a value too), `review` when
+   * the replacement behaves differently.
+   */
+  | { kind: "export"; module: V6Module; name: string; typeOnly?: boolean; review?: Note }
+  /** A type of the REST API, in v6 a member of the `SvcAPI` namespace of `@svc/client` (types only). */
+  | { kind: "api-type"; name: string; review?: Note }
+  /** Gone in v6: the code is left as it is and marked. */
+  | { kind: "removed"; note: Note };
+
+/** The v6 package that takes the place of each v5 package; `@langfuse/core` has none (its names moved one by one). */
+export const PACKAGE_MAP: Record<Exclude<V5Package, "core">, V6Module> = {
+  client: "@svc/client",
+  tracing: "@svc/tracing",
+  otel: "@svc/otel",
+  langchain: "@svc/langchain",
+};
+
+const V5_PACKAGES = new Set<string>(["client", "tracing", "otel", "langchain", "core"]);
+
+/** The v5 package a module specifier names (`@langfuse/client` -> `client`), `other` for the remaining `@langfuse/*`. */
+export function v5PackageOf(specifier: string): V5Package | "other" | undefined {
+  const match = /^@langfuse\/([^/]+)$/.exec(specifier);
+  if (!match) return specifier.startsWith("@langfuse/") ? "other" : undefined;
+  const name = match[1] ?? "";
+  return V5_PACKAGES.has(name) ? (name as V5Package) : "other";
+}
+
+/** What to say about a @langfuse package that has no v6 version of its own. */
+export function otherPackageNote(specifier: string): Note {
+  const replacement =
+    specifier === "@langfuse/browser" ? ": its score client is SvcBrowserClient of @svc/client/browser" : "";
+  return { message: `${specifier} has no v6 package${replacement}`, section: SECTIONS.packages };
+}
+
+const TRACE_IO: Note = {
+  message: "trace input and output are now those of the root observation",
+  section: SECTIONS.traceIO,
+};
+
+/** Exports of the four public v5 packages whose v6 name differs, or that v6 no longer has. */
+const CHANGED: Record<Exclude<V5Package, "core">, Record<string, ExportFate>> = {
+  client: {
+    LangfuseClient: { kind: "export", module: "@svc/client", name: "SvcClient" },
+    LangfuseClientParams: { kind: "export", module: "@svc/client", name: "SvcClientParams" },
+    LangfuseMedia: { kind: "export", module: "@svc/client", name: "SvcMedia" },
+    LangfuseMediaParams: { kind: "export", module: "@svc/client", name: "SvcMediaParams" },
+    LangfuseMediaReference: { kind: "export", module: "@svc/client", name: "SvcMediaReference" },
+    LangfuseMediaReferenceParams: { kind: "export", module: "@svc/client", name: "SvcMediaReferenceParams" },
+    LangfuseMediaResolveMediaReferencesParams: {
+      kind: "export",
+      module: "@svc/client",
+      name: "SvcMediaResolveMediaReferencesParams",
+    },
+    LinkDatasetItemFunction: {
+      kind: "removed",
+      note: {
+        message: "LinkDatasetItemFunction is gone with item.link(); run the items with dataset.runExperiment()",
+        section: SECTIONS.datasetRuns,
+      },
+    },
+  },
+  tracing: {
+    setLangfuseTracerProvider: { kind: "export", module: "@svc/tracing", name: "setSvcTracerProvider" },
+    getLangfuseTracerProvider: { kind: "export", module: "@svc/tracing", name: "getSvcTracerProvider" },
+    getLangfuseTracer: { kind: "export", module: "@svc/tracing", name: "getSvcTracer" },
+    // v6 names the options of startActiveObservation (endOnExit included) StartActiveObservationOpts only.
+    StartActiveObservationContext: { kind: "export", module: "@svc/tracing", name: "StartActiveObservationOpts" },
+    setActiveTraceIO: { kind: "export", module: "@svc/tracing", name: "updateActiveObservation", review: TRACE_IO },
+    createTraceAttributes: {
+      kind: "removed",
+      note: {
+        message: "createTraceAttributes() was removed; set input and output on the root observation",
+        section: SECTIONS.traceIO,
+      },
+    },
+    LangfuseTraceAttributes: {
+      kind: "removed",
+      note: {
+        message: "LangfuseTraceAttributes was removed; input and output are observation attributes (SvcSpanAttributes)",
+        section: SECTIONS.traceIO,
+      },
+    },
+  },
+  otel: {
+    isLangfuseSpan: { kind: "export", module: "@svc/otel", name: "isSvcSpan" },
+  },
+  langchain: {},
+};
+
+/** What becomes of the export `name` of the v5 package `pkg`. */
+export function fateOf(pkg: V5Package, name: string): ExportFate {
+  if (pkg === "core") return coreFate(name);
+  const changed = CHANGED[pkg][name];
+  if (changed) return changed;
+  // Every other export keeps its place; the product name in it becomes Svc (LangfuseSpan -> SvcSpan).
+  return { kind: "export", module: PACKAGE_MAP[pkg], name: name.replace(/Langfuse/g, "Svc") };
+}
+
+function coreFate(name: string): ExportFate {
+  const moved = CORE_EXPORTS[name];
+  if (moved) return moved;
+  const apiType = CORE_API_TYPES[name];
+  if (apiType !== undefined) return { kind: "api-type", name: apiType === "" ? name : apiType };
+  return {
+    kind: "removed",
+    note: {
+      message: `${name} of @langfuse/core has no v6 export (@langfuse/core was the SDK's internal package)`,
+      section: SECTIONS.packages,
+    },
+  };
+}
