@@ -3,9 +3,9 @@
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { PUBLISHED } from "./workspace.ts";
 
 const root = join(import.meta.dirname, "..");
-export const PACKAGES = ["tracing", "otel", "client", "langchain"] as const;
 
 function run(command: string, args: string[], cwd: string): boolean {
   const result = spawnSync(command, args, { cwd, stdio: "inherit" });
@@ -14,7 +14,7 @@ function run(command: string, args: string[], cwd: string): boolean {
 
 let ok = true;
 const versions = new Set<string>();
-for (const name of PACKAGES) {
+for (const name of PUBLISHED) {
   const dir = join(root, "packages", name);
   const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { version: string };
   versions.add(manifest.version);
