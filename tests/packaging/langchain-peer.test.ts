@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { installApp, packAll, removeDir } from "../support/packages.ts";
+import { installApp, npm, packAll, removeDir } from "../support/packages.ts";
 
 // Needs the built packages: run `pnpm build` first.
 describe("@svc/langchain peer dependency on @langchain/core", () => {
@@ -41,7 +41,7 @@ describe("@svc/langchain peer dependency on @langchain/core", () => {
     });
     dirs.push(app.dir);
 
-    const tree = execFileSync("npm", ["ls", "@langchain/core", "@svc/langchain"], { cwd: app.dir, encoding: "utf8" });
+    const tree = npm(["ls", "@langchain/core", "@svc/langchain"], app.dir);
     expect(tree).toMatch(/@langchain\/core@1\.\d+\.\d+/);
     expect(tree).not.toMatch(/invalid|UNMET/);
 
