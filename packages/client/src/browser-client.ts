@@ -2,7 +2,7 @@ import { describeError, fetchBackend, getGlobalLogger, identityHeaders, RepeatLo
 import { ScoresApi } from "./api/generated/scores.js";
 import type { CreateScoreRequest } from "./api/generated/types.js";
 import { RequestRuntime } from "./api/runtime.js";
-import { prepareScore, rejectionLine } from "./score/validate-score.js";
+import { logDroppedScore, prepareScore, rejectionLine } from "./score/validate-score.js";
 
 /** Options of {@link SvcBrowserClient}. */
 export interface SvcBrowserClientParams {
@@ -96,7 +96,7 @@ export class SvcBrowserClient {
     try {
       const prepared = prepareScore(score, {}, this.#environment);
       if (!prepared.ok) {
-        this.#repeats.error(`${OWNER}: score dropped: ${prepared.kind}`, `${OWNER}: score dropped: ${prepared.reason}`);
+        logDroppedScore(this.#repeats, OWNER, prepared);
         return undefined;
       }
       if (!this.#publicKey) {

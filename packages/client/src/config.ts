@@ -72,7 +72,7 @@ export function resolveClientConfig(params: unknown, env: Env = readEnv()): SvcC
     publicKey: connection.publicKey,
     timeoutSeconds: o.timeout,
     headers,
-    score: scoreConfigFrom(o),
+    score: scoreConfigFrom(o, env),
   };
 }
 

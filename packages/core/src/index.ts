@@ -67,6 +67,11 @@ export {
   serializeValue,
   writeMetadata,
 } from "./serialize.js";
+export {
+  countProcessorStart,
+  processorStarts,
+  warnUnprocessedObservation,
+} from "./tracing/processor-presence.js";
 export type { PropagateSpanAttributesOptions } from "./tracing/propagation.js";
 export {
   buildPropagationContext,
