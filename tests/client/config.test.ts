@@ -25,15 +25,14 @@ describe("resolveClientConfig", () => {
     expect(fromEnv.headers.authorization).toBe(`Basic ${btoa("pk-env:sk-env")}`);
   });
 
-  it("warns about each missing key and sends no credentials, instead of throwing", () => {
+  it("warns once, naming the missing keys, and sends no credentials, instead of throwing", () => {
     const logs = captureLogs();
     const config = resolveClientConfig({ baseUrl: "http://localhost:9" }, {});
 
     expect(config.hasCredentials).toBe(false);
     expect(config.headers.authorization).toBeUndefined();
     expect(logs.filter((l) => l.level === "warn").map((l) => l.message)).toEqual([
-      expect.stringContaining("no publicKey"),
-      expect.stringContaining("no secretKey"),
+      expect.stringContaining("no publicKey and secretKey"),
     ]);
   });
 
@@ -58,6 +57,6 @@ describe("resolveClientConfig", () => {
     const svc = new SvcClient({ baseUrl: "http://127.0.0.1:9" });
 
     expect(svc.config.publicKey).toBeUndefined();
-    expect(logs.filter((l) => l.level === "warn")).toHaveLength(2);
+    expect(logs.filter((l) => l.level === "warn")).toHaveLength(1);
   });
 });

@@ -26,15 +26,14 @@ describe("resolveProcessorConfig", () => {
     expect(resolveProcessorConfig({}, { SVC_BASEURL: "http://b" }).baseUrl).toBe("http://b");
   });
 
-  it("warns once per missing key, builds a config, and will send nothing without credentials", () => {
+  it("warns once, naming both missing keys, builds a config, and will send nothing without credentials", () => {
     const logs = captureLogs();
     const config = resolveProcessorConfig({}, {});
     expect(config.headers["x-svc-public-key"]).toBe("<missing>");
     expect(config.headers.authorization).toBeUndefined();
     expect(config.cannotSend).toMatch(/no credentials/);
     expect(logs.filter((l) => l.level === "warn").map((l) => l.message)).toEqual([
-      expect.stringContaining("no publicKey"),
-      expect.stringContaining("no secretKey"),
+      expect.stringContaining("no publicKey and secretKey"),
     ]);
   });
 

@@ -282,7 +282,7 @@ describe("flush and shutdown", () => {
       logs.some(
         (l) =>
           l.level === "error" &&
-          /refused the keys: 1 spans: HTTP 401 from .* check the public and secret keys/.test(l.message),
+          /refused the keys: 1 spans: HTTP 401 from .*\. Check the public and secret keys/.test(l.message),
       ),
     ).toBe(true);
   });

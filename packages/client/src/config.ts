@@ -57,7 +57,9 @@ export function resolveClientConfig(params: unknown, env: Env = readEnv()): SvcC
     "secretKey",
     "baseUrl",
   ]);
-  const connection = resolveConnection(NAME, (params ?? {}) as Record<string, unknown>, env);
+  const connection = resolveConnection(NAME, (params ?? {}) as Record<string, unknown>, env, {
+    withoutKeys: "REST calls go out without credentials (the server answers 401) and scores are not sent",
+  });
   const auth = basicAuth(connection.publicKey, connection.secretKey);
   const headers: Record<string, string> = {
     ...lowerCase(o.additionalHeaders),

@@ -89,8 +89,10 @@ export { chooseGzip, concatBytes, runtimeGzip } from "./transport/compress.js";
 export type { HttpFailure, HttpMethod, HttpRequest, HttpResponse, HttpResult } from "./transport/http.js";
 export {
   describeFailure,
+  failureHint,
   httpRequest,
   isRetryable,
+  KEYS_HINT,
   parseHttpUrl,
   placeOf,
   setDefaultBackend,

@@ -199,6 +199,7 @@ export function resolveProcessorConfig(params: unknown, env: Env = readEnv()): P
   const o = resolveOptions(NAME, SPECS, params, env, ["publicKey", "secretKey", "baseUrl"]);
   const connection = resolveConnection(NAME, (params ?? {}) as Record<string, unknown>, env, {
     keysOptional: o.exporter !== undefined,
+    withoutKeys: "no span is sent (each is counted as dropped)",
   });
   const auth = basicAuth(connection.publicKey, connection.secretKey);
   const identity = identityHeaders(connection.publicKey);
@@ -221,7 +222,7 @@ export function resolveProcessorConfig(params: unknown, env: Env = readEnv()): P
     connection.baseUrlProblem ??
     (headers.authorization
       ? undefined
-      : "no credentials: set publicKey and secretKey (or SVC_PUBLIC_KEY and SVC_SECRET_KEY)");
+      : "no credentials: the processor has no keys; pass publicKey and secretKey (or SVC_PUBLIC_KEY and SVC_SECRET_KEY)");
   return {
     baseUrl: connection.baseUrl,
     cannotSend: o.exporter ? undefined : cannotSend,

@@ -184,8 +184,8 @@ export class ScoreManager {
         dropped: [
           {
             count: queued.length,
-            reason: "auth",
-            detail: "no credentials: set publicKey and secretKey (or SVC_PUBLIC_KEY and SVC_SECRET_KEY)",
+            reason: "failed",
+            detail: "the client has no keys: pass publicKey and secretKey (or SVC_PUBLIC_KEY and SVC_SECRET_KEY)",
           },
         ],
       };

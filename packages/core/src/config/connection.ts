@@ -35,22 +35,27 @@ export function resolveConnection(
   component: string,
   params: ConnectionParams,
   env: Env,
-  { keysOptional = false }: { keysOptional?: boolean } = {},
+  {
+    keysOptional = false,
+    withoutKeys = "nothing is sent to the server",
+  }: {
+    keysOptional?: boolean;
+    /** What the component does without both keys, for the warning: `"REST calls carry no credentials"`. */
+    withoutKeys?: string;
+  } = {},
 ): Connection {
   const log = getGlobalLogger();
   const publicKey = keyFrom(component, "publicKey", params.publicKey) ?? nonEmpty(env.SVC_PUBLIC_KEY);
   const secretKey = keyFrom(component, "secretKey", params.secretKey) ?? nonEmpty(env.SVC_SECRET_KEY);
   registerSecret(secretKey);
-  if (!keysOptional) {
-    for (const [key, value, variable] of [
-      ["publicKey", publicKey, "SVC_PUBLIC_KEY"],
-      ["secretKey", secretKey, "SVC_SECRET_KEY"],
-    ] as const) {
-      if (!value)
-        log.warn(
-          `${component}: no ${key}; pass ${key} or set ${variable}. Nothing is sent to the server until both keys are set.`,
-        );
-    }
+  const missing = [
+    ["publicKey", publicKey, "SVC_PUBLIC_KEY"],
+    ["secretKey", secretKey, "SVC_SECRET_KEY"],
+  ].filter(([, value]) => !value);
+  if (!keysOptional && missing.length > 0) {
+    const keys = missing.map(([key]) => key).join(" and ");
+    const how = missing.map(([key, , variable]) => `${key} (or ${variable})`).join(" and ");
+    log.warn(`${component}: no ${keys}; until both keys are set, ${withoutKeys}. Pass ${how}.`);
   }
   const given =
     (typeof params.baseUrl === "string" && params.baseUrl !== "" ? params.baseUrl : undefined) ??
