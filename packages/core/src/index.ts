@@ -26,7 +26,9 @@ export {
   show,
   stringOption,
   stringRecordOption,
+  warnUnknownOptions,
 } from "./config/options.js";
+export { connectionSettings, logStartup, optionSettings } from "./config/startup.js";
 export { describeError, messageOf, textOf } from "./log/describe.js";
 export type { LoggerOptions, LogSink, SvcLogger } from "./log/logger.js";
 export {

@@ -14,6 +14,8 @@ export interface Connection {
   baseUrlProblem: string | undefined;
   publicKey: string | undefined;
   secretKey: string | undefined;
+  /** Where each setting came from: `option`, the variable's name, `default` or `none`. */
+  sources: { baseUrl: string; publicKey: string; secretKey: string };
 }
 
 /** What {@link resolveConnection} reads from a component's options. */
@@ -57,11 +59,19 @@ export function resolveConnection(
     const how = missing.map(([key, , variable]) => `${key} (or ${variable})`).join(" and ");
     log.warn(`${component}: no ${keys}; until both keys are set, ${withoutKeys}. Pass ${how}.`);
   }
-  const given =
-    (typeof params.baseUrl === "string" && params.baseUrl !== "" ? params.baseUrl : undefined) ??
-    nonEmpty(env.SVC_BASE_URL) ??
-    nonEmpty(env.SVC_BASEURL) ??
-    DEFAULT_BASE_URL;
+  const fromOption = typeof params.baseUrl === "string" && params.baseUrl !== "" ? params.baseUrl : undefined;
+  const given = fromOption ?? nonEmpty(env.SVC_BASE_URL) ?? nonEmpty(env.SVC_BASEURL) ?? DEFAULT_BASE_URL;
+  const sources = {
+    baseUrl: fromOption
+      ? "option"
+      : nonEmpty(env.SVC_BASE_URL)
+        ? "SVC_BASE_URL"
+        : nonEmpty(env.SVC_BASEURL)
+          ? "SVC_BASEURL"
+          : "default",
+    publicKey: keySource(params.publicKey, publicKey, "SVC_PUBLIC_KEY"),
+    secretKey: keySource(params.secretKey, secretKey, "SVC_SECRET_KEY"),
+  };
   if (params.baseUrl !== undefined && typeof params.baseUrl !== "string")
     log.warn(`${component}: option baseUrl must be a string; using ${redactUrl(given)}`);
   const baseUrl = given.trim().replace(/\/+$/, "");
@@ -75,7 +85,7 @@ export function resolveConnection(
       `${component}: the base URL ${redactUrl(parsed.origin)} uses plain http; keys and data travel unencrypted. Use https.`,
     );
   }
-  return { baseUrl, baseUrlProblem, publicKey, secretKey };
+  return { baseUrl, baseUrlProblem, publicKey, secretKey, sources };
 }
 
 function keyFrom(component: string, name: string, value: unknown): string | undefined {
@@ -83,6 +93,11 @@ function keyFrom(component: string, name: string, value: unknown): string | unde
   if (typeof value === "string") return value;
   getGlobalLogger().warn(`${component}: option ${name} must be a string; ignored`);
   return undefined;
+}
+
+function keySource(option: unknown, value: string | undefined, variable: string): string {
+  if (value === undefined) return "none";
+  return typeof option === "string" && option !== "" ? "option" : variable;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
