@@ -16,7 +16,10 @@ const MEDIA_FIELDS = ["input", "expectedOutput", "metadata"] as const;
 
 /** A dataset with all its items; items are plain data. */
 export type DatasetWithItems = Dataset & {
-  /** Every item of the dataset, all pages fetched, as stored: media stay reference strings (see `svc.media`). */
+  /**
+   * Every item of the dataset, all pages fetched, as stored: media stay reference strings (see `svc.media`). In the
+   * order the server lists them (page 1 first; the server lists the newest item first); the SDK does not sort.
+   */
   items: DatasetItem[];
   /** The version the items were read at, when `get` was given one. */
   version?: string;

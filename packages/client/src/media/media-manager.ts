@@ -40,7 +40,7 @@ export class MediaManager {
     private readonly config: MediaManagerConfig,
   ) {}
 
-  /** Parses a media reference string. @throws {@link TypeError} when it is not one. */
+  /** Parses a media reference string. @throws {@link !TypeError} when it is not one. */
   static parseReferenceString(text: string): SvcMediaReference {
     return SvcMediaReference.parse(text);
   }

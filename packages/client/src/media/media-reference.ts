@@ -20,7 +20,7 @@ export class SvcMediaReference {
 
   /**
    * Parses a reference string.
-   * @throws {@link TypeError} when the text is not a reference string or lacks `type`, `id` or `source`.
+   * @throws {@link !TypeError} when the text is not a reference string or lacks `type`, `id` or `source`.
    */
   static parse(text: string): SvcMediaReference {
     const parts = parseMediaReference(text);

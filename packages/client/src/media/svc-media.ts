@@ -27,7 +27,7 @@ export class SvcMedia {
   readonly source: "base64_data_uri" | "bytes";
   #hash: Promise<MediaHash> | undefined;
 
-  /** @throws {@link TypeError} when the data URI is not a base64 data URI with a content type. */
+  /** @throws {@link !TypeError} when the data URI is not a base64 data URI with a content type. */
   constructor(params: SvcMediaParams) {
     if ("base64DataUri" in params) {
       const parsed = parseBase64DataUri(params.base64DataUri);
