@@ -47,6 +47,13 @@ const variables = (cell: string) => backticked(cell).filter((token) => /^[A-Z][A
 
 type Specs = Record<string, OptionSpec<unknown>>;
 
+/** The address and keys of the server-side classes, read by the shared connection resolver. */
+const SERVER_CONNECTION = {
+  publicKey: { env: ["SVC_PUBLIC_KEY"] },
+  secretKey: { env: ["SVC_SECRET_KEY"] },
+  baseUrl: { env: ["SVC_BASE_URL", "SVC_BASEURL"], fallback: DEFAULT_BASE_URL },
+};
+
 const CASES: {
   name: string;
   readme: string;
@@ -60,22 +67,14 @@ const CASES: {
     readme: "packages/otel/README.md",
     marker: "## Options",
     specs: PROCESSOR_SPECS,
-    others: {
-      publicKey: { env: ["SVC_PUBLIC_KEY"] },
-      secretKey: { env: ["SVC_SECRET_KEY"] },
-      baseUrl: { env: ["SVC_BASE_URL", "SVC_BASEURL"], fallback: DEFAULT_BASE_URL },
-    },
+    others: SERVER_CONNECTION,
   },
   {
     name: "SvcClient",
     readme: "packages/client/README.md",
     marker: "`new SvcClient(options)`",
     specs: { ...CLIENT_SPECS, ...SCORE_SPECS },
-    others: {
-      publicKey: { env: ["SVC_PUBLIC_KEY"] },
-      secretKey: { env: ["SVC_SECRET_KEY"] },
-      baseUrl: { env: ["SVC_BASE_URL", "SVC_BASEURL"], fallback: DEFAULT_BASE_URL },
-    },
+    others: SERVER_CONNECTION,
   },
   {
     name: "SvcBrowserClient",

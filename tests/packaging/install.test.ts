@@ -176,7 +176,7 @@ describe.each(LINES)("packed packages in a new app, OpenTelemetry $line line", (
       `@types/node@${ROOT_MANIFEST.devDependencies["@types/node"]}`,
     ]);
     appDir = installApp({}, { install: [...install] }).dir;
-    for (const file of ["first-trace.mjs", "first-trace.cjs", "typed.cts", "typed.mts"])
+    for (const file of ["first-trace.mjs", "first-trace.cjs", "first-trace-steps.cjs", "typed.cts", "typed.mts"])
       copyFileSync(join(import.meta.dirname, "apps", file), join(appDir, file));
     writeFileSync(join(appDir, "bare.mts"), bareProviderApp(line.providerImport));
     writeFileSync(join(appDir, "wire.mjs"), appScript(line.tracePackage, line.providerClass));
