@@ -19,6 +19,8 @@ export default defineConfig({
   resolve: { alias },
   define: { __SVC_SDK_VERSION__: JSON.stringify(version) },
   test: {
+    // SDK log lines are printed only for failing tests; tests that expect lines capture and assert them.
+    setupFiles: ["tests/support/held-logs.ts"],
     projects: [
       {
         extends: true,

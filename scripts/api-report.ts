@@ -9,13 +9,9 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync }
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { Extractor, ExtractorConfig, ExtractorLogLevel, type IConfigFile } from "@microsoft/api-extractor";
+import { PUBLISHED } from "./workspace.ts";
 
 const root = join(import.meta.dirname, "..");
-/**
- * The published packages, by folder name under `packages/`. The codemod (`tools/codemod`) is published too, but it is
- * a command with no module to import (its exports map names no entry point), so it has no report.
- */
-export const PUBLISHED = ["tracing", "otel", "client", "langchain"] as const;
 const DECLARATION = /\.d\.(?:c|m)?ts$/;
 
 /** One entry point of a package: its export path, its built declarations and the name of its report. */

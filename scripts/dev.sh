@@ -2,6 +2,7 @@
 # Project entry point: installs the pinned toolchain locally, then runs a task.
 #   bash scripts/dev.sh demo    set up, build, run the quickstart demo
 #   bash scripts/dev.sh test    set up, build, run every check and test
+#   bash scripts/dev.sh pack    set up, build, pack the four packages into packs/ (for apps to install from a clone)
 #   bash scripts/dev.sh <cmd>   run any command with the local toolchain on PATH (e.g. pnpm bench)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -26,8 +27,13 @@ case "$task" in
     pnpm install --frozen-lockfile
     pnpm check "$@"
     ;;
+  pack)
+    pnpm install --frozen-lockfile
+    pnpm build
+    node scripts/pack.ts "$@"
+    ;;
   "")
-    echo "usage: bash scripts/dev.sh demo|test|setup|<command...>" >&2
+    echo "usage: bash scripts/dev.sh demo|test|pack|setup|<command...>" >&2
     exit 2
     ;;
   *)

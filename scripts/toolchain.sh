@@ -2,25 +2,55 @@
 # (git-ignored) and puts them first on PATH. Needs only a system npm, any version.
 NODE_VERSION="22.23.3"
 PNPM_VERSION="10.34.8"
+# The other Node major the packed packages are tested on (tests/packaging), installed on demand by node_binary.
+NODE24_VERSION="24.21.0"
 
 toolchain_dir() { echo "${SVC_TOOLS_DIR:-$root/.tools}"; }
 
+# Prints the platform part of the names of Node's binary packages on npm (node-<os>-<arch>).
+node_platform() {
+  local os arch
+  case "$(uname -s)" in Linux) os=linux ;; Darwin) os=darwin ;; *) echo "unsupported OS" >&2; return 1 ;; esac
+  case "$(uname -m)" in x86_64|amd64) arch=x64 ;; aarch64|arm64) arch=arm64 ;; *) echo "unsupported CPU" >&2; return 1 ;; esac
+  echo "$os-$arch"
+}
+
+# Installs Node <version> (default: NODE24_VERSION) into .tools/node-<version>/ the way ensure_toolchain installs
+# Node 22, once, and prints the path of its node binary.
+node_binary() {
+  local version="${1:-$NODE24_VERSION}" dir platform tmp
+  dir="$(toolchain_dir)/node-$version"
+  if [ ! -f "$dir/.installed" ]; then
+    platform="$(node_platform)" || return 1
+    echo "Installing Node $version into $dir" >&2
+    tmp="$dir.tmp-$$"
+    rm -rf "$tmp" && mkdir -p "$tmp/bin"
+    cat > "$tmp/package.json" <<JSON
+{ "private": true, "dependencies": { "node-$platform": "$version" } }
+JSON
+    (cd "$tmp" && npm install --no-audit --no-fund --ignore-scripts --loglevel=error >/dev/null) || { rm -rf "$tmp"; return 1; }
+    ln -sf "../node_modules/node-$platform/bin/node" "$tmp/bin/node"
+    touch "$tmp/.installed"
+    rm -rf "$dir" && mv "$tmp" "$dir"
+  fi
+  echo "$dir/bin/node"
+}
+
 ensure_toolchain() {
-  local dir os arch stamp
+  local dir os_arch stamp
   dir="$(toolchain_dir)"
   stamp="$dir/.installed-$NODE_VERSION-$PNPM_VERSION"
   if [ ! -f "$stamp" ]; then
-    case "$(uname -s)" in Linux) os=linux ;; Darwin) os=darwin ;; *) echo "unsupported OS" >&2; return 1 ;; esac
-    case "$(uname -m)" in x86_64|amd64) arch=x64 ;; aarch64|arm64) arch=arm64 ;; *) echo "unsupported CPU" >&2; return 1 ;; esac
+    os_arch="$(node_platform)" || return 1
     echo "Installing Node $NODE_VERSION and pnpm $PNPM_VERSION into $dir" >&2
     rm -rf "$dir" && mkdir -p "$dir/bin"
     # node@22 ships its binary in a platform package that its own install script would add;
     # install scripts are skipped here, so the platform package is named directly.
     cat > "$dir/package.json" <<JSON
-{ "private": true, "dependencies": { "node": "$NODE_VERSION", "node-$os-$arch": "$NODE_VERSION", "pnpm": "$PNPM_VERSION" } }
+{ "private": true, "dependencies": { "node": "$NODE_VERSION", "node-$os_arch": "$NODE_VERSION", "pnpm": "$PNPM_VERSION" } }
 JSON
     (cd "$dir" && npm install --no-audit --no-fund --ignore-scripts --loglevel=error >/dev/null)
-    ln -sf "../node_modules/node-$os-$arch/bin/node" "$dir/bin/node"
+    ln -sf "../node_modules/node-$os_arch/bin/node" "$dir/bin/node"
     printf '#!/bin/sh\nexec "%s/bin/node" "%s/node_modules/pnpm/bin/pnpm.cjs" "$@"\n' "$dir" "$dir" > "$dir/bin/pnpm"
     chmod +x "$dir/bin/pnpm"
     touch "$stamp"

@@ -1,5 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { SvcBrowserClient } from "@svc/client/browser";
+import { LogLevel } from "@svc/core";
 import { build } from "esbuild";
 import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { type Reply, type SeenRequest, startServer } from "../support/http-server.ts";
@@ -39,7 +40,7 @@ describe("SvcBrowserClient.score", () => {
   });
 
   it("drops an invalid score with an error log and sends nothing", async () => {
-    const logs = captureLogs();
+    const logs = captureLogs(LogLevel.INFO);
     const { server, svc } = await setup();
     expect(await svc.score({ name: "", value: 1 })).toBeUndefined();
     expect(await svc.score({ name: "x", value: Number.NaN })).toBeUndefined();
@@ -52,7 +53,7 @@ describe("SvcBrowserClient.score", () => {
     onTestFinished(() => {
       vi.useRealTimers();
     });
-    const logs = captureLogs();
+    const logs = captureLogs(LogLevel.INFO);
     const { server, svc } = await setup();
 
     for (let i = 0; i < 1_000; i++) await svc.score({ name: "", value: i });
@@ -72,7 +73,7 @@ describe("SvcBrowserClient.score", () => {
   });
 
   it("never throws or rejects on hostile input or a failing server", async () => {
-    captureLogs();
+    captureLogs(LogLevel.INFO);
     const { svc } = await setup(() => ({ status: 400, json: { message: "bad" } }));
     const cyclic: Record<string, unknown> = { name: "c", value: 1 };
     cyclic.self = cyclic;
@@ -82,7 +83,7 @@ describe("SvcBrowserClient.score", () => {
   });
 
   it("logs a 207 partial rejection with the server's errors", async () => {
-    const logs = captureLogs();
+    const logs = captureLogs(LogLevel.INFO);
     const errors = [{ index: 0, message: "unknown config" }];
     const { svc } = await setup(() => ({ status: 207, json: { accepted: 0, rejected: 1, errors } }));
     expect(await svc.score({ name: "n", value: "v" })).toBeUndefined();
@@ -93,7 +94,7 @@ describe("SvcBrowserClient.score", () => {
   });
 
   it("logs a missing public key instead of throwing, and sends no score", async () => {
-    const logs = captureLogs();
+    const logs = captureLogs(LogLevel.INFO);
     const server = await startServer();
     onTestFinished(() => server.close());
 
@@ -129,5 +130,18 @@ describe("@svc/client/browser bundle", () => {
     const code = result.outputFiles[0]?.text ?? "";
     expect(code).not.toMatch(/from\s*["']node:|require\(["']node:/);
     expect(Object.keys(result.metafile.inputs).some((path) => path.includes("browser-client.ts"))).toBe(true);
+  });
+});
+
+describe("SvcBrowserClient options", () => {
+  it("warns about an invalid value, naming the value used instead, and about an unknown name, without throwing", () => {
+    const logs = captureLogs(LogLevel.INFO);
+
+    new SvcBrowserClient({ publicKey: "pk-browser", timeout: -1, maxretries: 1 } as never);
+
+    expect(logs.map((l) => l.message)).toEqual([
+      '[Svc SDK] SvcBrowserClient: unknown option "maxretries" is ignored; did you mean "maxRetries"?',
+      "[Svc SDK] SvcBrowserClient: option timeout=-1 is not a number > 0; using 10 (default)",
+    ]);
   });
 });

@@ -1,5 +1,5 @@
 import { SvcClient } from "@svc/client";
-import { DEFAULT_BASE_URL } from "@svc/core";
+import { DEFAULT_BASE_URL, LogLevel } from "@svc/core";
 import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { resolveClientConfig } from "../../packages/client/src/config.ts";
 import { captureLogs } from "../support/logs.ts";
@@ -25,20 +25,19 @@ describe("resolveClientConfig", () => {
     expect(fromEnv.headers.authorization).toBe(`Basic ${btoa("pk-env:sk-env")}`);
   });
 
-  it("warns about each missing key and sends no credentials, instead of throwing", () => {
-    const logs = captureLogs();
+  it("warns once, naming the missing keys, and sends no credentials, instead of throwing", () => {
+    const logs = captureLogs(LogLevel.INFO);
     const config = resolveClientConfig({ baseUrl: "http://localhost:9" }, {});
 
     expect(config.hasCredentials).toBe(false);
     expect(config.headers.authorization).toBeUndefined();
     expect(logs.filter((l) => l.level === "warn").map((l) => l.message)).toEqual([
-      expect.stringContaining("no publicKey"),
-      expect.stringContaining("no secretKey"),
+      expect.stringContaining("no publicKey and secretKey"),
     ]);
   });
 
   it("warns about a timeout that is not a positive number and uses the default", () => {
-    const logs = captureLogs();
+    const logs = captureLogs(LogLevel.INFO);
     const config = resolveClientConfig({ timeout: -1 }, KEYS);
 
     expect(config.timeoutSeconds).toBe(60);
@@ -53,11 +52,31 @@ describe("resolveClientConfig", () => {
     onTestFinished(() => {
       vi.unstubAllEnvs();
     });
-    const logs = captureLogs();
+    const logs = captureLogs(LogLevel.INFO);
 
     const svc = new SvcClient({ baseUrl: "http://127.0.0.1:9" });
 
     expect(svc.config.publicKey).toBeUndefined();
-    expect(logs.filter((l) => l.level === "warn")).toHaveLength(2);
+    expect(logs.filter((l) => l.level === "warn")).toHaveLength(1);
+  });
+
+  it("logs one debug line with each resolved setting and where it came from, the secret key redacted", () => {
+    const logs = captureLogs();
+    resolveClientConfig({ timeout: 5 }, { ...KEYS, SVC_FLUSH_AT: "20", OTEL_SDK_DISABLED: "true" });
+
+    const debug = logs.filter((l) => l.level === "debug").map((l) => l.message);
+    expect(debug).toHaveLength(1);
+    for (const part of [
+      "SvcClient: created with ",
+      `baseUrl="${DEFAULT_BASE_URL}" (default)`,
+      'publicKey="pk" (SVC_PUBLIC_KEY)',
+      "secretKey=[redacted] (SVC_SECRET_KEY)",
+      "timeout=5 (option)",
+      "flushAt=20 (SVC_FLUSH_AT)",
+      "flushInterval=1 (default)",
+      "scores=off (OTEL_SDK_DISABLED)",
+    ])
+      expect(debug[0]).toContain(part);
+    expect(debug[0]).not.toContain("sk-secret");
   });
 });

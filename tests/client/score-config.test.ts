@@ -1,4 +1,5 @@
 import { SvcClient } from "@svc/client";
+import { LogLevel } from "@svc/core";
 import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { startServer } from "../support/http-server.ts";
 import { captureLogs } from "../support/logs.ts";
@@ -22,7 +23,7 @@ describe("score settings", () => {
     onTestFinished(() => {
       vi.unstubAllEnvs();
     });
-    const logs = captureLogs();
+    const logs = captureLogs(LogLevel.INFO);
     new SvcClient({ baseUrl: "http://127.0.0.1:9", publicKey: "pk", secretKey: "sk" });
     expect(logs).toContainEqual({ level: "warn", message: expect.stringContaining('ignoring SVC_FLUSH_AT="many"') });
   });
@@ -32,7 +33,7 @@ describe("score settings", () => {
     ["flushAt", 2.5, "option flushAt=2.5 is not a whole number > 0; using 10 (default)"],
     ["scoreMaxQueueSize", Number.NaN, "option scoreMaxQueueSize=NaN is not a whole number > 0; using 100000 (default)"],
   ])("warns about %s = %s, naming the value used instead, and does not throw", (option, value, message) => {
-    const logs = captureLogs();
+    const logs = captureLogs(LogLevel.INFO);
 
     new SvcClient({ baseUrl: "http://127.0.0.1:9", publicKey: "pk", secretKey: "sk", [option]: value });
 
@@ -40,7 +41,7 @@ describe("score settings", () => {
   });
 
   it("takes 0 as not set, as the previous major did, without a warning", () => {
-    const logs = captureLogs();
+    const logs = captureLogs(LogLevel.INFO);
 
     new SvcClient({ baseUrl: "http://127.0.0.1:9", publicKey: "pk", secretKey: "sk", flushAt: 0, flushInterval: 0 });
 
@@ -48,7 +49,7 @@ describe("score settings", () => {
   });
 
   it("names the closest known option for an unknown one", () => {
-    const logs = captureLogs();
+    const logs = captureLogs(LogLevel.INFO);
 
     new SvcClient({ baseUrl: "http://127.0.0.1:9", publicKey: "pk", secretKey: "sk", flushInteval: 2 } as never);
 

@@ -1,9 +1,9 @@
-import { context, trace as otelTrace } from "@opentelemetry/api";
+import { context, INVALID_SPAN_CONTEXT, trace as otelTrace } from "@opentelemetry/api";
 import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
 import { NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
 import { SvcClient, type SvcClientParams } from "@svc/client";
 import { SvcSpanProcessor } from "@svc/otel";
-import { setSvcTracerProvider, startObservation } from "@svc/tracing";
+import { LogLevel, setSvcTracerProvider, startObservation } from "@svc/tracing";
 import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { type Reply, type SeenRequest, startServer, type TestServer } from "../support/http-server.ts";
 import { captureLogs } from "../support/logs.ts";
@@ -239,6 +239,65 @@ describe("ScoreManager environment", () => {
   });
 });
 
+describe("ScoreManager scores that would attach to no trace", () => {
+  it("drops a score for a span that no tracer provider records (trace id all zeros) with one warning", async () => {
+    const logs = captureLogs();
+    const { server, svc } = await setup();
+    const unrecorded = otelTrace.wrapSpanContext(INVALID_SPAN_CONTEXT);
+
+    svc.score.trace({ otelSpan: unrecorded }, { name: "helpfulness", value: 1 });
+    svc.score.observation({ otelSpan: unrecorded }, { name: "helpfulness", value: 1 });
+    await svc.flush();
+
+    expect(scoreRequests(server)).toHaveLength(0);
+    expect(logs.filter((l) => l.level === "warn").map((l) => l.message)).toEqual([
+      expect.stringContaining(
+        'ScoreManager: score dropped: traceId 00000000000000000000000000000000 is all zeros, the id of a span no tracer provider records, so the score would attach to no trace (name="helpfulness")',
+      ),
+      "[Svc SDK] ScoreManager: score dropped: all-zero trace id: happened 1 more time(s) since the last message",
+    ]);
+  });
+
+  it("drops a score whose traceId is empty or not a string with a warning, and sends the others", async () => {
+    const logs = captureLogs();
+    const { server, svc } = await setup();
+
+    svc.score.create({ name: "empty", value: 1, traceId: "" });
+    svc.score.create({ name: "number", value: 1, traceId: 42 as never });
+    svc.score.create({ name: "kept", value: 1, traceId: "trace-1" });
+    svc.score.create({ name: "no-trace", value: 1, sessionId: "session-1" });
+    await svc.flush();
+
+    expect(sentScores(server).map((s) => s.name)).toEqual(["kept", "no-trace"]);
+    expect(logs).toContainEqual({
+      level: "warn",
+      message: '[Svc SDK] ScoreManager: score dropped: traceId must be a non-empty string, got "" (name="empty")',
+    });
+  });
+
+  it("neither queues nor sends scores under OTEL_SDK_DISABLED=true, and says so in one debug line", async () => {
+    vi.stubEnv("OTEL_SDK_DISABLED", "TRUE");
+    onTestFinished(() => {
+      vi.unstubAllEnvs();
+    });
+    const logs = captureLogs();
+    const { server, svc } = await setup();
+
+    svc.score.create({ name: "accuracy", value: 1, traceId: "trace-1" });
+    svc.score.create({ name: "accuracy", value: 2, traceId: "trace-1" });
+    await svc.flush();
+
+    expect(scoreRequests(server)).toHaveLength(0);
+    expect(svc.health().score.queued).toBe(0);
+    expect(logs.filter((l) => l.message.includes("ScoreManager"))).toEqual([
+      {
+        level: "debug",
+        message: "[Svc SDK] ScoreManager: OTEL_SDK_DISABLED=true, so scores are neither queued nor sent",
+      },
+    ]);
+  });
+});
+
 describe("ScoreManager validation", () => {
   it("drops a score with an empty name and logs one error", async () => {
     const logs = captureLogs();
@@ -254,7 +313,7 @@ describe("ScoreManager validation", () => {
   });
 
   it("logs 1,000 invalid scores with one error line at once and their count on flush", async () => {
-    const logs = captureLogs();
+    const logs = captureLogs(LogLevel.INFO);
     const { server, svc } = await setup();
 
     for (let i = 0; i < 1_000; i++) svc.score.create({ name: "", value: i });

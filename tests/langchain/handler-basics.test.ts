@@ -1,5 +1,6 @@
 import { CallbackHandler } from "@svc/langchain";
 import { describe, expect, it } from "vitest";
+import { captureLogs } from "../support/logs.ts";
 
 describe("CallbackHandler", () => {
   it("is a LangChain callback handler named SvcCallbackHandler with no trace yet", () => {
@@ -17,5 +18,25 @@ describe("CallbackHandler.copy", () => {
     expect(copy).not.toBe(handler);
     expect(copy.params).toEqual(handler.params);
     expect(copy.awaitHandlers).toBe(true);
+  });
+});
+
+describe("CallbackHandler options", () => {
+  it("warns about an unknown option name with the closest known one, and logs its options at debug level", () => {
+    const logs = captureLogs();
+
+    new CallbackHandler({ userID: "u-1", tags: ["a"] } as never);
+
+    expect(logs).toEqual([
+      {
+        level: "warn",
+        message: '[Svc SDK] CallbackHandler: unknown option "userID" is ignored; did you mean "userId"?',
+      },
+      {
+        level: "debug",
+        message:
+          '[Svc SDK] CallbackHandler: created with userId=none, sessionId=none, tags=["a"], version=none, traceMetadata=none, updateRoot=none',
+      },
+    ]);
   });
 });

@@ -1,3 +1,4 @@
+import { LogLevel } from "@svc/core";
 import { describe, expect, it } from "vitest";
 import { resolveProcessorConfig } from "../../packages/otel/src/config.ts";
 import { captureLogs } from "../support/logs.ts";
@@ -26,15 +27,14 @@ describe("resolveProcessorConfig", () => {
     expect(resolveProcessorConfig({}, { SVC_BASEURL: "http://b" }).baseUrl).toBe("http://b");
   });
 
-  it("warns once per missing key, builds a config, and will send nothing without credentials", () => {
-    const logs = captureLogs();
+  it("warns once, naming both missing keys, builds a config, and will send nothing without credentials", () => {
+    const logs = captureLogs(LogLevel.INFO);
     const config = resolveProcessorConfig({}, {});
     expect(config.headers["x-svc-public-key"]).toBe("<missing>");
     expect(config.headers.authorization).toBeUndefined();
     expect(config.cannotSend).toMatch(/no credentials/);
     expect(logs.filter((l) => l.level === "warn").map((l) => l.message)).toEqual([
-      expect.stringContaining("no publicKey"),
-      expect.stringContaining("no secretKey"),
+      expect.stringContaining("no publicKey and secretKey"),
     ]);
   });
 
@@ -96,7 +96,7 @@ describe("resolveProcessorConfig", () => {
     });
 
     it("falls through an invalid SVC_OTEL_COMPRESSION to the next setting and logs one warning", () => {
-      const logs = captureLogs();
+      const logs = captureLogs(LogLevel.INFO);
       const env = { SVC_OTEL_COMPRESSION: "brotli", OTEL_EXPORTER_OTLP_TRACES_COMPRESSION: "none" };
       expect(resolveProcessorConfig(keys, env).compression).toBe("none");
       const warnings = logs.filter((l) => l.level === "warn");
@@ -105,7 +105,7 @@ describe("resolveProcessorConfig", () => {
     });
 
     it("falls through invalid values down to the gzip default", () => {
-      const logs = captureLogs();
+      const logs = captureLogs(LogLevel.INFO);
       const env = { OTEL_EXPORTER_OTLP_TRACES_COMPRESSION: "zstd", OTEL_EXPORTER_OTLP_COMPRESSION: "deflate" };
       expect(resolveProcessorConfig(keys, env).compression).toBe("gzip");
       expect(logs.filter((l) => l.level === "warn")).toHaveLength(2);
@@ -118,7 +118,7 @@ describe("resolveProcessorConfig", () => {
   });
 
   it("ignores a malformed SVC_FLUSH_AT with a warning and keeps the default", () => {
-    const logs = captureLogs();
+    const logs = captureLogs(LogLevel.INFO);
     expect(resolveProcessorConfig(keys, { SVC_FLUSH_AT: "lots" }).flushAt).toBe(512);
     expect(logs.some((l) => l.level === "warn" && l.message.includes('SVC_FLUSH_AT="lots"'))).toBe(true);
   });
@@ -156,7 +156,7 @@ describe("resolveProcessorConfig", () => {
   });
 
   it("never throws over an option value: it warns, naming the value used instead", () => {
-    const logs = captureLogs();
+    const logs = captureLogs(LogLevel.INFO);
     const config = resolveProcessorConfig({ ...keys, flushAt: -3, timeout: "10" as unknown as number }, {});
 
     expect(config).toMatchObject({ flushAt: 512, timeoutMs: 10_000 });
@@ -167,7 +167,7 @@ describe("resolveProcessorConfig", () => {
   });
 
   it("takes 0 as not set for flushAt, flushInterval and timeout, as the previous major did", () => {
-    const logs = captureLogs();
+    const logs = captureLogs(LogLevel.INFO);
     const config = resolveProcessorConfig(
       { ...keys, flushAt: 0, flushInterval: 0, timeout: 0 },
       { SVC_FLUSH_AT: "20" },
@@ -178,7 +178,7 @@ describe("resolveProcessorConfig", () => {
   });
 
   it("falls through an invalid compression option to SVC_OTEL_COMPRESSION, with one warning", () => {
-    const logs = captureLogs();
+    const logs = captureLogs(LogLevel.INFO);
     const config = resolveProcessorConfig(
       { ...keys, compression: "bogus" as "gzip" },
       { SVC_OTEL_COMPRESSION: "none" },
@@ -212,7 +212,7 @@ describe("resolveProcessorConfig", () => {
   });
 
   it("names the closest known option for a misspelt one", () => {
-    const logs = captureLogs();
+    const logs = captureLogs(LogLevel.INFO);
     resolveProcessorConfig({ ...keys, flushInteval: 1 } as never, {});
     expect(logs.map((l) => l.message)).toEqual([
       '[Svc SDK] SvcSpanProcessor: unknown option "flushInteval" is ignored; did you mean "flushInterval"?',
@@ -220,11 +220,42 @@ describe("resolveProcessorConfig", () => {
   });
 
   it("reports a base URL that is not a valid http(s) URL, redacting credentials, and will send nothing", () => {
-    const logs = captureLogs();
+    const logs = captureLogs(LogLevel.INFO);
     const config = resolveProcessorConfig({ ...keys, baseUrl: "htp://user:pw@x" }, {});
 
     expect(config.cannotSend).toMatch(/unsupported scheme htp/);
     expect(logs.map((l) => l.message).join("\n")).not.toContain("pw");
     expect(logs.filter((l) => l.level === "error")).toHaveLength(1);
+  });
+
+  it("logs one debug line with each resolved setting and where it came from, the secret key redacted", () => {
+    const logs = captureLogs();
+    resolveProcessorConfig(
+      { publicKey: "pk-startup", secretKey: "sk-startup-secret", flushAt: 100, additionalHeaders: { "x-team": "t" } },
+      { SVC_BASE_URL: "https://svc.example.com", OTEL_BSP_SCHEDULE_DELAY: "2500", SVC_OTEL_COMPRESSION: "NONE" },
+    );
+
+    const debug = logs.filter((l) => l.level === "debug").map((l) => l.message);
+    expect(debug).toHaveLength(1);
+    expect(debug[0]).toMatch(/^\[Svc SDK\] SvcSpanProcessor: created with /);
+    for (const part of [
+      'baseUrl="https://svc.example.com" (SVC_BASE_URL)',
+      'publicKey="pk-startup" (option)',
+      "secretKey=[redacted] (option)",
+      "flushAt=100 (option)",
+      "flushInterval=2.5 (OTEL_BSP_SCHEDULE_DELAY)",
+      'compression="none" (SVC_OTEL_COMPRESSION)',
+      "timeout=10 (default)",
+      "additionalHeaders={x-team} (option)",
+      "mask=none (default)",
+    ])
+      expect(debug[0]).toContain(part);
+    expect(debug[0]).not.toContain("sk-startup-secret");
+  });
+
+  it("writes no start-up line below debug level", () => {
+    const logs = captureLogs(LogLevel.INFO);
+    resolveProcessorConfig(keys, {});
+    expect(logs).toEqual([]);
   });
 });

@@ -193,7 +193,7 @@ describe("ExportStage", () => {
 
     expect(retry).toMatchObject({ delivered: 0, retry: { items, retryAfterMs: 2000, fault: { status: 503 } } });
     expect(auth).toMatchObject({ delivered: 0, dropped: [{ count: 2, reason: "auth" }] });
-    expect(auth.dropped?.[0]?.detail).toMatch(/HTTP 401 from .* check the public and secret keys/);
+    expect(auth.dropped?.[0]?.detail).toMatch(/HTTP 401 from .*\. Check the public and secret keys/);
   });
 
   it("sends nothing without credentials, dropping the batch with the reason", async () => {
@@ -204,7 +204,7 @@ describe("ExportStage", () => {
 
     const outcome = await stage.send(batch(1, 10), new AbortController().signal);
 
-    expect(outcome).toMatchObject({ delivered: 0, dropped: [{ count: 1, reason: "auth" }] });
+    expect(outcome).toMatchObject({ delivered: 0, dropped: [{ count: 1, reason: "failed" }] });
     expect(server.seen).toHaveLength(0);
   });
 });

@@ -282,7 +282,7 @@ describe("flush and shutdown", () => {
       logs.some(
         (l) =>
           l.level === "error" &&
-          /refused the keys: 1 spans: HTTP 401 from .* check the public and secret keys/.test(l.message),
+          /refused the keys: 1 spans: HTTP 401 from .*\. Check the public and secret keys/.test(l.message),
       ),
     ).toBe(true);
   });
@@ -465,3 +465,20 @@ function exportedSpansOf(json: unknown): { name: string }[] {
   const body = json as { resourceSpans: { scopeSpans: { spans: { name: string }[] }[] }[] };
   return body.resourceSpans.flatMap((rs) => rs.scopeSpans.flatMap((ss) => ss.spans));
 }
+
+describe("debug lines", () => {
+  it("logs one line per export with its spans, bytes and time", async () => {
+    const logs = captureLogs();
+    const server = await sink();
+    const { svc, processor } = svcProvider(server, { flushAt: 2, flushInterval: 3600 });
+
+    for (const name of ["a", "b", "c"]) svc.startSpan(name).end();
+    await processor.forceFlush();
+
+    const exports = logs.filter((l) => l.level === "debug" && l.message.includes(": exported "));
+    expect(exports.map((l) => l.message)).toEqual([
+      expect.stringMatching(/^\[Svc SDK\] SvcSpanProcessor: exported 2 spans \(\d+ bytes, \d+ ms\)$/),
+      expect.stringMatching(/^\[Svc SDK\] SvcSpanProcessor: exported 1 spans \(\d+ bytes, \d+ ms\)$/),
+    ]);
+  });
+});

@@ -46,10 +46,10 @@ describe("package manifests", () => {
     expect(projects.find((p) => p.name === "@svc/dev-server")?.private).toBe(true);
   });
 
-  it("require Node 22, ship only dist and have no side effects", () => {
+  it("require Node 22, ship only dist (and the browser entry's folder for old resolvers) and have no side effects", () => {
     for (const m of manifests) {
       expect(m.engines?.node, m.name).toBe(">=22");
-      expect(m.files, m.name).toEqual(["dist"]);
+      expect(m.files, m.name).toEqual(m.name === "@svc/client" ? ["dist", "browser"] : ["dist"]);
       expect(m.sideEffects, m.name).toBe(false);
     }
   });

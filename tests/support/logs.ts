@@ -1,5 +1,6 @@
 import { configureGlobalLogger, LogLevel, type LogSink } from "@svc/tracing";
 import { onTestFinished } from "vitest";
+import { holdLogs } from "./held-logs.ts";
 
 export interface CapturedLog {
   level: "debug" | "info" | "warn" | "error";
@@ -16,6 +17,6 @@ export function captureLogs(level: LogLevel = LogLevel.DEBUG): CapturedLog[] {
     };
   const sink: LogSink = { debug: push("debug"), info: push("info"), warn: push("warn"), error: push("error") };
   configureGlobalLogger({ level, sink });
-  onTestFinished(() => configureGlobalLogger({ level: LogLevel.INFO, sink: console }));
+  onTestFinished(holdLogs);
   return lines;
 }

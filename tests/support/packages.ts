@@ -1,35 +1,44 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { packPackages } from "../../scripts/pack.ts";
+import { PUBLISHED, ROOT } from "../../scripts/workspace.ts";
 
-export const ROOT = join(import.meta.dirname, "..", "..");
-export const PACKAGE_DIRS = ["tracing", "otel", "client", "langchain"] as const;
+export { ROOT };
+export const PACKAGE_DIRS = PUBLISHED;
 
-/** Packs every workspace package with `pnpm pack` (which pins workspace: ranges) into a new folder. */
+/** Packs every published package as `bash scripts/dev.sh pack` does, into a new folder. */
 export function packAll(): { dir: string; tarballs: Record<string, string> } {
   const dir = mkdtempSync(join(tmpdir(), "svc-pack-"));
-  const tarballs: Record<string, string> = {};
-  for (const name of PACKAGE_DIRS) {
-    execFileSync("pnpm", ["pack", "--pack-destination", dir], { cwd: join(ROOT, "packages", name), stdio: "pipe" });
-    const file = readdirSync(dir).find((f) => f.startsWith(`svc-${name}-`) && f.endsWith(".tgz"));
-    if (!file) throw new Error(`pnpm pack wrote no tarball for @svc/${name}`);
-    tarballs[`@svc/${name}`] = join(dir, file);
-  }
-  return { dir, tarballs };
+  return { dir, tarballs: packPackages(dir) };
 }
 
-/** Creates an app folder with the given dependencies and runs `npm install` in it. */
-export function installApp(dependencies: Record<string, string>, options: { expectFailure?: boolean } = {}) {
+/**
+ * The environment npm runs with in tests: the settings pnpm passes down as `npm_config_*` variables are unknown to
+ * npm, which warns about each; at log level `error` npm prints only errors.
+ */
+export function npmEnv(): NodeJS.ProcessEnv {
+  return { ...process.env, npm_config_loglevel: "error", npm_config_fund: "false", npm_config_audit: "false" };
+}
+
+/** Runs npm in `cwd` and returns what it printed; throws on a failure, with its output. */
+export function npm(args: string[], cwd: string): string {
+  return execFileSync("npm", args, { cwd, encoding: "utf8", stdio: "pipe", env: npmEnv(), timeout: 240_000 });
+}
+
+/**
+ * Creates an app folder with the given dependencies and runs `npm install` in it, with `install` (package
+ * specs, as typed after `npm install`) appended.
+ */
+export function installApp(
+  dependencies: Record<string, string>,
+  options: { expectFailure?: boolean; install?: string[] } = {},
+) {
   const dir = mkdtempSync(join(tmpdir(), "svc-app-"));
   writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "app", private: true, dependencies }, null, 2));
   try {
-    const output = execFileSync("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error"], {
-      cwd: dir,
-      stdio: "pipe",
-      encoding: "utf8",
-      timeout: 240_000,
-    });
+    const output = npm(["install", ...(options.install ?? [])], dir);
     if (options.expectFailure) throw new Error(`npm install succeeded but was expected to fail:\n${output}`);
     return { dir, output, ok: true as const };
   } catch (error) {
@@ -37,6 +46,17 @@ export function installApp(dependencies: Record<string, string>, options: { expe
     const e = error as { stdout?: string; stderr?: string };
     return { dir, output: `${e.stdout ?? ""}${e.stderr ?? ""}`, ok: false as const };
   }
+}
+
+/** Path of the Node 24 binary, installed into the toolchain folder on first use (scripts/toolchain.sh). */
+export function node24(): string {
+  const script = `root="$1"; source "$root/scripts/toolchain.sh"; node_binary`;
+  return execFileSync("bash", ["-c", script, "bash", ROOT], {
+    encoding: "utf8",
+    stdio: "pipe",
+    env: npmEnv(),
+    timeout: 240_000,
+  }).trim();
 }
 
 export function removeDir(dir: string): void {

@@ -1,8 +1,20 @@
-import { context, propagation, trace } from "@opentelemetry/api";
-import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
+import { type Context, context, propagation, trace } from "@opentelemetry/api";
+import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor, type Span } from "@opentelemetry/sdk-trace-base";
 import { NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
+import { countProcessorStart } from "@svc/core";
 import { setSvcTracerProvider } from "@svc/tracing";
 import { afterAll, afterEach, beforeAll } from "vitest";
+
+/**
+ * Exports into memory in place of SvcSpanProcessor: it counts span starts as the processor does, so the SDK
+ * takes it for a provider that sends svc spans and does not warn that observations go nowhere.
+ */
+class InMemorySvcProcessor extends SimpleSpanProcessor {
+  override onStart(span: Span, parentContext: Context): void {
+    countProcessorStart();
+    super.onStart(span, parentContext);
+  }
+}
 
 /**
  * Registers a real Node tracer provider (global provider, AsyncLocalStorage context manager, W3C
@@ -10,7 +22,7 @@ import { afterAll, afterEach, beforeAll } from "vitest";
  */
 export function useInMemoryTracing() {
   const exporter = new InMemorySpanExporter();
-  const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+  const provider = new NodeTracerProvider({ spanProcessors: [new InMemorySvcProcessor(exporter)] });
 
   beforeAll(() => {
     setSvcTracerProvider(null);

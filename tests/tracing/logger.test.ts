@@ -1,6 +1,7 @@
+import { type DiagLogger, DiagLogLevel, diag } from "@opentelemetry/api";
 import { resolveLogLevel } from "@svc/core";
 import { getGlobalLogger, LogLevel } from "@svc/tracing";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { captureLogs } from "../support/logs.ts";
 
 describe("logger", () => {
@@ -16,5 +17,26 @@ describe("logger", () => {
     getGlobalLogger().info("hidden");
     getGlobalLogger().warn("shown");
     expect(lines).toEqual([{ level: "warn", message: "[Svc SDK] shown" }]);
+  });
+
+  it("also writes SDK lines to OpenTelemetry's diag logger once the application sets one", () => {
+    const lines = captureLogs(LogLevel.INFO);
+    const toDiag: string[] = [];
+    const record = (level: string) => (message: string) => toDiag.push(`${level} ${message}`);
+    const diagLogger: DiagLogger = {
+      verbose: record("verbose"),
+      debug: record("debug"),
+      info: record("info"),
+      warn: record("warn"),
+      error: record("error"),
+    };
+    diag.setLogger(diagLogger, DiagLogLevel.ALL);
+    onTestFinished(() => diag.disable());
+
+    getGlobalLogger().warn("export failed");
+    getGlobalLogger().debug("below the SDK level");
+
+    expect(toDiag.filter((line) => line.includes("[Svc SDK]"))).toEqual(["warn [Svc SDK] export failed"]);
+    expect(lines).toEqual([{ level: "warn", message: "[Svc SDK] export failed" }]);
   });
 });

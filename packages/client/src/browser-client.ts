@@ -1,8 +1,23 @@
-import { describeError, fetchBackend, getGlobalLogger, identityHeaders, RepeatLog, resolveConnection } from "@svc/core";
+import {
+  connectionSettings,
+  describeError,
+  fetchBackend,
+  functionOption,
+  getGlobalLogger,
+  identityHeaders,
+  logStartup,
+  numberOption,
+  optionSettings,
+  RepeatLog,
+  resolveConnection,
+  resolveOptions,
+  stringOption,
+  stringRecordOption,
+} from "@svc/core";
 import { ScoresApi } from "./api/generated/scores.js";
 import type { CreateScoreRequest } from "./api/generated/types.js";
 import { RequestRuntime } from "./api/runtime.js";
-import { prepareScore, rejectionLine } from "./score/validate-score.js";
+import { logDroppedScore, prepareScore, rejectionLine } from "./score/validate-score.js";
 
 /** Options of {@link SvcBrowserClient}. */
 export interface SvcBrowserClientParams {
@@ -16,7 +31,7 @@ export interface SvcBrowserClientParams {
   additionalHeaders?: Record<string, string>;
   /** Time limit of each request, in seconds. @defaultValue 10 */
   timeout?: number;
-  /** Retries after a network error, 408, 409, 429 or 5xx. @defaultValue 2 */
+  /** Retries after a network error, a timeout, 408, 429 or 5xx (at most 10). @defaultValue 2 */
   maxRetries?: number;
   /** The fetch function to use. @defaultValue `globalThis.fetch` */
   fetch?: typeof fetch;
@@ -33,6 +48,15 @@ const RESERVED_HEADERS = new Set([
 ]);
 
 const OWNER = "SvcBrowserClient";
+
+/** How each option of {@link SvcBrowserClient} is read: its default and what is valid. */
+export const BROWSER_CLIENT_SPECS = {
+  environment: stringOption(),
+  additionalHeaders: stringRecordOption(),
+  timeout: numberOption(10, { min: 0 }),
+  maxRetries: numberOption(2, { min: 0, minInclusive: true, max: 10, integer: true }),
+  fetch: functionOption<typeof fetch>(),
+};
 
 /**
  * Records scores from a web page, authenticated with the public key only (never put a secret key in a browser).
@@ -52,38 +76,40 @@ export class SvcBrowserClient {
 
   /** Never throws: a missing `publicKey` or an invalid `baseUrl` is logged, and scores are then not sent. */
   constructor(params: SvcBrowserClientParams) {
+    // A browser has no environment variables: options and defaults only.
+    const o = resolveOptions(OWNER, BROWSER_CLIENT_SPECS, params, {}, ["publicKey", "baseUrl"]);
     const options = (typeof params === "object" && params !== null ? params : {}) as Partial<SvcBrowserClientParams>;
     const connection = resolveConnection(
       OWNER,
       { publicKey: options.publicKey, baseUrl: options.baseUrl },
       {},
-      {
-        keysOptional: true,
-      },
+      { keysOptional: true },
     );
     this.#publicKey = connection.publicKey;
     if (!connection.publicKey)
       getGlobalLogger().error(
         `${OWNER}: option publicKey is required (a string starting with pk-); no score will be sent`,
       );
-    const extra = Object.entries(options.additionalHeaders ?? {}).filter(
-      ([name]) => !RESERVED_HEADERS.has(name.toLowerCase()),
-    );
+    const extra = Object.entries(o.additionalHeaders).filter(([name]) => !RESERVED_HEADERS.has(name.toLowerCase()));
     const headers: Record<string, string> = {
       ...Object.fromEntries(extra),
       ...identityHeaders(connection.publicKey),
       "x-svc-sdk-integration": "browser",
     };
     if (connection.publicKey) headers.authorization = `Bearer ${connection.publicKey}`;
-    this.#environment = typeof options.environment === "string" ? options.environment : undefined;
-    this.#maxRetries = typeof options.maxRetries === "number" ? options.maxRetries : 2;
+    this.#environment = o.environment;
+    this.#maxRetries = o.maxRetries;
     const runtime = new RequestRuntime({
       baseUrl: connection.baseUrl,
       baseUrlProblem: connection.baseUrlProblem,
       headers,
-      timeoutSeconds: typeof options.timeout === "number" && options.timeout > 0 ? options.timeout : 10,
-      backend: typeof options.fetch === "function" ? fetchBackend(options.fetch) : undefined,
+      timeoutSeconds: o.timeout,
+      backend: o.fetch ? fetchBackend(o.fetch) : undefined,
     });
+    logStartup(OWNER, () => [
+      ...connectionSettings(connection).slice(0, 2),
+      ...optionSettings(BROWSER_CLIENT_SPECS, o),
+    ]);
     this.#scores = new ScoresApi(runtime);
   }
 
@@ -96,7 +122,7 @@ export class SvcBrowserClient {
     try {
       const prepared = prepareScore(score, {}, this.#environment);
       if (!prepared.ok) {
-        this.#repeats.error(`${OWNER}: score dropped: ${prepared.kind}`, `${OWNER}: score dropped: ${prepared.reason}`);
+        logDroppedScore(this.#repeats, OWNER, prepared);
         return undefined;
       }
       if (!this.#publicKey) {

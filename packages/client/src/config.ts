@@ -1,8 +1,11 @@
 import {
   basicAuth,
+  connectionSettings,
   type Env,
   identityHeaders,
+  logStartup,
   numberOption,
+  optionSettings,
   readEnv,
   resolveConnection,
   resolveOptions,
@@ -45,7 +48,8 @@ export interface SvcClientConfig {
 
 const NAME = "SvcClient";
 
-const CLIENT_SPECS = {
+/** How the options of {@link SvcClient} other than the score options are read. */
+export const CLIENT_SPECS = {
   timeout: numberOption(60, { min: 0, zeroIsUnset: true }),
   additionalHeaders: stringRecordOption(),
 };
@@ -57,8 +61,16 @@ export function resolveClientConfig(params: unknown, env: Env = readEnv()): SvcC
     "secretKey",
     "baseUrl",
   ]);
-  const connection = resolveConnection(NAME, (params ?? {}) as Record<string, unknown>, env);
+  const connection = resolveConnection(NAME, (params ?? {}) as Record<string, unknown>, env, {
+    withoutKeys: "REST calls go out without credentials (the server answers 401) and scores are not sent",
+  });
   const auth = basicAuth(connection.publicKey, connection.secretKey);
+  const score = scoreConfigFrom(o, env);
+  logStartup(NAME, () => [
+    ...connectionSettings(connection),
+    ...optionSettings({ ...CLIENT_SPECS, ...SCORE_SPECS }, o),
+    `scores=${score.disabled ? "off (OTEL_SDK_DISABLED)" : "on"}`,
+  ]);
   const headers: Record<string, string> = {
     ...lowerCase(o.additionalHeaders),
     ...(auth ? { authorization: auth } : {}),
@@ -72,7 +84,7 @@ export function resolveClientConfig(params: unknown, env: Env = readEnv()): SvcC
     publicKey: connection.publicKey,
     timeoutSeconds: o.timeout,
     headers,
-    score: scoreConfigFrom(o),
+    score,
   };
 }
 

@@ -32,7 +32,9 @@ export {
   show,
   stringOption,
   stringRecordOption,
+  warnUnknownOptions,
 } from "./config/options.js";
+export { connectionSettings, logStartup, optionSettings } from "./config/startup.js";
 export { describeError, messageOf, textOf } from "./log/describe.js";
 export type { LoggerOptions, LogSink, SvcLogger } from "./log/logger.js";
 export {
@@ -75,6 +77,11 @@ export {
   serializeValue,
   writeMetadata,
 } from "./serialize.js";
+export {
+  countProcessorStart,
+  processorStarts,
+  warnUnprocessedObservation,
+} from "./tracing/processor-presence.js";
 export type { PropagateSpanAttributesOptions } from "./tracing/propagation.js";
 export {
   buildPropagationContext,
@@ -92,8 +99,10 @@ export { chooseGzip, concatBytes, runtimeGzip } from "./transport/compress.js";
 export type { HttpFailure, HttpMethod, HttpRequest, HttpResponse, HttpResult } from "./transport/http.js";
 export {
   describeFailure,
+  failureHint,
   httpRequest,
   isRetryable,
+  KEYS_HINT,
   parseHttpUrl,
   placeOf,
   setDefaultBackend,

@@ -10,6 +10,7 @@ import type { PropagateAttributesParams, SvcGenerationAttributes } from "@svc/tr
 import { chainInput, chainOutput } from "./internal/chain-io.js";
 import { generationOutput } from "./internal/generation-output.js";
 import { chatModelInput, modelNameAtEnd, modelNameAtStart, modelParameters } from "./internal/model.js";
+import { reportParams } from "./internal/params.js";
 import { PROMPT_METADATA_KEY, PromptLinks, parsePromptLink } from "./internal/prompt-links.js";
 import { repeats } from "./internal/repeats.js";
 import { errorMessage, metadataString, runName } from "./internal/run-info.js";
@@ -64,6 +65,7 @@ export class CallbackHandler extends BaseCallbackHandler {
       updateRoot: this.#params.updateRoot === true,
       traceAttributes: (tags, metadata) => this.#traceAttributes(tags, metadata),
     });
+    reportParams(params);
   }
 
   /** The options this handler was created with. */

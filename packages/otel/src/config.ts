@@ -1,14 +1,17 @@
 import {
   basicAuth,
   booleanOption,
+  connectionSettings,
   type Env,
   enumOption,
   environmentOption,
   functionOption,
   getGlobalLogger,
   identityHeaders,
+  logStartup,
   numberOption,
   objectOption,
+  optionSettings,
   readEnv,
   resolveConnection,
   resolveOptions,
@@ -125,7 +128,8 @@ export const COMPRESSION_ENV_VARS = [
 const NAME = "SvcSpanProcessor";
 const MIB = 1024 * 1024;
 
-const SPECS = {
+/** How each option of {@link SvcSpanProcessor} is read: its variables, its default and what is valid. */
+export const PROCESSOR_SPECS = {
   compression: enumOption<SpanCompression, SpanCompression>(["gzip", "none"], "gzip", COMPRESSION_ENV_VARS),
   exportMode: enumOption<SpanExportMode, SpanExportMode>(["batched", "immediate"], "batched"),
   flushAt: numberOption(DEFAULT_FLUSH_AT, {
@@ -200,9 +204,10 @@ export interface ProcessorConfig {
  * and falls through to the next setting. Never throws.
  */
 export function resolveProcessorConfig(params: unknown, env: Env = readEnv()): ProcessorConfig {
-  const o = resolveOptions(NAME, SPECS, params, env, ["publicKey", "secretKey", "baseUrl"]);
+  const o = resolveOptions(NAME, PROCESSOR_SPECS, params, env, ["publicKey", "secretKey", "baseUrl"]);
   const connection = resolveConnection(NAME, (params ?? {}) as Record<string, unknown>, env, {
     keysOptional: o.exporter !== undefined,
+    withoutKeys: "no span is sent (each is counted as dropped)",
   });
   const auth = basicAuth(connection.publicKey, connection.secretKey);
   const identity = identityHeaders(connection.publicKey);
@@ -225,7 +230,12 @@ export function resolveProcessorConfig(params: unknown, env: Env = readEnv()): P
     connection.baseUrlProblem ??
     (headers.authorization
       ? undefined
-      : "no credentials: set publicKey and secretKey (or SVC_PUBLIC_KEY and SVC_SECRET_KEY)");
+      : "no credentials: the processor has no keys; pass publicKey and secretKey (or SVC_PUBLIC_KEY and SVC_SECRET_KEY)");
+  logStartup(NAME, () => [
+    ...connectionSettings(connection),
+    ...optionSettings(PROCESSOR_SPECS, o),
+    `otlpHeaders=${Object.keys(fromEnv).length > 0 ? `{${Object.keys(fromEnv).join(", ")}}` : "none"} (OTEL_EXPORTER_OTLP_*HEADERS)`,
+  ]);
   return {
     baseUrl: connection.baseUrl,
     cannotSend: o.exporter ? undefined : cannotSend,

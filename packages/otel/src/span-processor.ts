@@ -1,5 +1,13 @@
 import type { Context } from "@opentelemetry/api";
-import { BatchQueue, type DeliveryHealth, describeError, getGlobalLogger, MediaUploader, RepeatLog } from "@svc/core";
+import {
+  BatchQueue,
+  countProcessorStart,
+  type DeliveryHealth,
+  describeError,
+  getGlobalLogger,
+  MediaUploader,
+  RepeatLog,
+} from "@svc/core";
 import { type ProcessorConfig, resolveProcessorConfig, type SvcSpanProcessorParams } from "./config.js";
 import { EnrichStage, type OutgoingSpan } from "./pipeline/enrich.js";
 import { ExportStage } from "./pipeline/export.js";
@@ -78,6 +86,7 @@ export class SvcSpanProcessor {
 
   /** Stamps environment, release and propagated attributes on a starting span, and marks app roots. */
   onStart(span: StartedSpan, parentContext: Context): void {
+    countProcessorStart();
     if (this.#shutdown) return;
     try {
       this.#start.onStart(span, parentContext);

@@ -13,9 +13,11 @@ import {
   describeError,
   getPropagatedAttributes,
   messageOf,
+  processorStarts,
   safely,
   serializeValue,
   warnSkipped,
+  warnUnprocessedObservation,
 } from "@svc/core";
 import { repeats } from "./internal/repeats.js";
 import { writeObservationAttributes } from "./observation-attributes.js";
@@ -192,7 +194,9 @@ export function createObservation<T extends SvcObservationType>(
     for (const key in propagated) out[key] = propagated[key];
     out[A.OBSERVATION_TYPE] = type;
     if (attributes) writeAttributesSafely(out, attributes as SvcObservationAttributes, name);
+    const seen = processorStarts();
     const span = getSvcTracer().startSpan(name, { attributes: out, startTime }, parent);
+    if (processorStarts() === seen) warnUnprocessedObservation(name, span);
     if (type === "event") span.end(startTime);
     return new (CLASSES[type] as new (span: Span, type: T) => SvcObservationByType[T])(span, type);
   } catch (err) {

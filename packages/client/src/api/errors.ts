@@ -1,4 +1,12 @@
-import { describeError, describeFailure, type HttpFailure, type HttpResponse, placeOf, redactSecrets } from "@svc/core";
+import {
+  describeError,
+  describeFailure,
+  failureHint,
+  type HttpFailure,
+  type HttpResponse,
+  placeOf,
+  redactSecrets,
+} from "@svc/core";
 import type { Operation } from "./runtime.js";
 
 const INSPECT = Symbol.for("nodejs.util.inspect.custom");
@@ -109,23 +117,47 @@ function excerpt(body: unknown): string {
   return text.length > EXCERPT ? `${text.slice(0, EXCERPT)}…` : text;
 }
 
+/** What a failed call was: its path with real values, and whether it carried credentials. */
+export interface CallContext {
+  /** The route with its path parameters filled in (`/api/public/v2/prompts/greeting`). */
+  path: string;
+  /** Whether the request had an `Authorization` header. */
+  sentCredentials: boolean;
+}
+
+const NO_KEYS_HINT =
+  "The client has no keys, so the request carried none: pass publicKey and secretKey, or set SVC_PUBLIC_KEY and SVC_SECRET_KEY.";
+
 /** The typed error for a failed call: by status when the server answered, else timeout or transport failure. */
-export function errorFromFailure(op: Operation, url: string, failure: HttpFailure, attempts: number): SvcAPIError {
+export function errorFromFailure(
+  op: Operation,
+  url: string,
+  failure: HttpFailure,
+  attempts: number,
+  call: CallContext = { path: op.path, sentCredentials: true },
+): SvcAPIError {
   const tries = attempts > 1 ? ` (after ${attempts} attempts)` : "";
-  if (failure.kind === "status") return errorFromResponse(op, failure.response, tries);
-  const { host, path } = placeOf(url);
-  const where = `${op.method} ${path || op.path} on ${host}`;
+  const hint = failureHint(failure, url);
+  if (failure.kind === "status") {
+    const refused = failure.status === 401 || failure.status === 403;
+    const advice = refused && !call.sentCredentials ? NO_KEYS_HINT : hint;
+    return errorFromResponse(op, failure.response, `${tries}${advice ? `. ${advice}` : ""}`);
+  }
+  const { host } = placeOf(url);
+  const where = `${op.method} ${call.path} on ${host}`;
   switch (failure.kind) {
     case "timeout":
     case "deadline":
-      return new SvcAPITimeoutError(`Timeout calling ${where}: ${describeFailure(failure, op.method, url)}${tries}`);
+      return new SvcAPITimeoutError(
+        `Timeout calling ${where}: ${describeFailure(failure, op.method, url)}${tries}${hint ? `. ${hint}` : ""}`,
+      );
     case "aborted":
       return new SvcAPIError(`Request aborted calling ${where}`, undefined, undefined, undefined, {
         cause: failure.reason,
       });
     case "network":
       return new SvcAPIError(
-        `Request failed calling ${where}: ${failure.code ?? describeError(failure.error)}${tries}`,
+        `Request failed calling ${where}: ${failure.code ?? describeError(failure.error)}${tries}. ${hint}`,
         undefined,
         undefined,
         undefined,
@@ -133,7 +165,7 @@ export function errorFromFailure(op: Operation, url: string, failure: HttpFailur
       );
     default:
       return new SvcAPIError(
-        `Request not sent calling ${op.method} ${op.path}: ${describeFailure(failure, op.method, url)}`,
+        `Request not sent calling ${op.method} ${call.path}: ${describeFailure(failure, op.method, url)}${hint ? `. ${hint}` : ""}`,
       );
   }
 }

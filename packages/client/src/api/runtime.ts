@@ -127,6 +127,11 @@ function appendQuery(params: URLSearchParams, key: string, value: unknown, json:
   params.append(key, queryValue(value, json));
 }
 
+/** The route of an operation with its path parameters filled in and encoded. */
+export function pathOf(op: Operation, pathArgs: PathArgs): string {
+  return op.path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(String(pathArgs[name])));
+}
+
 /** Builds the URL of a call: encoded path parameters, then query parameters (arrays as repeated keys). */
 export function buildUrl(
   baseUrl: string,
@@ -135,7 +140,7 @@ export function buildUrl(
   request: object | undefined,
   extraQuery: Record<string, unknown> | undefined,
 ): string {
-  const path = op.path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(String(pathArgs[name])));
+  const path = pathOf(op, pathArgs);
   const params = new URLSearchParams();
   const fields = (request ?? {}) as Record<string, unknown>;
   for (const key of op.query ?? []) appendQuery(params, key, fields[key], op.json?.includes(key) === true);
@@ -203,7 +208,11 @@ export class RequestRuntime {
   ): Promise<WithRawResponse<T>> {
     const prepared = this.#prepare(op, pathArgs, request, options);
     const result = await this.#send(prepared);
-    if (!result.ok) throw errorFromFailure(op, prepared.url, result.failure, result.attempts);
+    if (!result.ok)
+      throw errorFromFailure(op, prepared.url, result.failure, result.attempts, {
+        path: pathOf(op, pathArgs),
+        sentCredentials: prepared.headers.authorization !== undefined,
+      });
     const { response } = result;
     const text = new TextDecoder().decode(response.body);
     return { data: parseBody(text) as T, rawResponse: responseOf(response, text) };

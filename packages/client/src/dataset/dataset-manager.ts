@@ -19,7 +19,8 @@ const MEDIA_FIELDS = ["input", "expectedOutput", "metadata"] as const;
 export type DatasetWithItems = Dataset & {
   /**
    * Every item of the dataset, all pages fetched. Media the server lists for an item are {@link SvcMediaReference}
-   * objects at their place in `input`, `expectedOutput` and `metadata`; they serialise to their reference strings.
+   * objects at their place in `input`, `expectedOutput` and `metadata`; they serialise to their reference strings. In the
+   * order the server lists them (page 1 first; the server lists the newest item first); the SDK does not sort.
    */
   items: DatasetItem[];
   /** The version the items were read at, when `get` was given one. */

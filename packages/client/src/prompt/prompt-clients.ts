@@ -26,7 +26,11 @@ abstract class BasePromptClient {
   readonly tags: string[];
   /** Commit message of this version, when one was given. */
   readonly commitMessage: string | null | undefined;
-  /** True when the client was built from the `fallback` option because the prompt could not be fetched. */
+  /**
+   * True only when this prompt is the `fallback` given to `prompt.get()`: nothing was cached and the fetch failed.
+   * A fallback prompt has version `0` unless a version was asked for, is not cached, and is never linked to a
+   * generation. False for every prompt the server returned, cached or not.
+   */
   readonly isFallback: boolean;
 
   protected constructor(meta: BasePrompt, isFallback: boolean) {

@@ -40,6 +40,8 @@ export interface ScoreManagerConfig {
   maxQueueSize: number;
   maxQueueBytes: number;
   environment: string | undefined;
+  /** `OTEL_SDK_DISABLED=true`: scores are neither queued nor sent, as spans are not. */
+  disabled: boolean;
 }
 
 /** How the score options are read; resolved together with the client's own options. */
@@ -53,14 +55,23 @@ export const SCORE_SPECS = {
 };
 
 /** The score manager's settings from resolved options. */
-export function scoreConfigFrom(o: {
-  flushAt: number;
-  flushInterval: number;
-  flushTimeout: number;
-  scoreMaxQueueSize: number;
-  scoreMaxQueueBytes: number;
-  environment: string | undefined;
-}): ScoreManagerConfig {
+/** Whether `OTEL_SDK_DISABLED` turns OpenTelemetry off (the value `true`, in any case), which turns scores off too. */
+export function isSdkDisabled(env: Record<string, string | undefined>): boolean {
+  return env.OTEL_SDK_DISABLED?.trim().toLowerCase() === "true";
+}
+
+/** The score manager's settings from resolved options and the environment. */
+export function scoreConfigFrom(
+  o: {
+    flushAt: number;
+    flushInterval: number;
+    flushTimeout: number;
+    scoreMaxQueueSize: number;
+    scoreMaxQueueBytes: number;
+    environment: string | undefined;
+  },
+  env: Record<string, string | undefined>,
+): ScoreManagerConfig {
   return {
     flushAt: o.flushAt,
     flushIntervalMs: o.flushInterval * 1000,
@@ -69,5 +80,6 @@ export function scoreConfigFrom(o: {
     maxQueueSize: o.scoreMaxQueueSize,
     maxQueueBytes: o.scoreMaxQueueBytes,
     environment: o.environment,
+    disabled: isSdkDisabled(env),
   };
 }

@@ -1,10 +1,18 @@
 import { type Span, trace } from "@opentelemetry/api";
-import { BatchQueue, type DeliveryHealth, describeError, outcomeOf, RepeatLog, type SendOutcome } from "@svc/core";
+import {
+  BatchQueue,
+  type DeliveryHealth,
+  describeError,
+  getGlobalLogger,
+  outcomeOf,
+  RepeatLog,
+  type SendOutcome,
+} from "@svc/core";
 import { scoresOps } from "../api/generated/scores.js";
 import type { CreateScoreRequest } from "../api/generated/types.js";
 import type { RequestRuntime } from "../api/runtime.js";
 import { MAX_CONCURRENT_SCORE_REQUESTS, MAX_SCORE_REQUEST_BYTES, type ScoreManagerConfig } from "./config.js";
-import { prepareUnstampedScore, rejectionOf } from "./validate-score.js";
+import { logDroppedScore, prepareUnstampedScore, rejectionOf } from "./validate-score.js";
 
 /** A score for a span: the trace (and observation) ids come from the span. */
 export type ScoreForSpan = Omit<CreateScoreRequest, "traceId" | "observationId">;
@@ -54,6 +62,8 @@ export class ScoreManager {
       sizeOf: (item) => item.bytes,
       send: (batch, signal) => this.#send(batch, signal),
     });
+    if (config.disabled)
+      getGlobalLogger().debug(`${OWNER}: OTEL_SDK_DISABLED=true, so scores are neither queued nor sent`);
   }
 
   /**
@@ -144,9 +154,10 @@ export class ScoreManager {
   }
 
   #enqueue(score: unknown, ids: { traceId?: string; observationId?: string }): void {
+    if (this.#context.config.disabled) return;
     const prepared = prepareUnstampedScore(score, ids, this.#context.config.environment);
     if (!prepared.ok) {
-      this.#repeats.error(`${OWNER}: score dropped: ${prepared.kind}`, `${OWNER}: score dropped: ${prepared.reason}`);
+      logDroppedScore(this.#repeats, OWNER, prepared);
       return;
     }
     const bytes = prepared.bytes;
@@ -173,8 +184,8 @@ export class ScoreManager {
         dropped: [
           {
             count: queued.length,
-            reason: "auth",
-            detail: "no credentials: set publicKey and secretKey (or SVC_PUBLIC_KEY and SVC_SECRET_KEY)",
+            reason: "failed",
+            detail: "the client has no keys: pass publicKey and secretKey (or SVC_PUBLIC_KEY and SVC_SECRET_KEY)",
           },
         ],
       };

@@ -1,11 +1,45 @@
 // Shared by the server client and the browser client: no Node-only imports here.
-import { describeError } from "@svc/core";
+import { describeError, type RepeatLog } from "@svc/core";
 import type { CreateScoreRequest } from "../api/generated/types.js";
 
 /** Why a score must be dropped: `kind` names the cause in a few fixed words, `reason` explains it with detail. */
 export interface ScoreProblem {
   kind: string;
   reason: string;
+  /** Level of the log line: `error` (the default) for invalid scores, as the interface requires; `warn` otherwise. */
+  level?: "warn";
+}
+
+/** Logs a dropped score at the problem's level, the first time per cause in full, then as counts. */
+export function logDroppedScore(repeats: RepeatLog, owner: string, problem: ScoreProblem): void {
+  const kind = `${owner}: score dropped: ${problem.kind}`;
+  const line = `${owner}: score dropped: ${problem.reason}`;
+  if (problem.level === "warn") repeats.warn(kind, line);
+  else repeats.error(kind, line);
+}
+
+/**
+ * Why a score's trace id cannot be used, or undefined when it can (or is not set). An all-zero id is what a span
+ * carries when no tracer provider records it: the score would attach to no trace.
+ */
+export function traceIdProblem(traceId: unknown, name: unknown): ScoreProblem | undefined {
+  if (traceId === undefined || traceId === null) return undefined;
+  const named = `(name=${JSON.stringify(name)})`;
+  if (typeof traceId !== "string" || traceId.trim() === "")
+    return {
+      kind: "invalid trace id",
+      reason: `traceId must be a non-empty string, got ${typeof traceId === "string" ? '""' : typeof traceId} ${named}`,
+      level: "warn",
+    };
+  if (/^0+$/.test(traceId))
+    return {
+      kind: "all-zero trace id",
+      reason:
+        `traceId ${traceId} is all zeros, the id of a span no tracer provider records, so the score would attach ` +
+        `to no trace ${named}. Register a tracer provider with SvcSpanProcessor before scoring spans.`,
+      level: "warn",
+    };
+  return undefined;
 }
 
 /** Why a score cannot be sent, or undefined when it can. Never throws, whatever it is given. */
@@ -106,6 +140,8 @@ export function prepareUnstampedScore(
   const request = copy.value as CreateScoreRequest & { id: string };
   if (ids.traceId !== undefined) request.traceId = ids.traceId;
   if (ids.observationId !== undefined) request.observationId = ids.observationId;
+  const badTraceId = traceIdProblem(request.traceId, request.name);
+  if (badTraceId !== undefined) return { ok: false, ...badTraceId };
   request.id = typeof request.id === "string" && request.id !== "" ? request.id : crypto.randomUUID();
   // Set here so the key keeps its place; the caller writes the time.
   request.timestamp = "";

@@ -14,6 +14,8 @@ export interface Connection {
   baseUrlProblem: string | undefined;
   publicKey: string | undefined;
   secretKey: string | undefined;
+  /** Where each setting came from: `option`, the variable's name, `default` or `none`. */
+  sources: { baseUrl: string; publicKey: string; secretKey: string };
 }
 
 /** What {@link resolveConnection} reads from a component's options. */
@@ -35,28 +37,41 @@ export function resolveConnection(
   component: string,
   params: ConnectionParams,
   env: Env,
-  { keysOptional = false }: { keysOptional?: boolean } = {},
+  {
+    keysOptional = false,
+    withoutKeys = "nothing is sent to the server",
+  }: {
+    keysOptional?: boolean;
+    /** What the component does without both keys, for the warning: `"REST calls carry no credentials"`. */
+    withoutKeys?: string;
+  } = {},
 ): Connection {
   const log = getGlobalLogger();
   const publicKey = keyFrom(component, "publicKey", params.publicKey) ?? nonEmpty(env.SVC_PUBLIC_KEY);
   const secretKey = keyFrom(component, "secretKey", params.secretKey) ?? nonEmpty(env.SVC_SECRET_KEY);
   registerSecret(secretKey);
-  if (!keysOptional) {
-    for (const [key, value, variable] of [
-      ["publicKey", publicKey, "SVC_PUBLIC_KEY"],
-      ["secretKey", secretKey, "SVC_SECRET_KEY"],
-    ] as const) {
-      if (!value)
-        log.warn(
-          `${component}: no ${key}; pass ${key} or set ${variable}. Nothing is sent to the server until both keys are set.`,
-        );
-    }
+  const missing = [
+    ["publicKey", publicKey, "SVC_PUBLIC_KEY"],
+    ["secretKey", secretKey, "SVC_SECRET_KEY"],
+  ].filter(([, value]) => !value);
+  if (!keysOptional && missing.length > 0) {
+    const keys = missing.map(([key]) => key).join(" and ");
+    const how = missing.map(([key, , variable]) => `${key} (or ${variable})`).join(" and ");
+    log.warn(`${component}: no ${keys}; until both keys are set, ${withoutKeys}. Pass ${how}.`);
   }
-  const given =
-    (typeof params.baseUrl === "string" && params.baseUrl !== "" ? params.baseUrl : undefined) ??
-    nonEmpty(env.SVC_BASE_URL) ??
-    nonEmpty(env.SVC_BASEURL) ??
-    DEFAULT_BASE_URL;
+  const fromOption = typeof params.baseUrl === "string" && params.baseUrl !== "" ? params.baseUrl : undefined;
+  const given = fromOption ?? nonEmpty(env.SVC_BASE_URL) ?? nonEmpty(env.SVC_BASEURL) ?? DEFAULT_BASE_URL;
+  const sources = {
+    baseUrl: fromOption
+      ? "option"
+      : nonEmpty(env.SVC_BASE_URL)
+        ? "SVC_BASE_URL"
+        : nonEmpty(env.SVC_BASEURL)
+          ? "SVC_BASEURL"
+          : "default",
+    publicKey: keySource(params.publicKey, publicKey, "SVC_PUBLIC_KEY"),
+    secretKey: keySource(params.secretKey, secretKey, "SVC_SECRET_KEY"),
+  };
   if (params.baseUrl !== undefined && typeof params.baseUrl !== "string")
     log.warn(`${component}: option baseUrl must be a string; using ${redactUrl(given)}`);
   const baseUrl = given.trim().replace(/\/+$/, "");
@@ -70,7 +85,7 @@ export function resolveConnection(
       `${component}: the base URL ${redactUrl(parsed.origin)} uses plain http; keys and data travel unencrypted. Use https.`,
     );
   }
-  return { baseUrl, baseUrlProblem, publicKey, secretKey };
+  return { baseUrl, baseUrlProblem, publicKey, secretKey, sources };
 }
 
 function keyFrom(component: string, name: string, value: unknown): string | undefined {
@@ -78,6 +93,11 @@ function keyFrom(component: string, name: string, value: unknown): string | unde
   if (typeof value === "string") return value;
   getGlobalLogger().warn(`${component}: option ${name} must be a string; ignored`);
   return undefined;
+}
+
+function keySource(option: unknown, value: string | undefined, variable: string): string {
+  if (value === undefined) return "none";
+  return typeof option === "string" && option !== "" ? "option" : variable;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

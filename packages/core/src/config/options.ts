@@ -62,12 +62,7 @@ export function resolveOptions<S extends Record<string, OptionSpec<unknown>>>(
 ): Resolved<S> {
   const log = getGlobalLogger();
   const options = toRecord(component, params);
-  const names = [...Object.keys(specs), ...known];
-  for (const key of Object.keys(options)) {
-    if (names.includes(key)) continue;
-    const near = closest(key, names);
-    log.warn(`${component}: unknown option "${key}" is ignored${near ? `; did you mean "${near}"?` : ""}`);
-  }
+  warnUnknownOptions(component, options, [...Object.keys(specs), ...known]);
   const out = {} as Record<string, unknown>;
   const sources = {} as Record<string, OptionSource>;
   for (const [name, spec] of Object.entries(specs)) {
@@ -82,6 +77,23 @@ export function resolveOptions<S extends Record<string, OptionSpec<unknown>>>(
   }
   Object.defineProperty(out, SOURCES, { value: sources, enumerable: false });
   return out as Resolved<S>;
+}
+
+/** Logs one warning per option name that `known` does not list, with the closest known name when there is one. */
+export function warnUnknownOptions(component: string, options: object, known: readonly string[]): void {
+  let keys: string[];
+  try {
+    keys = Object.keys(options);
+  } catch {
+    return;
+  }
+  for (const key of keys) {
+    if (known.includes(key)) continue;
+    const near = closest(key, known);
+    getGlobalLogger().warn(
+      `${component}: unknown option "${key}" is ignored${near ? `; did you mean "${near}"?` : ""}`,
+    );
+  }
 }
 
 function resolveOne(

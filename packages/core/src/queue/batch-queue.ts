@@ -120,6 +120,7 @@ export class BatchQueue<T> {
   #retries = 0;
   readonly #dropped = { ...NO_DROPS };
   #lastError: DeliveryHealth["lastError"];
+  #lastHint: string | undefined;
   #lastSuccessAt: number | undefined;
 
   constructor(options: BatchQueueOptions<T>) {
@@ -204,7 +205,9 @@ export class BatchQueue<T> {
     this.#timer = undefined;
     const left = this.size;
     if (left > 0) {
-      const cause = this.#lastError ? `; last failure: ${this.#lastError.description}` : "";
+      const cause = this.#lastError
+        ? `; last failure: ${this.#lastError.description}${this.#lastHint ? `. ${this.#lastHint}` : ""}`
+        : "";
       this.#abort.abort();
       const entries = this.#entries.splice(0);
       this.#bytes = 0;
@@ -282,7 +285,6 @@ export class BatchQueue<T> {
     this.#inFlightItems += batch.length;
     const sending: Promise<void> = this.#sendOne(batch).finally(() => {
       this.#inFlight--;
-      this.#inFlightItems -= batch.length;
       this.#inFlightSends.delete(sending);
       if (!this.#closed) this.#pump();
     });
@@ -301,6 +303,9 @@ export class BatchQueue<T> {
         delivered: 0,
         retry: { items: batch.map((e) => e.item), fault: { kind: "error", description: describeError(error) } },
       };
+    } finally {
+      // No longer in flight before they are requeued, so no count holds them twice.
+      this.#inFlightItems -= batch.length;
     }
     if (this.#closed) {
       // Shutdown has counted what was still held; a late answer changes nothing.
@@ -344,6 +349,7 @@ export class BatchQueue<T> {
       description: fault.description,
       at: new Date().toISOString(),
     };
+    this.#lastHint = fault.hint;
     this.#log.retrying(fault, entries.length, delayMs);
     this.#arm(delayMs);
   }

@@ -23,6 +23,8 @@ export interface Fault {
   status?: number;
   code?: string;
   host?: string;
+  /** What the user can do about it, one sentence, when there is something. */
+  hint?: string;
 }
 
 const STILL_FAILING_EVERY_MS = 10_000;
@@ -63,7 +65,7 @@ export class DeliveryLog {
     getGlobalLogger().warn(
       `${this.owner}: cannot deliver ${this.items}: ${fault.description}. ${count} ${this.items} kept and retried ` +
         `(next attempt in ${Math.round(delayMs / 100) / 10} s, ${this.waiting()} ${this.items} waiting); ` +
-        `they are dropped only when the queue fills up.`,
+        `they are dropped only when the queue fills up.${fault.hint ? ` ${fault.hint}` : ""}`,
     );
     this.#arm();
   }

@@ -1,4 +1,11 @@
-import { describeFailure, type HttpFailure, type HttpResult, isRetryable, placeOf } from "../transport/http.js";
+import {
+  describeFailure,
+  failureHint,
+  type HttpFailure,
+  type HttpResult,
+  isRetryable,
+  placeOf,
+} from "../transport/http.js";
 import type { SendOutcome } from "./batch-queue.js";
 import type { Fault } from "./delivery-log.js";
 
@@ -9,6 +16,8 @@ export function faultOf(failure: HttpFailure, method: string, url: string): Faul
     description: describeFailure(failure, method, url),
     host: placeOf(url).host,
   };
+  const hint = failureHint(failure, url, { delivery: true });
+  if (hint) fault.hint = hint;
   if (failure.kind === "status") fault.status = failure.status;
   if (failure.kind === "network" && failure.code) fault.code = failure.code;
   return fault;
@@ -35,14 +44,18 @@ export function outcomeOf<T>(result: HttpResult, items: T[], method: string): Se
         {
           count: items.length,
           reason: "auth",
-          detail: `${fault.description}; check the public and secret keys (SVC_PUBLIC_KEY, SVC_SECRET_KEY) and that they belong to the server at the base URL`,
+          detail: `${fault.description}. ${fault.hint}`,
         },
       ],
     };
   return {
     delivered: 0,
     dropped: [
-      { count: items.length, reason: failure.kind === "status" ? "rejected" : "failed", detail: fault.description },
+      {
+        count: items.length,
+        reason: failure.kind === "status" ? "rejected" : "failed",
+        detail: fault.hint ? `${fault.description}. ${fault.hint}` : fault.description,
+      },
     ],
   };
 }

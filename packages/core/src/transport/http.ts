@@ -254,6 +254,33 @@ export function describeFailure(failure: HttpFailure, method: string, url: strin
   }
 }
 
+/** What to check when a request to the server fails with a refused key. */
+export const KEYS_HINT =
+  "Check the public and secret keys (SVC_PUBLIC_KEY, SVC_SECRET_KEY) and that they belong to the server at the base URL.";
+
+/**
+ * What a user can do about a failure, as one sentence, or `""` when there is nothing to do but wait (a 5xx, a 429).
+ * `delivery` marks requests the SDK sends on its own (spans, scores, media), for which a 404 means a wrong base URL.
+ */
+export function failureHint(failure: HttpFailure, url: string, { delivery = false } = {}): string {
+  const { host } = placeOf(url);
+  switch (failure.kind) {
+    case "status":
+      if (failure.status === 401 || failure.status === 403) return KEYS_HINT;
+      if (delivery && (failure.status === 404 || failure.status === 405))
+        return `Check that the base URL (baseUrl or SVC_BASE_URL) is the address of the svc server; ${host} does not know this route.`;
+      return "";
+    case "network":
+      return `Check that the server at ${host} is running and reachable, and that the base URL (baseUrl or SVC_BASE_URL) points at it.`;
+    case "timeout":
+      return `The server at ${host} did not answer in time; if it is only slow, raise the timeout option.`;
+    case "invalid-url":
+      return "Pass a valid http(s) address as baseUrl or set SVC_BASE_URL.";
+    default:
+      return "";
+  }
+}
+
 /** Host (with port) and path of a URL as they may be printed. */
 export function placeOf(url: string): { host: string; path: string } {
   try {

@@ -58,13 +58,7 @@ export class ExportStage {
     if (cannotSend)
       return {
         delivered: 0,
-        dropped: [
-          {
-            count: batch.length,
-            reason: cannotSend.startsWith("no credentials") ? "auth" : "failed",
-            detail: cannotSend,
-          },
-        ],
+        dropped: [{ count: batch.length, reason: "failed", detail: cannotSend }],
       };
     return this.#post(batch, signal, 0);
   }

@@ -1,0 +1,55 @@
+import { getGlobalLogger, isLogLevelEnabled, LogLevel } from "../log/logger.js";
+import { REDACTED, redactUrl } from "../log/secrets.js";
+import type { Connection } from "./connection.js";
+import { type OptionSpec, type Resolved, SOURCES, show } from "./options.js";
+
+/**
+ * Logs, at debug level only, the one line a component writes when it is created: each setting, its value and where
+ * it came from (`option`, a variable's name, `default`). Secrets are redacted; header values are left out.
+ * `settings` is only called when debug lines are written.
+ */
+export function logStartup(component: string, settings: () => readonly string[]): void {
+  if (!isLogLevelEnabled(LogLevel.DEBUG)) return;
+  try {
+    getGlobalLogger().debug(`${component}: created with ${settings().join(", ")}`);
+  } catch {
+    // A start-up line is never worth an error.
+  }
+}
+
+/** `name=value (source)` for each resolved option. */
+export function optionSettings<S extends Record<string, OptionSpec<unknown>>>(
+  specs: S,
+  resolved: Resolved<S>,
+): string[] {
+  return Object.keys(specs).map((name) => {
+    const value = spec(specs, name).secret ? REDACTED : settingValue(resolved[name as keyof S]);
+    return `${name}=${value} (${resolved[SOURCES][name as keyof S]})`;
+  });
+}
+
+/** `name=value (source)` for the address and the keys; the secret key is redacted. */
+export function connectionSettings(connection: Connection): string[] {
+  const { sources } = connection;
+  return [
+    `baseUrl=${JSON.stringify(redactUrl(connection.baseUrl))} (${sources.baseUrl})`,
+    `publicKey=${connection.publicKey === undefined ? "none" : JSON.stringify(connection.publicKey)} (${sources.publicKey})`,
+    `secretKey=${connection.secretKey === undefined ? "none" : REDACTED} (${sources.secretKey})`,
+  ];
+}
+
+function spec(specs: Record<string, OptionSpec<unknown>>, name: string): OptionSpec<unknown> {
+  return specs[name] as OptionSpec<unknown>;
+}
+
+/** A value as a start-up line shows it: headers by name only, since their values may be credentials. */
+function settingValue(value: unknown): string {
+  if (value === undefined) return "none";
+  if (typeof value === "object" && value !== null && !Array.isArray(value) && isStringRecord(value))
+    return `{${Object.keys(value).join(", ")}}`;
+  return show(value);
+}
+
+function isStringRecord(value: object): boolean {
+  return Object.getPrototypeOf(value) === Object.prototype && Object.values(value).every((v) => typeof v === "string");
+}

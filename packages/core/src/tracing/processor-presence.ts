@@ -1,0 +1,48 @@
+import { isSpanContextValid, type Span } from "@opentelemetry/api";
+import { getGlobalLogger, loggerGeneration } from "../log/logger.js";
+import { globalSlot } from "../log/slot.js";
+
+/**
+ * Whether an `SvcSpanProcessor` sees the spans svc starts. The processor counts every span start it is given; the
+ * tracing package compares the count before and after it starts a span (`startSpan` calls `onStart` synchronously),
+ * so it knows, per span and at the cost of a counter, that no provider with the processor recorded it.
+ */
+interface PresenceState {
+  starts: number;
+  /** Logger generation of the last warning: one warning per logger configuration. */
+  warnedGeneration: number;
+}
+
+const state = globalSlot<PresenceState>("svc.processor-presence", () => ({ starts: 0, warnedGeneration: -1 }));
+
+/** Called by `SvcSpanProcessor.onStart` for every span start. */
+export function countProcessorStart(): void {
+  state().starts++;
+}
+
+/** Span starts seen by every `SvcSpanProcessor` of the process so far. */
+export function processorStarts(): number {
+  return state().starts;
+}
+
+/**
+ * Logs, once, that the observation `name` (whose span no `SvcSpanProcessor` saw start) does not reach svc, and how
+ * to fix it. A span that a sampler left unrecorded under a real provider is not reported: it is meant to go nowhere.
+ */
+export function warnUnprocessedObservation(name: string, span: Span): void {
+  const s = state();
+  const generation = loggerGeneration();
+  if (s.warnedGeneration === generation) return;
+  const recording = span.isRecording();
+  if (!recording && isSpanContextValid(span.spanContext())) return; // sampled out
+  s.warnedGeneration = generation;
+  const fix =
+    "Register a tracer provider with the svc span processor when the app starts, for example " +
+    "new NodeSDK({ spanProcessors: [new SvcSpanProcessor()] }).start(), or pass such a provider to " +
+    "setSvcTracerProvider(). (If you send svc spans with an exporter of your own, ignore this line.)";
+  getGlobalLogger().warn(
+    recording
+      ? `observation "${name}" was recorded by a tracer provider without SvcSpanProcessor: it and later observations do not reach svc. ${fix}`
+      : `observation "${name}" was started while no OpenTelemetry tracer provider is registered: it and later observations are not recorded and do not reach svc. ${fix}`,
+  );
+}

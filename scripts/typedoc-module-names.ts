@@ -1,0 +1,20 @@
+// TypeDoc plugin (typedoc.json): names each entry point's module after the package it is published as, instead of
+// its folder (`client/src` becomes `@svc/client`), so the reference reads as users import.
+import { type Application, Converter, ReflectionKind } from "typedoc";
+
+const NAMES: Record<string, string> = {
+  "tracing/src": "@svc/tracing",
+  "otel/src": "@svc/otel",
+  "client/src": "@svc/client",
+  "client/src/browser": "@svc/client/browser",
+  "langchain/src": "@svc/langchain",
+};
+
+export function load(app: Application): void {
+  app.converter.on(Converter.EVENT_RESOLVE_BEGIN, (context) => {
+    for (const module of context.project.getReflectionsByKind(ReflectionKind.Module)) {
+      const name = NAMES[module.name];
+      if (name) module.name = name;
+    }
+  });
+}
