@@ -50,6 +50,7 @@ export type { MediaReferenceParts } from "./media/reference.js";
 export { formatMediaReference, MEDIA_REFERENCE_PATTERN, parseMediaReference } from "./media/reference.js";
 export type { MediaServer, MediaTarget, MediaUpload, MediaUploadResult } from "./media/upload.js";
 export { MediaUploader } from "./media/upload.js";
+export { MAX_METADATA_KEY_LENGTH, MAX_METADATA_PATH_DEPTH, MAX_METADATA_PATHS, writeMetadata } from "./metadata.js";
 export type { BatchQueueOptions, DeliveryHealth, FlushResult, SendOutcome } from "./queue/batch-queue.js";
 export { BatchQueue } from "./queue/batch-queue.js";
 export type { DropReason, Fault } from "./queue/delivery-log.js";
@@ -58,14 +59,17 @@ export { Limiter, mapLimit } from "./queue/limiter.js";
 export { faultOf, outcomeOf } from "./queue/outcome.js";
 export {
   CIRCULAR_MARKER,
+  cutAtCodePoint,
   FAILED_TO_SERIALIZE,
   MAX_DEPTH_MARKER,
-  MAX_METADATA_PATH_DEPTH,
-  MAX_METADATA_PATHS,
+  MAX_NAME_LENGTH,
   MAX_SERIALIZE_DEPTH,
   MAX_SERIALIZED_LENGTH,
+  noteUnreadable,
   serializeValue,
-  writeMetadata,
+  stableText,
+  toJsonSafe,
+  truncateText,
 } from "./serialize.js";
 export type { PropagateSpanAttributesOptions } from "./tracing/propagation.js";
 export {

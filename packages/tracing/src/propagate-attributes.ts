@@ -3,9 +3,11 @@ import {
   SvcOtelSpanAttributes as A,
   buildPropagationContext,
   getPropagatedAttributes,
+  noteUnreadable,
   safely,
   writeMetadata,
 } from "@svc/core";
+import { isCallable, readOption } from "./internal/options.js";
 import { repeats } from "./internal/repeats.js";
 
 const MAX_VALUE_LENGTH = 200;
@@ -47,33 +49,39 @@ export interface PropagateAttributesParams {
  * await propagateAttributes({ userId: "u-1", sessionId: "s-1", tags: ["beta"] }, () => handleRequest(req));
  */
 export function propagateAttributes<R>(params: PropagateAttributesParams, fn: () => R): R {
+  if (!isCallable(fn, "propagateAttributes")) return undefined as R;
   const active = context.active();
   const next = safely("propagateAttributes", () => {
     const attributes = toPropagatedAttributes(params, active);
-    return buildPropagationContext(active, attributes, { asBaggage: params.asBaggage === true });
+    return buildPropagationContext(active, attributes, { asBaggage: readOption(params, "asBaggage") === true });
   });
   return next === undefined ? fn() : context.with(next, fn);
 }
 
+/** The attributes to propagate; each parameter is read and checked on its own, so a bad one costs only itself. */
 function toPropagatedAttributes(params: PropagateAttributesParams, active: ReturnType<typeof context.active>) {
   const out: Attributes = {};
-  setShortString(out, A.TRACE_USER_ID, "userId", params.userId);
-  setShortString(out, A.TRACE_SESSION_ID, "sessionId", params.sessionId);
-  setShortString(out, A.VERSION, "version", params.version);
-  setShortString(out, A.TRACE_NAME, "traceName", params.traceName);
-  if (params.environment !== undefined) {
-    if (typeof params.environment === "string" && ENVIRONMENT_PATTERN.test(params.environment)) {
-      out[A.ENVIRONMENT] = params.environment;
+  setShortString(out, A.TRACE_USER_ID, "userId", readOption(params, "userId"));
+  setShortString(out, A.TRACE_SESSION_ID, "sessionId", readOption(params, "sessionId"));
+  setShortString(out, A.VERSION, "version", readOption(params, "version"));
+  setShortString(out, A.TRACE_NAME, "traceName", readOption(params, "traceName"));
+  const environment = readOption<unknown>(params, "environment");
+  if (environment !== undefined) {
+    if (typeof environment === "string" && ENVIRONMENT_PATTERN.test(environment)) {
+      out[A.ENVIRONMENT] = environment;
     } else {
       dropped("environment", "must be 1-40 characters of a-z, 0-9, _ or - and not start with svc");
     }
   }
-  if (params.tags !== undefined) {
-    const tags = mergeTags(getPropagatedAttributes(active)[A.TRACE_TAGS], params.tags);
-    if (tags.length > 0) out[A.TRACE_TAGS] = tags;
+  const tags = readOption<unknown>(params, "tags");
+  if (tags !== undefined) {
+    const merged = mergeTags(getPropagatedAttributes(active)[A.TRACE_TAGS], tags);
+    if (merged.length > 0) out[A.TRACE_TAGS] = merged;
   }
-  if (params.metadata !== undefined) writeMetadata(out, A.TRACE_METADATA, params.metadata);
-  if (params.prompt !== undefined) setPrompt(out, params.prompt);
+  const metadata = readOption<unknown>(params, "metadata");
+  if (metadata !== undefined) writeMetadata(out, A.TRACE_METADATA, metadata);
+  const prompt = readOption<PropagatedPromptInput>(params, "prompt");
+  if (prompt !== undefined) safely("propagateAttributes: prompt", () => setPrompt(out, prompt));
   return out;
 }
 
@@ -89,9 +97,13 @@ function mergeTags(existing: unknown, added: unknown): string[] {
     dropped("tags", "must be an array of strings");
     return [...tags];
   }
-  for (const tag of added) {
-    if (typeof tag === "string" && tag.length > 0 && tag.length <= MAX_VALUE_LENGTH) tags.add(tag);
-    else dropped("tags", `each tag must be a non-empty string of at most ${MAX_VALUE_LENGTH} characters`);
+  try {
+    for (const tag of added) {
+      if (typeof tag === "string" && tag.length > 0 && tag.length <= MAX_VALUE_LENGTH) tags.add(tag);
+      else dropped("tags", `each tag must be a non-empty string of at most ${MAX_VALUE_LENGTH} characters`);
+    }
+  } catch (error) {
+    noteUnreadable(error);
   }
   return [...tags];
 }

@@ -1,5 +1,6 @@
 import type { Attributes } from "@opentelemetry/api";
 import {
+  cutAtCodePoint,
   describeError,
   getGlobalLogger,
   httpRequest,
@@ -163,10 +164,7 @@ function cutLargestValue(item: OutgoingSpan): boolean {
   if (longest === undefined) return false;
   const value = attributes[longest] as string;
   if (value.length < 2 * CUT_MARKER.length) return false;
-  let end = Math.floor(value.length / 2);
-  // Never split a surrogate pair.
-  if (end > 0 && /[\uD800-\uDBFF]/.test(value.charAt(end - 1))) end -= 1;
-  attributes[longest] = value.slice(0, end) + CUT_MARKER;
+  attributes[longest] = cutAtCodePoint(value, Math.floor(value.length / 2)) + CUT_MARKER;
   item.attributes = attributes;
   return true;
 }
