@@ -186,7 +186,7 @@ describe("ScoreManager validation", () => {
     ]);
   });
 
-  it("logs 1,000 invalid scores with one error line at once and their count on flush", async () => {
+  it("logs 1,000 invalid scores with one error line at once and their count on shutdown", async () => {
     const logs = captureLogs();
     const { server, svc } = await setup();
 
@@ -195,6 +195,8 @@ describe("ScoreManager validation", () => {
       { level: "error", message: "[Svc SDK] ScoreManager: score dropped: name must be a non-empty string" },
     ]);
     await svc.flush();
+    expect(logs).toHaveLength(1); // a flush right after the first line adds no line of its own
+    await svc.shutdown();
 
     expect(scoreRequests(server)).toHaveLength(0);
     expect(logs.map((l) => l.message)).toEqual([
@@ -210,7 +212,7 @@ describe("ScoreManager validation", () => {
     svc.score.create({ name: "a", value: Number.NaN });
     svc.score.create({ name: "b", value: true as never });
     svc.score.create({ name: "", value: 1 });
-    await svc.flush();
+    await svc.shutdown();
 
     expect(logs.filter((l) => l.level === "error").map((l) => l.message)).toEqual([
       '[Svc SDK] ScoreManager: score dropped: value must be a finite number or a string (name="a")',
@@ -239,7 +241,7 @@ describe("ScoreManager validation", () => {
     });
   });
 
-  it("never throws whatever it is given, and still sends the valid scores", async () => {
+  it("never throws whatever it is given, and sends every score whose name and value are valid", async () => {
     const logs = captureLogs();
     const { server, svc } = await setup();
     const cyclic: Record<string, unknown> = { name: "cyclic", value: 1 };
@@ -285,13 +287,16 @@ describe("ScoreManager validation", () => {
     }
     svc.score.create({ name: "valid", value: "yes" });
     await expect(svc.flush()).resolves.toBeUndefined();
+    await svc.shutdown();
 
-    expect(sentScores(server).map((s) => s.name)).toEqual(["valid"]);
-    // One line per cause; repeats of a cause are counted in a summary at flush.
+    expect(sentScores(server).map((s) => s.name)).toEqual(["cyclic", "big", "valid"]);
+    expect(sentScores(server)[0]?.self).toBe("[Circular]");
+    expect(sentScores(server)[1]?.metadata).toEqual({ n: "10" });
+    // One line per cause; repeats of a cause are counted in a summary at shutdown.
     const errors = logs.filter((l) => l.level === "error").map((l) => l.message);
     for (const cause of [
       "score dropped: a score must be an object",
-      "score dropped: the score is not JSON-serializable",
+      "score dropped: its name or value cannot be read: boom",
       "score dropped: name must be a non-empty string",
       "observation: score dropped: span",
       "trace: score dropped:",
@@ -495,11 +500,11 @@ describe("ScoreManager flush", () => {
     expect(answered).toBe(true);
   });
 
-  it("drops scores beyond the queue cap, logs the first drop, and the count of the others on flush", async () => {
+  it("drops scores beyond the queue cap, logs the first drop, and the count of the others on shutdown", async () => {
     const logs = captureLogs();
     const { server, svc } = await setup(undefined, { scoreMaxQueueSize: 5, flushAt: 1000 });
     for (let i = 0; i < 8; i++) svc.score.create({ name: "n", value: i });
-    await svc.flush();
+    await svc.shutdown();
 
     expect(sentScores(server).map((s) => s.value)).toEqual([0, 1, 2, 3, 4]);
     const errors = logs.filter((l) => l.level === "error").map((l) => l.message);

@@ -150,9 +150,10 @@ export class SvcSpanProcessor {
       await this.#uploader?.settled(deadline);
     } finally {
       this.#flushing--;
-      this.#repeats.report();
-      this.#filter.report();
-      this.#enrich.report();
+      const dueOnly = !final;
+      this.#repeats.report({ dueOnly });
+      this.#filter.report({ dueOnly });
+      this.#enrich.report({ dueOnly });
     }
   }
 }

@@ -6,8 +6,8 @@ export const DEFAULT_SCORE_FLUSH_AT = 10;
 export const MAX_SCORES_PER_REQUEST = 100;
 /** Score requests in flight at the same time. */
 export const MAX_CONCURRENT_SCORE_REQUESTS = 4;
-/** Largest score request body, in bytes; larger batches are split. */
-export const MAX_SCORE_REQUEST_BYTES = 4 * 1024 * 1024;
+/** Default largest score request body, in bytes; larger batches are split. */
+export const DEFAULT_SCORE_MAX_REQUEST_BYTES = 4 * 1024 * 1024;
 
 /** Score batching options of {@link SvcClient}. Units are seconds where the name does not say otherwise. */
 export interface ScoreParams {
@@ -24,6 +24,11 @@ export interface ScoreParams {
   scoreMaxQueueSize?: number;
   /** Most bytes of scores held (as JSON); further scores are dropped with an error log. @defaultValue 32 MiB */
   scoreMaxQueueBytes?: number;
+  /**
+   * Largest score request body, in bytes: batches are split to fit, a batch the server refuses with 413 is halved,
+   * and a single score larger than this is dropped with an error log. @defaultValue 4 MiB
+   */
+  scoreMaxRequestBytes?: number;
   /** Environment of scores that name none. Falls back to SVC_TRACING_ENVIRONMENT. */
   environment?: string;
 }
@@ -36,6 +41,7 @@ export interface ScoreManagerConfig {
   maxBatchSize: number;
   maxQueueSize: number;
   maxQueueBytes: number;
+  maxRequestBytes: number;
   environment: string | undefined;
 }
 
@@ -46,6 +52,7 @@ export const SCORE_SPECS = {
   flushTimeout: numberOption(30, { min: 0, zeroIsUnset: true }),
   scoreMaxQueueSize: numberOption(100_000, { min: 0, integer: true, zeroIsUnset: true }),
   scoreMaxQueueBytes: numberOption(32 * 1024 * 1024, { min: 0, integer: true, zeroIsUnset: true }),
+  scoreMaxRequestBytes: numberOption(DEFAULT_SCORE_MAX_REQUEST_BYTES, { min: 1024, minInclusive: true, integer: true }),
   environment: stringOption(["SVC_TRACING_ENVIRONMENT"]),
 };
 
@@ -56,6 +63,7 @@ export function scoreConfigFrom(o: {
   flushTimeout: number;
   scoreMaxQueueSize: number;
   scoreMaxQueueBytes: number;
+  scoreMaxRequestBytes: number;
   environment: string | undefined;
 }): ScoreManagerConfig {
   return {
@@ -65,6 +73,7 @@ export function scoreConfigFrom(o: {
     maxBatchSize: MAX_SCORES_PER_REQUEST,
     maxQueueSize: o.scoreMaxQueueSize,
     maxQueueBytes: o.scoreMaxQueueBytes,
+    maxRequestBytes: o.scoreMaxRequestBytes,
     environment: o.environment,
   };
 }

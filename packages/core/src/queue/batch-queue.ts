@@ -188,7 +188,7 @@ export class BatchQueue<T> {
       clearTimeout(timer);
       this.#waiters.delete(waiter);
       this.#draining--;
-      this.#log.report();
+      this.#log.report({ dueOnly: true });
     }
     return { pending: waiter.remaining };
   }

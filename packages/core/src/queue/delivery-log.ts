@@ -91,9 +91,9 @@ export class DeliveryLog {
     this.#drops.error(kind, `${kind}: ${count} ${this.items}: ${detail}`, { count, unit: this.items });
   }
 
-  /** Logs the drop counts not yet reported. */
-  report(): void {
-    this.#drops.report();
+  /** Logs the drop counts not yet reported (with `dueOnly`, those whose summary interval has passed). */
+  report(options: { dueOnly?: boolean } = {}): void {
+    this.#drops.report(options);
   }
 
   #arm(): void {
