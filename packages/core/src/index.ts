@@ -66,6 +66,7 @@ export {
   MAX_SERIALIZE_DEPTH,
   MAX_SERIALIZED_LENGTH,
   noteUnreadable,
+  readField,
   serializeValue,
   stableText,
   toJsonSafe,

@@ -25,6 +25,20 @@ export function noteUnreadable(error: unknown): void {
 }
 
 /**
+ * One field of an object a caller passed: `undefined` when the value is not an object or the field cannot be read
+ * (a throwing getter or Proxy, logged once, then counted). Never throws.
+ */
+export function readField<T = unknown>(object: unknown, key: string): T | undefined {
+  if ((typeof object !== "object" && typeof object !== "function") || object === null) return undefined;
+  try {
+    return (object as Record<string, unknown>)[key] as T | undefined;
+  } catch (error) {
+    noteUnreadable(error);
+    return undefined;
+  }
+}
+
+/**
  * `text` cut to at most `max` UTF-16 code units, never inside a surrogate pair, with a marker saying how much was
  * cut; `text` itself when it fits.
  */

@@ -14,13 +14,14 @@ import {
   getPropagatedAttributes,
   MAX_NAME_LENGTH,
   messageOf,
+  readField,
   safely,
   serializeValue,
   stableText,
   truncateText,
   warnSkipped,
 } from "@svc/core";
-import { readOption, validTime } from "./internal/options.js";
+import { validTime } from "./internal/options.js";
 import { repeats } from "./internal/repeats.js";
 import { writeObservationAttributes } from "./observation-attributes.js";
 import { getSvcTracer } from "./tracer-provider.js";
@@ -85,8 +86,8 @@ export abstract class SvcObservationBase {
     attributes?: SvcAttributesByType[T],
     options?: StartChildObservationOptions<T>,
   ): SvcObservationByType[T] {
-    const type = (readOption<T>(options, "asType") ?? "span") as T;
-    const startTime = validTime(readOption(options, "startTime"), "startObservation");
+    const type = (readField<T>(options, "asType") ?? "span") as T;
+    const startTime = validTime(readField(options, "startTime"), "startObservation");
     return createObservation(name, attributes, type, startTime, trace.setSpan(context.active(), this.otelSpan));
   }
 

@@ -1,7 +1,7 @@
 import { type Context, context } from "@opentelemetry/api";
-import { isThenable, safely } from "@svc/core";
+import { isThenable, readField, safely } from "@svc/core";
 import { activeContext, parentContext } from "./internal/context.js";
-import { isCallable, readOption } from "./internal/options.js";
+import { isCallable } from "./internal/options.js";
 import { createObservation, markFailed, type SvcObservationBase, setOutput } from "./observation.js";
 import type { ObserveOptions, SvcObservationType } from "./types.js";
 
@@ -22,12 +22,12 @@ type AnyFunction = (...args: any[]) => any;
 export function observe<F extends AnyFunction>(fn: F, options: ObserveOptions<SvcObservationType> = {}): F {
   if (!isCallable(fn, "observe")) return fn;
   const fnName = safely("observe: read the function name", () => fn.name);
-  const name = readOption<string>(options, "name") ?? (fnName || "anonymous-function");
-  const type = readOption<SvcObservationType>(options, "asType") ?? "span";
-  const captureInput = readOption(options, "captureInput") !== false;
-  const captureOutput = readOption(options, "captureOutput") !== false;
-  const endOnExit = readOption(options, "endOnExit") !== false;
-  const parentSpanContext = readOption(options, "parentSpanContext");
+  const name = readField<string>(options, "name") ?? (fnName || "anonymous-function");
+  const type = readField<SvcObservationType>(options, "asType") ?? "span";
+  const captureInput = readField(options, "captureInput") !== false;
+  const captureOutput = readField(options, "captureOutput") !== false;
+  const endOnExit = readField(options, "endOnExit") !== false;
+  const parentSpanContext = readField(options, "parentSpanContext");
 
   const observed = function (this: unknown, ...args: unknown[]): unknown {
     const parent = parentContext(parentSpanContext);

@@ -4,10 +4,11 @@ import {
   buildPropagationContext,
   getPropagatedAttributes,
   noteUnreadable,
+  readField,
   safely,
   writeMetadata,
 } from "@svc/core";
-import { isCallable, readOption } from "./internal/options.js";
+import { isCallable } from "./internal/options.js";
 import { repeats } from "./internal/repeats.js";
 
 const MAX_VALUE_LENGTH = 200;
@@ -53,7 +54,7 @@ export function propagateAttributes<R>(params: PropagateAttributesParams, fn: ()
   const active = context.active();
   const next = safely("propagateAttributes", () => {
     const attributes = toPropagatedAttributes(params, active);
-    return buildPropagationContext(active, attributes, { asBaggage: readOption(params, "asBaggage") === true });
+    return buildPropagationContext(active, attributes, { asBaggage: readField(params, "asBaggage") === true });
   });
   return next === undefined ? fn() : context.with(next, fn);
 }
@@ -61,11 +62,11 @@ export function propagateAttributes<R>(params: PropagateAttributesParams, fn: ()
 /** The attributes to propagate; each parameter is read and checked on its own, so a bad one costs only itself. */
 function toPropagatedAttributes(params: PropagateAttributesParams, active: ReturnType<typeof context.active>) {
   const out: Attributes = {};
-  setShortString(out, A.TRACE_USER_ID, "userId", readOption(params, "userId"));
-  setShortString(out, A.TRACE_SESSION_ID, "sessionId", readOption(params, "sessionId"));
-  setShortString(out, A.VERSION, "version", readOption(params, "version"));
-  setShortString(out, A.TRACE_NAME, "traceName", readOption(params, "traceName"));
-  const environment = readOption<unknown>(params, "environment");
+  setShortString(out, A.TRACE_USER_ID, "userId", readField(params, "userId"));
+  setShortString(out, A.TRACE_SESSION_ID, "sessionId", readField(params, "sessionId"));
+  setShortString(out, A.VERSION, "version", readField(params, "version"));
+  setShortString(out, A.TRACE_NAME, "traceName", readField(params, "traceName"));
+  const environment = readField(params, "environment");
   if (environment !== undefined) {
     if (typeof environment === "string" && ENVIRONMENT_PATTERN.test(environment)) {
       out[A.ENVIRONMENT] = environment;
@@ -73,14 +74,14 @@ function toPropagatedAttributes(params: PropagateAttributesParams, active: Retur
       dropped("environment", "must be 1-40 characters of a-z, 0-9, _ or - and not start with svc");
     }
   }
-  const tags = readOption<unknown>(params, "tags");
+  const tags = readField(params, "tags");
   if (tags !== undefined) {
     const merged = mergeTags(getPropagatedAttributes(active)[A.TRACE_TAGS], tags);
     if (merged.length > 0) out[A.TRACE_TAGS] = merged;
   }
-  const metadata = readOption<unknown>(params, "metadata");
+  const metadata = readField(params, "metadata");
   if (metadata !== undefined) writeMetadata(out, A.TRACE_METADATA, metadata);
-  const prompt = readOption<PropagatedPromptInput>(params, "prompt");
+  const prompt = readField<PropagatedPromptInput>(params, "prompt");
   if (prompt !== undefined) safely("propagateAttributes: prompt", () => setPrompt(out, prompt));
   return out;
 }

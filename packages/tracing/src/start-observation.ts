@@ -1,7 +1,7 @@
 import { type Attributes, type Context, context, trace } from "@opentelemetry/api";
-import { SvcOtelSpanAttributes as A, isThenable, safely, stableText, truncateText } from "@svc/core";
+import { SvcOtelSpanAttributes as A, isThenable, readField, safely, stableText, truncateText } from "@svc/core";
 import { activeContext, parentContext } from "./internal/context.js";
-import { isCallable, readOption, validTime } from "./internal/options.js";
+import { isCallable, validTime } from "./internal/options.js";
 import { repeats } from "./internal/repeats.js";
 import { createObservation, markFailed, type SvcObservationBase, type SvcObservationByType } from "./observation.js";
 import { writeObservationAttributes } from "./observation-attributes.js";
@@ -25,9 +25,9 @@ export function startObservation<T extends SvcObservationType = "span">(
   attributes?: SvcAttributesByType[T],
   options?: StartObservationOptions<T>,
 ): SvcObservationByType[T] {
-  const type = (readOption<T>(options, "asType") ?? "span") as T;
-  const startTime = validTime(readOption(options, "startTime"), "startObservation");
-  const parent = parentContext(readOption(options, "parentSpanContext"));
+  const type = (readField<T>(options, "asType") ?? "span") as T;
+  const startTime = validTime(readField(options, "startTime"), "startObservation");
+  const parent = parentContext(readField(options, "parentSpanContext"));
   return createObservation(name, attributes, type, startTime, parent);
 }
 
@@ -49,16 +49,16 @@ export function startActiveObservation<R, T extends SvcObservationType = "span">
   fn: (observation: SvcObservationByType[T]) => R,
   options?: StartActiveObservationOpts<T>,
 ): R {
-  const type = (readOption<T>(options, "asType") ?? "span") as T;
-  const startTime = validTime(readOption(options, "startTime"), "startActiveObservation");
-  const parent = parentContext(readOption(options, "parentSpanContext"));
+  const type = (readField<T>(options, "asType") ?? "span") as T;
+  const startTime = validTime(readField(options, "startTime"), "startActiveObservation");
+  const parent = parentContext(readField(options, "parentSpanContext"));
   const observation = createObservation(name, undefined, type, startTime, parent);
   if (!isCallable(fn, "startActiveObservation")) {
     observation.end();
     return undefined as R;
   }
   const active = activeContext(parent, observation);
-  return runObserved(observation, active, fn, readOption(options, "endOnExit") !== false);
+  return runObserved(observation, active, fn, readField(options, "endOnExit") !== false);
 }
 
 function runObserved<R, O extends SvcObservationBase>(
@@ -108,7 +108,7 @@ export function updateActiveObservation<T extends SvcObservationType = "span">(
   }
   safely("updateActiveObservation", () => {
     const out: Attributes = {};
-    const asType = readOption<unknown>(options, "asType");
+    const asType = readField(options, "asType");
     if (asType !== undefined) out[A.OBSERVATION_TYPE] = truncateText(stableText(asType), 100);
     writeObservationAttributes(out, attributes as SvcObservationAttributes);
     span.setAttributes(out);

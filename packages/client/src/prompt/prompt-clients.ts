@@ -1,4 +1,4 @@
-import { noteUnreadable, serializeValue } from "@svc/core";
+import { noteUnreadable, readField, serializeValue } from "@svc/core";
 import type { BasePrompt } from "../api/generated/types.js";
 import { renderTemplate, toLangchainTemplate } from "./template.js";
 import {
@@ -192,17 +192,6 @@ function placeholderMessages<M>(value: unknown, build: (m: ChatMessage) => M): A
     noteUnreadable(error);
   }
   return [serializeValue(value) ?? ""];
-}
-
-/** A field of an object the caller passed; absent when the object is not one or the field cannot be read. */
-function readField(object: unknown, key: string): unknown {
-  if (typeof object !== "object" || object === null) return undefined;
-  try {
-    return (object as Record<string, unknown>)[key];
-  } catch (error) {
-    noteUnreadable(error);
-    return undefined;
-  }
 }
 
 function render(content: unknown, fn: (text: string) => string): string {

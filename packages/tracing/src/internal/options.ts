@@ -1,17 +1,6 @@
 import type { SpanContext, TimeInput } from "@opentelemetry/api";
-import { noteUnreadable } from "@svc/core";
+import { noteUnreadable, readField } from "@svc/core";
 import { repeats } from "./repeats.js";
-
-/** One field of an options object given by the caller; a field that cannot be read counts as absent (logged). */
-export function readOption<T>(options: unknown, key: string): T | undefined {
-  if (typeof options !== "object" || options === null) return undefined;
-  try {
-    return (options as Record<string, unknown>)[key] as T | undefined;
-  } catch (error) {
-    noteUnreadable(error);
-    return undefined;
-  }
-}
 
 /** A start or end time as OpenTelemetry accepts it (a valid Date, a finite number, an HrTime), else undefined. */
 export function validTime(value: unknown, what: string): TimeInput | undefined {
@@ -32,16 +21,16 @@ export function validTime(value: unknown, what: string): TimeInput | undefined {
 /** A parent span context with a trace id and a span id, else undefined (logged). */
 export function validSpanContext(value: unknown): SpanContext | undefined {
   if (value === undefined) return undefined;
-  const traceId = readOption<unknown>(value, "traceId");
-  const spanId = readOption<unknown>(value, "spanId");
-  const traceFlags = readOption<unknown>(value, "traceFlags");
+  const traceId = readField(value, "traceId");
+  const spanId = readField(value, "spanId");
+  const traceFlags = readField(value, "traceFlags");
   if (typeof traceId === "string" && typeof spanId === "string")
     return {
       traceId,
       spanId,
       traceFlags: typeof traceFlags === "number" ? traceFlags : 1,
-      isRemote: readOption<unknown>(value, "isRemote") === true,
-      traceState: readOption(value, "traceState"),
+      isRemote: readField(value, "isRemote") === true,
+      traceState: readField(value, "traceState"),
     };
   const kind = "parentSpanContext ignored: it needs a traceId and a spanId";
   repeats.warn(kind, kind);
