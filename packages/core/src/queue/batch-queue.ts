@@ -212,7 +212,7 @@ export class BatchQueue<T> {
       this.drop("shutdown", left, `the shutdown deadline passed before they could be delivered${cause}`);
       await Promise.allSettled([...this.#inFlightSends]);
     }
-    this.#log.report();
+    this.#log.close();
     return result;
   }
 
@@ -311,8 +311,11 @@ export class BatchQueue<T> {
     const settled = retried ? batch.filter((e) => !retried.has(e.item)) : batch;
     this.#sent += outcome.delivered;
     for (const drop of outcome.dropped ?? []) {
-      if (drop.logged) this.#dropped[drop.reason] += drop.count;
-      else this.drop(drop.reason, drop.count, drop.detail);
+      if (!drop.logged) this.drop(drop.reason, drop.count, drop.detail);
+      else {
+        this.#dropped[drop.reason] += drop.count;
+        this.#log.lost(drop.count);
+      }
     }
     if (outcome.delivered > 0) {
       this.#lastSuccessAt = Date.now();
