@@ -27,6 +27,8 @@ export {
   stringOption,
   stringRecordOption,
 } from "./config/options.js";
+export type { ExitParticipant } from "./lifecycle/exit-hooks.js";
+export { watchForExit } from "./lifecycle/exit-hooks.js";
 export { describeError, messageOf, textOf } from "./log/describe.js";
 export type { LoggerOptions, LogSink, SvcLogger } from "./log/logger.js";
 export {

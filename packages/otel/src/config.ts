@@ -107,6 +107,12 @@ export interface SvcSpanProcessorParams {
   mediaUploadEnabled?: boolean;
   /** Sends spans through this exporter instead of the built-in OTLP/JSON exporter. */
   exporter?: SpanExporterLike;
+  /**
+   * When the event loop empties with spans still queued (Node's `beforeExit`), flush them, within `flushTimeout`,
+   * so a script that ends without `shutdown()` still delivers its spans. `false` leaves them queued (the process
+   * then ends at once, and one line counts what was not delivered). @defaultValue true
+   */
+  flushOnExit?: boolean;
 }
 
 /** Default spans per export request. */
@@ -160,6 +166,7 @@ const SPECS = {
   mediaUploadEnabled: booleanOption(true, ["SVC_MEDIA_UPLOAD_ENABLED"]),
   additionalHeaders: stringRecordOption(),
   exporter: objectOption<SpanExporterLike>(["export", "shutdown"], "a span exporter (export and shutdown methods)"),
+  flushOnExit: booleanOption(true),
 };
 
 /** Settings of a span processor after options, environment and defaults are applied. */
@@ -189,6 +196,7 @@ export interface ProcessorConfig {
   mask: MaskFunction | undefined;
   shouldExportSpan: ShouldExportSpan | undefined;
   exporter: SpanExporterLike | undefined;
+  flushOnExit: boolean;
 }
 
 /**
@@ -244,6 +252,7 @@ export function resolveProcessorConfig(params: unknown, env: Env = readEnv()): P
     mask: o.mask,
     shouldExportSpan: o.shouldExportSpan,
     exporter: o.exporter,
+    flushOnExit: o.flushOnExit,
   };
 }
 

@@ -1,5 +1,14 @@
 import type { Context } from "@opentelemetry/api";
-import { BatchQueue, type DeliveryHealth, describeError, getGlobalLogger, MediaUploader, RepeatLog } from "@svc/core";
+import {
+  BatchQueue,
+  type DeliveryHealth,
+  describeError,
+  type ExitParticipant,
+  getGlobalLogger,
+  MediaUploader,
+  RepeatLog,
+  watchForExit,
+} from "@svc/core";
 import { type ProcessorConfig, resolveProcessorConfig, type SvcSpanProcessorParams } from "./config.js";
 import { EnrichStage, type OutgoingSpan } from "./pipeline/enrich.js";
 import { ExportStage } from "./pipeline/export.js";
@@ -38,6 +47,9 @@ export class SvcSpanProcessor {
   readonly #queue: BatchQueue<OutgoingSpan>;
   readonly #uploader: MediaUploader | undefined;
   readonly #repeats = new RepeatLog();
+  /** Held here: the exit hooks hold it only weakly. */
+  readonly #exitWatch: ExitParticipant;
+  readonly #unwatchExit: () => void;
   #flushing = 0;
   #shutdown: Promise<void> | undefined;
 
@@ -74,6 +86,15 @@ export class SvcSpanProcessor {
         return this.#export.send(batch, signal);
       },
     });
+    const queue = this.#queue;
+    this.#exitWatch = {
+      items: "spans",
+      flushOnExit: config.flushOnExit,
+      pending: () => queue.size,
+      accepted: () => queue.accepted,
+      flush: () => this.forceFlush(),
+    };
+    this.#unwatchExit = watchForExit(this.#exitWatch);
   }
 
   /** Stamps environment, release and propagated attributes on a starting span, and marks app roots. */
@@ -130,6 +151,7 @@ export class SvcSpanProcessor {
 
   async #shutdownOnce(): Promise<void> {
     await this.#drain(true);
+    this.#unwatchExit();
     const exporter = this.#config.exporter;
     if (exporter)
       await Promise.resolve()

@@ -1,4 +1,4 @@
-import { numberOption, stringOption } from "@svc/core";
+import { booleanOption, numberOption, stringOption } from "@svc/core";
 
 /** Default queue length that starts a score flush. */
 export const DEFAULT_SCORE_FLUSH_AT = 10;
@@ -31,6 +31,12 @@ export interface ScoreParams {
   scoreMaxRequestBytes?: number;
   /** Environment of scores that name none. Falls back to SVC_TRACING_ENVIRONMENT. */
   environment?: string;
+  /**
+   * When the event loop empties with scores still queued (Node's `beforeExit`), flush them, within
+   * `flushTimeout`, so a script that ends without `shutdown()` still delivers its scores. `false` leaves them
+   * queued (the process then ends at once, and one line counts what was not delivered). @defaultValue true
+   */
+  flushOnExit?: boolean;
 }
 
 /** Score settings after options, environment and defaults. */
@@ -43,6 +49,7 @@ export interface ScoreManagerConfig {
   maxQueueBytes: number;
   maxRequestBytes: number;
   environment: string | undefined;
+  flushOnExit: boolean;
 }
 
 /** How the score options are read; resolved together with the client's own options. */
@@ -54,6 +61,7 @@ export const SCORE_SPECS = {
   scoreMaxQueueBytes: numberOption(32 * 1024 * 1024, { min: 0, integer: true, zeroIsUnset: true }),
   scoreMaxRequestBytes: numberOption(DEFAULT_SCORE_MAX_REQUEST_BYTES, { min: 1024, minInclusive: true, integer: true }),
   environment: stringOption(["SVC_TRACING_ENVIRONMENT"]),
+  flushOnExit: booleanOption(true),
 };
 
 /** The score manager's settings from resolved options. */
@@ -65,6 +73,7 @@ export function scoreConfigFrom(o: {
   scoreMaxQueueBytes: number;
   scoreMaxRequestBytes: number;
   environment: string | undefined;
+  flushOnExit: boolean;
 }): ScoreManagerConfig {
   return {
     flushAt: o.flushAt,
@@ -75,5 +84,6 @@ export function scoreConfigFrom(o: {
     maxQueueBytes: o.scoreMaxQueueBytes,
     maxRequestBytes: o.scoreMaxRequestBytes,
     environment: o.environment,
+    flushOnExit: o.flushOnExit,
   };
 }

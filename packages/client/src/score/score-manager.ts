@@ -1,5 +1,14 @@
 import { type Span, trace } from "@opentelemetry/api";
-import { BatchQueue, type DeliveryHealth, describeError, outcomeOf, RepeatLog, type SendOutcome } from "@svc/core";
+import {
+  BatchQueue,
+  type DeliveryHealth,
+  describeError,
+  type ExitParticipant,
+  outcomeOf,
+  RepeatLog,
+  type SendOutcome,
+  watchForExit,
+} from "@svc/core";
 import { scoresOps } from "../api/generated/scores.js";
 import type { CreateScoreRequest } from "../api/generated/types.js";
 import type { RequestRuntime } from "../api/runtime.js";
@@ -38,6 +47,9 @@ export class ScoreManager {
   readonly #queue: BatchQueue<QueuedScore>;
   readonly #repeats = new RepeatLog();
   readonly #context: ScoreManagerContext;
+  /** Held here: the exit hooks hold it only weakly. */
+  readonly #exitWatch: ExitParticipant;
+  readonly #unwatchExit: () => void;
 
   /** Created by {@link SvcClient}; use `svc.score`. */
   constructor(context: ScoreManagerContext) {
@@ -56,6 +68,15 @@ export class ScoreManager {
       sizeOf: (item) => item.bytes,
       send: (batch, signal) => this.#send(batch, signal),
     });
+    const queue = this.#queue;
+    this.#exitWatch = {
+      items: "scores",
+      flushOnExit: config.flushOnExit,
+      pending: () => queue.size,
+      accepted: () => queue.accepted,
+      flush: () => this.flush(),
+    };
+    this.#unwatchExit = watchForExit(this.#exitWatch);
   }
 
   /**
@@ -124,6 +145,7 @@ export class ScoreManager {
    */
   async shutdown(): Promise<void> {
     await this.#queue.shutdown(Date.now() + this.#context.config.flushTimeoutMs);
+    this.#unwatchExit();
     this.#repeats.report();
   }
 

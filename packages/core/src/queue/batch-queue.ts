@@ -132,6 +132,11 @@ export class BatchQueue<T> {
     return this.#entries.length + this.#inFlightItems;
   }
 
+  /** Items queued since the queue was created (grows only). */
+  get accepted(): number {
+    return this.#seq;
+  }
+
   /** Queues an item; returns false (and counts the drop) when the queue is closed or full. */
   push(item: T): boolean {
     if (this.#closed) {
