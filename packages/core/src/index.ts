@@ -58,7 +58,7 @@ export { BatchQueue } from "./queue/batch-queue.js";
 export type { DropReason, Fault } from "./queue/delivery-log.js";
 export { DeliveryLog } from "./queue/delivery-log.js";
 export { Limiter, mapLimit } from "./queue/limiter.js";
-export { faultOf, outcomeOf } from "./queue/outcome.js";
+export { faultOf, KEYS_HINT, outcomeOf } from "./queue/outcome.js";
 export {
   CIRCULAR_MARKER,
   cutAtCodePoint,

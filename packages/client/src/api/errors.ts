@@ -1,4 +1,12 @@
-import { describeError, describeFailure, type HttpFailure, type HttpResponse, placeOf, redactSecrets } from "@svc/core";
+import {
+  describeError,
+  describeFailure,
+  type HttpFailure,
+  type HttpResponse,
+  KEYS_HINT,
+  placeOf,
+  redactSecrets,
+} from "@svc/core";
 import type { Operation } from "./runtime.js";
 
 const INSPECT = Symbol.for("nodejs.util.inspect.custom");
@@ -31,6 +39,29 @@ export class SvcAPIError extends Error {
     const status = this.statusCode === undefined ? "" : `\n  statusCode: ${this.statusCode}`;
     const body = this.body === undefined ? "" : `\n  body: ${excerpt(this.body)}`;
     return `${this.stack ?? `${this.name}: ${this.message}`}${status}${body}`;
+  }
+
+  /** The error for `JSON.stringify`: name, message, status and body, with registered secrets redacted. */
+  toJSON(): { name: string; message: string; statusCode?: number; body?: unknown } {
+    const out: { name: string; message: string; statusCode?: number; body?: unknown } = {
+      name: this.name,
+      message: this.message,
+    };
+    if (this.statusCode !== undefined) out.statusCode = this.statusCode;
+    if (this.body !== undefined) out.body = redactedBody(this.body);
+    return out;
+  }
+}
+
+/** The body with registered secrets redacted in every string it holds. */
+function redactedBody(body: unknown): unknown {
+  try {
+    const text = typeof body === "string" ? body : JSON.stringify(body);
+    if (text === undefined) return undefined;
+    const redacted = redactSecrets(text);
+    return typeof body === "string" ? redacted : (JSON.parse(redacted) as unknown);
+  } catch {
+    return excerpt(body);
   }
 }
 
@@ -146,7 +177,8 @@ export function errorFromResponse(op: Operation, response: HttpResponse, suffix 
   const ErrorClass = ERROR_BY_STATUS[status] ?? (status >= 500 ? ServerError : SvcAPIError);
   const detail = detailOf(body);
   const { host, path } = placeOf(response.url);
-  const message = `Status ${status} from ${op.method} ${path || op.path} on ${host}${detail ? `: ${detail}` : ""}${suffix}`;
+  const hint = status === 401 || status === 403 ? `; ${KEYS_HINT}` : "";
+  const message = `Status ${status} from ${op.method} ${path || op.path} on ${host}${detail ? `: ${detail}` : ""}${hint}${suffix}`;
   return new ErrorClass(message, status, body, responseOf(response, text));
 }
 

@@ -2,6 +2,10 @@ import { describeFailure, type HttpFailure, type HttpResult, isRetryable, placeO
 import type { SendOutcome } from "./batch-queue.js";
 import type { Fault } from "./delivery-log.js";
 
+/** What to check when the server refuses the keys (401, 403). */
+export const KEYS_HINT =
+  "check the public and secret keys (SVC_PUBLIC_KEY, SVC_SECRET_KEY) and that they belong to the server at the base URL";
+
 /** What went wrong on a request, for log lines and `health()`. */
 export function faultOf(failure: HttpFailure, method: string, url: string): Fault {
   const fault: Fault = {
@@ -35,7 +39,7 @@ export function outcomeOf<T>(result: HttpResult, items: T[], method: string): Se
         {
           count: items.length,
           reason: "auth",
-          detail: `${fault.description}; check the public and secret keys (SVC_PUBLIC_KEY, SVC_SECRET_KEY) and that they belong to the server at the base URL`,
+          detail: `${fault.description}; ${KEYS_HINT}`,
         },
       ],
     };
