@@ -72,6 +72,17 @@ describe("when the event loop empties with data queued", () => {
     expect(server.seen.length).toBeGreaterThan(0);
     expect(result.stderr.match(/not delivered;/g)).toHaveLength(1);
   });
+
+  it("ends within flushTimeout against a server that never answers, though each request may wait far longer", async () => {
+    const server = await sink(() => new Promise<Reply>(() => {}));
+
+    const result = await runChild(program(""), { env: { SVC_BASE_URL: server.url }, timeoutMs: 15_000 });
+
+    // Scores wait up to 60 s per attempt and spans 10 s: only the 2 s flushTimeout (plus start-up) bounds this.
+    expect(result.signal).toBeNull();
+    expect(result.ms).toBeLessThan(8_000);
+    expect(result.stderr).toContain("[Svc SDK] the process is exiting with 3 spans and 2 scores not delivered");
+  });
 });
 
 describe("process.exit() with data queued", () => {

@@ -65,7 +65,12 @@ export class SvcSpanProcessor {
     this.#start = new StartStage(config, (span) => this.#filter.expects(span));
     this.#uploader =
       config.mediaUploadEnabled && !config.cannotSend
-        ? new MediaUploader({ baseUrl: config.baseUrl, headers: config.apiHeaders, timeoutMs: config.timeoutMs })
+        ? new MediaUploader({
+            baseUrl: config.baseUrl,
+            headers: config.apiHeaders,
+            timeoutMs: config.timeoutMs,
+            background: true,
+          })
         : undefined;
     this.#enrich = new EnrichStage(config.mask, this.#uploader, config.timeoutMs);
     this.#export = new ExportStage(config, () => this.#flushing > 0);

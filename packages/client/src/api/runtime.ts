@@ -161,8 +161,8 @@ export class RequestRuntime {
   }
 
   /**
-   * Runs one operation and returns the transport's result; never rejects (for queues that handle failures).
-   * `body` is the request already encoded as JSON, when the caller has measured it.
+   * Runs one operation in the background and returns the transport's result; never rejects (for queues that
+   * handle failures). `body` is the request already encoded as JSON, when the caller has measured it.
    */
   send(
     op: Operation,
@@ -171,7 +171,7 @@ export class RequestRuntime {
     options: RequestOptions = {},
     body?: Uint8Array,
   ): Promise<HttpResult> {
-    return this.#send(this.#prepare(op, pathArgs, request, options, body));
+    return this.#send({ ...this.#prepare(op, pathArgs, request, options, body), background: true });
   }
 
   #prepare(

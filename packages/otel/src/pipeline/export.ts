@@ -91,6 +91,7 @@ export class ExportStage {
       attemptTimeoutMs: this.config.timeoutMs,
       maxRetries: 0, // the queue retries, with backoff, for as long as the spans fit in it
       signal,
+      background: true,
     });
     if (!result.ok && result.failure.kind === "status" && result.failure.status === 413)
       return this.#tooLarge(batch, signal, cuts, "the server answered 413");
