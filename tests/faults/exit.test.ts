@@ -1,6 +1,6 @@
 import { describe, expect, it, onTestFinished } from "vitest";
 import { runChild } from "../support/child-process.ts";
-import { type Reply, startServer, type TestServer } from "../support/http-server.ts";
+import { type Reply, type ReplyFn, startServer, type TestServer } from "../support/http-server.ts";
 import { exportedSpans } from "../support/otel.ts";
 
 /** A program that traces three spans and queues two scores, then does what `ending` says. */
@@ -21,7 +21,7 @@ function program(ending: string, options = ""): string {
   `;
 }
 
-async function sink(reply?: () => Reply): Promise<TestServer> {
+async function sink(reply?: ReplyFn): Promise<TestServer> {
   const server = await startServer(reply ?? (() => ({ status: 200, json: {} })));
   onTestFinished(() => server.close());
   return server;
