@@ -52,7 +52,13 @@ export type { MediaReferenceParts } from "./media/reference.js";
 export { formatMediaReference, MEDIA_REFERENCE_PATTERN, parseMediaReference } from "./media/reference.js";
 export type { MediaServer, MediaTarget, MediaUpload, MediaUploadResult } from "./media/upload.js";
 export { MediaUploader } from "./media/upload.js";
-export { MAX_METADATA_KEY_LENGTH, MAX_METADATA_PATH_DEPTH, MAX_METADATA_PATHS, writeMetadata } from "./metadata.js";
+export {
+  isPlainObject,
+  MAX_METADATA_KEY_LENGTH,
+  MAX_METADATA_PATH_DEPTH,
+  MAX_METADATA_PATHS,
+  writeMetadata,
+} from "./metadata.js";
 export type { BatchQueueOptions, DeliveryHealth, FlushResult, SendOutcome } from "./queue/batch-queue.js";
 export { BatchQueue } from "./queue/batch-queue.js";
 export type { DropReason, Fault } from "./queue/delivery-log.js";

@@ -134,7 +134,8 @@ function read(obj: Record<string, unknown>, key: string): unknown {
   }
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
+/** Whether `value` is a plain object (`{}` or `Object.create(null)`); never throws, a Proxy that does counts as not. */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== "object" || value === null) return false;
   try {
     const proto = Object.getPrototypeOf(value);

@@ -1,5 +1,5 @@
 import type { Serialized } from "@langchain/core/load/serializable";
-import { FAILED_TO_SERIALIZE, noteUnreadable, readField, serializeValue, textOf } from "@svc/core";
+import { FAILED_TO_SERIALIZE, isPlainObject, noteUnreadable, readField, serializeValue, textOf } from "@svc/core";
 
 const RESERVED_METADATA_KEYS = new Set(["svcPrompt", "svcUserId", "svcSessionId"]);
 const HIDDEN_TAG = "langsmith:hidden";
@@ -24,7 +24,8 @@ export function observationMetadata(
   if (Array.isArray(tags) && tags.length > 0) result.tags = [...tags];
   let keys: string[] = [];
   try {
-    keys = Object.keys(metadata ?? {});
+    // LangChain passes a plain object; anything else (a string or a byte array has a key per item) is none.
+    if (isPlainObject(metadata)) keys = Object.keys(metadata);
   } catch (error) {
     noteUnreadable(error);
   }
