@@ -19,6 +19,9 @@ export default defineConfig({
   resolve: { alias },
   define: { __SVC_SDK_VERSION__: JSON.stringify(version) },
   test: {
+    // A stray rejection anywhere (in the SDK or a test) is an uncaught error that fails the run.
+    execArgv: ["--unhandled-rejections=strict"],
+    dangerouslyIgnoreUnhandledErrors: false,
     projects: [
       {
         extends: true,
