@@ -60,7 +60,7 @@ export {
   writeMetadata,
 } from "./metadata.js";
 export type { BatchQueueOptions, DeliveryHealth, FlushResult, SendOutcome } from "./queue/batch-queue.js";
-export { BatchQueue } from "./queue/batch-queue.js";
+export { BatchQueue, MAX_QUEUE_RETRY_DELAY_MS } from "./queue/batch-queue.js";
 export type { DropReason, Fault } from "./queue/delivery-log.js";
 export { DeliveryLog } from "./queue/delivery-log.js";
 export { Limiter, mapLimit } from "./queue/limiter.js";

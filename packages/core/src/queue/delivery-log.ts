@@ -95,7 +95,8 @@ export class DeliveryLog {
     const outage = this.#outage;
     if (outage === undefined || count <= 0) return;
     outage.deliveredLate += count;
-    outage.recovery ??= { backlog: this.waiting(), settled: 0 };
+    // What was waiting besides these items, and these items.
+    outage.recovery ??= { backlog: this.waiting() + count, settled: 0 };
     outage.recovery.settled += count;
     this.#recoveredWhenDrained();
   }
