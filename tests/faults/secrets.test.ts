@@ -134,3 +134,18 @@ describe("credentials written into the base URL", () => {
     expectNoSecret(inspect(svc));
   });
 });
+
+describe("a base URL over plain http", () => {
+  it("gets one warning for a host that is not local, and none for localhost", () => {
+    const logs = captureLogs(LogLevel.INFO);
+    const keys = { publicKey: "pk-test", secretKey: SECRET };
+
+    new SvcClient({ ...keys, baseUrl: `http://user:${URL_PASSWORD}@svc.example.com` });
+    new SvcClient({ ...keys, baseUrl: "http://localhost:3000" });
+    new SvcClient({ ...keys, baseUrl: "https://svc.example.com" });
+
+    expect(logs.map((l) => `${l.level} ${l.message}`)).toEqual([
+      "warn [Svc SDK] SvcClient: the base URL http://svc.example.com uses plain http; keys and data travel unencrypted. Use https.",
+    ]);
+  });
+});
