@@ -1,12 +1,9 @@
 // The SDK side of the outage scenario, in its own process so that its memory is measured alone. Prints one JSON
 // line per event on stdout (prefixed `bench:`); the SDK's own log lines go to stdout and stderr as configured.
-//   node outage-child.ts outage      500 spans/s and 50 scores/s for OUTAGE_SECONDS, then waits for delivery
+//   node outage-child.ts outage      500 spans/s and 50 scores/s for OUTAGE_SECONDS, then waits until told (stdin)
 //   node outage-child.ts deadlines   flush, shutdown and prompt.get against a server that never answers
-import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
 import { SvcClient } from "@svc/client";
-import { SvcSpanProcessor } from "@svc/otel";
-import { setSvcTracerProvider, startObservation } from "@svc/tracing";
-import { INPUTS, METADATA, OUTPUTS, scoreBody } from "./payload.ts";
+import { scores, spans } from "./contenders/svc.ts";
 
 const [mode = "outage"] = process.argv.slice(2);
 const target = { baseUrl: process.env.SINK_URL ?? "", publicKey: "pk-bench", secretKey: "sk-bench-outage" };
@@ -15,31 +12,19 @@ const TICK_MS = 100;
 /** Per tick of 100 ms: 5 traces of 10 observations (500 spans/s) and 5 scores (50 scores/s). */
 const TRACES_PER_TICK = 5;
 const SCORES_PER_TICK = 5;
-const DELIVERY_LIMIT_MS = 300_000;
 
 function report(event: string, data: Record<string, unknown> = {}): void {
   process.stdout.write(`bench:${JSON.stringify({ event, ...data })}\n`);
 }
 
-/** One trace of 10 observations with ~1 KB input and output each, as in the throughput workloads. */
-function trace(i: number): void {
-  const attrs = (k: number) => ({ input: INPUTS[k % INPUTS.length], metadata: METADATA });
-  const out = (k: number) => ({ output: OUTPUTS[k % OUTPUTS.length] });
-  const k = i * 10;
-  const root = startObservation("agent", attrs(k), { asType: "agent" });
-  for (let s = 0; s < 3; s++) {
-    const chain = root.startObservation(`step-${s}`, attrs(k + 3 * s + 1), { asType: "chain" });
-    chain
-      .startObservation("llm", attrs(k + 3 * s + 2), { asType: "generation" })
-      .update(out(k + 3 * s + 2))
-      .end();
-    chain
-      .startObservation("tool", attrs(k + 3 * s + 3), { asType: "tool" })
-      .update(out(k + 3 * s + 3))
-      .end();
-    chain.update(out(k + 3 * s + 1)).end();
-  }
-  root.update(out(k)).end();
+/** Resolves when the parent writes a line to stdin (it has seen everything at the sink, or given up). */
+function parentSaysDone(): Promise<void> {
+  return new Promise((resolve) => {
+    process.stdin.once("data", () => {
+      process.stdin.destroy();
+      resolve();
+    });
+  });
 }
 
 /** Samples the resident set size until stopped; returns the peak. */
@@ -63,10 +48,9 @@ function memorySampler(): { stop(): { peakRss: number; peakHeap: number } } {
 }
 
 async function outage(): Promise<void> {
-  const processor = new SvcSpanProcessor(target);
-  const provider = new BasicTracerProvider({ spanProcessors: [processor] });
-  setSvcTracerProvider(provider);
-  const svc = new SvcClient(target);
+  // The workload of the throughput suite (`contenders/svc.ts`): default settings, the same traces and scores.
+  const tracing = spans(target);
+  const scoring = await scores(target);
   globalThis.gc?.();
   const baseline = process.memoryUsage();
   const memory = memorySampler();
@@ -74,42 +58,24 @@ async function outage(): Promise<void> {
 
   let ticks = 0;
   let traces = 0;
-  let scores = 0;
+  let created = 0;
   await new Promise<void>((resolve) => {
     const timer = setInterval(() => {
-      for (let i = 0; i < TRACES_PER_TICK; i++) trace(traces++);
-      for (let i = 0; i < SCORES_PER_TICK; i++) svc.score.create(scoreBody(scores++, "a".repeat(32)));
+      for (let i = 0; i < TRACES_PER_TICK; i++) tracing.trace(traces++);
+      for (let i = 0; i < SCORES_PER_TICK; i++) scoring.create(created++);
       if (++ticks >= (seconds * 1000) / TICK_MS) {
         clearInterval(timer);
         resolve();
       }
     }, TICK_MS);
   });
-  report("load-done", {
-    spans: traces * 10,
-    scores,
-    health: { spans: processor.health(), scores: svc.health().score },
-  });
+  report("load-done", { spans: traces * 10, scores: created });
 
-  // Wait, without a flush, until the queues have delivered (or dropped) what they hold: the time the SDK takes by
-  // itself once the server is back.
-  const waitStart = performance.now();
-  for (;;) {
-    const s = processor.health();
-    const c = svc.health().score;
-    if (s.queued + s.inFlight + c.queued + c.inFlight === 0) break;
-    if (performance.now() - waitStart > DELIVERY_LIMIT_MS) break;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  // No flush: the queues deliver by themselves once the server is back; the parent says when the sink has it all.
+  await parentSaysDone();
   const peak = memory.stop();
-  report("drained", {
-    waitedMs: performance.now() - waitStart,
-    peakRss: peak.peakRss,
-    peakHeap: peak.peakHeap,
-    growthRss: peak.peakRss - baseline.rss,
-    health: { spans: processor.health(), scores: svc.health().score },
-  });
-  await Promise.all([svc.shutdown(), provider.shutdown()]);
+  report("drained", { peakRss: peak.peakRss, peakHeap: peak.peakHeap, growthRss: peak.peakRss - baseline.rss });
+  await Promise.all([scoring.shutdown(), tracing.shutdown()]);
   report("shutdown");
 }
 
@@ -121,21 +87,20 @@ async function timed(what: string, fn: () => Promise<unknown>): Promise<void> {
 }
 
 async function deadlines(): Promise<void> {
-  const processor = new SvcSpanProcessor(target);
-  const provider = new BasicTracerProvider({ spanProcessors: [processor] });
-  setSvcTracerProvider(provider);
+  const tracing = spans(target);
+  const scoring = await scores(target);
   const svc = new SvcClient(target);
-  for (let i = 0; i < 10; i++) trace(i);
-  for (let i = 0; i < 20; i++) svc.score.create(scoreBody(i, "a".repeat(32)));
+  for (let i = 0; i < 10; i++) tracing.trace(i);
+  for (let i = 0; i < 20; i++) scoring.create(i);
   const started = performance.now();
   await Promise.all([
-    timed("processor.forceFlush()", () => processor.forceFlush()),
-    timed("svc.flush()", () => svc.flush()),
+    timed("processor.forceFlush()", () => tracing.forceFlush()),
+    timed("svc.flush()", () => scoring.flush()),
     timed("svc.prompt.get() with a fallback", () => svc.prompt.get("greeting", { fallback: "Hello" })),
   ]);
   await Promise.all([
-    timed("processor.shutdown()", () => processor.shutdown()),
-    timed("svc.shutdown()", () => svc.shutdown()),
+    timed("processor.shutdown()", () => tracing.shutdown()),
+    timed("svc.shutdown()", () => scoring.shutdown()),
   ]);
   report("done", { ms: Math.round(performance.now() - started) });
 }

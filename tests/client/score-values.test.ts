@@ -1,29 +1,10 @@
-import { SvcClient, type SvcClientParams } from "@svc/client";
-import { describe, expect, it, onTestFinished } from "vitest";
-import { type Reply, type SeenRequest, startServer, type TestServer } from "../support/http-server.ts";
+import { describe, expect, it } from "vitest";
 import { captureLogs } from "../support/logs.ts";
-
-type Sent = Record<string, unknown>;
-
-async function setup(reply?: (req: SeenRequest) => Reply | Promise<Reply>, params: SvcClientParams = {}) {
-  const server = await startServer(reply);
-  onTestFinished(() => server.close());
-  const svc = new SvcClient({ baseUrl: server.url, publicKey: "pk", secretKey: "sk-score-values", ...params });
-  onTestFinished(() => svc.shutdown());
-  return { server, svc };
-}
-
-function scoreRequests(server: TestServer): SeenRequest[] {
-  return server.seen.filter((r) => r.method === "POST" && r.path === "/api/public/scores");
-}
-
-function sentScores(server: TestServer): Sent[] {
-  return scoreRequests(server).flatMap((r) => r.json as Sent[]);
-}
+import { type SentScore, scoreRequests, scoreSetup, sentScores } from "../support/scores.ts";
 
 describe("score values the serializer writes", () => {
   it("writes an Error, a Map, a Set and a BigInt in metadata as tracing does, and sends the score", async () => {
-    const { server, svc } = await setup();
+    const { server, svc } = await scoreSetup();
     const cause = new TypeError("inner");
 
     svc.score.create({
@@ -50,7 +31,7 @@ describe("score values the serializer writes", () => {
 
   it("costs a metadata value whose getter throws only that value", async () => {
     captureLogs();
-    const { server, svc } = await setup();
+    const { server, svc } = await scoreSetup();
     const metadata = Object.defineProperty({ kept: true }, "broken", {
       enumerable: true,
       get() {
@@ -65,7 +46,7 @@ describe("score values the serializer writes", () => {
   });
 
   it("sends a text field given another kind of value as its text, so the batch is not refused", async () => {
-    const { server, svc } = await setup();
+    const { server, svc } = await scoreSetup();
 
     svc.score.create({ name: "ids", value: 1, traceId: 42 as never, comment: { note: "x" } as never });
     await svc.flush();
@@ -75,7 +56,7 @@ describe("score values the serializer writes", () => {
 
   it("drops a score whose value is a BigInt, with an error line, and sends the others", async () => {
     const logs = captureLogs();
-    const { server, svc } = await setup();
+    const { server, svc } = await scoreSetup();
 
     svc.score.create({ name: "big", value: 5n as never, traceId: "t" });
     svc.score.create({ name: "fine", value: 5, traceId: "t" });
@@ -91,7 +72,7 @@ describe("score values the serializer writes", () => {
 
 describe("score request size", () => {
   it("splits a batch whose encoded body, multi-byte text included, would exceed scoreMaxRequestBytes", async () => {
-    const { server, svc } = await setup(undefined, { scoreMaxRequestBytes: 4096, flushAt: 1000 });
+    const { server, svc } = await scoreSetup(undefined, { scoreMaxRequestBytes: 4096, flushAt: 1000 });
     // 300 UTF-16 code units, 1200 bytes in UTF-8 (four-byte characters count two units each): the estimate is low.
     const comment = "\u{1F600}".repeat(150);
 
@@ -104,8 +85,8 @@ describe("score request size", () => {
 
   it("halves a batch refused with 413 and drops, counted, a single score still refused", async () => {
     const logs = captureLogs();
-    const { server, svc } = await setup((req) => {
-      const scores = req.json as Sent[];
+    const { server, svc } = await scoreSetup((req) => {
+      const scores = req.json as SentScore[];
       const huge = scores.some((s) => s.name === "huge");
       return huge ? { status: 413, text: "too large" } : { status: 200, json: {} };
     });
@@ -114,7 +95,7 @@ describe("score request size", () => {
     svc.score.create({ name: "huge", value: 1, traceId: "t" });
     await svc.flush();
 
-    expect(scoreRequests(server).map((r) => (r.json as Sent[]).length)).toEqual([8, 4, 4, 2, 2, 1, 1]);
+    expect(scoreRequests(server).map((r) => (r.json as SentScore[]).length)).toEqual([8, 4, 4, 2, 2, 1, 1]);
     expect(svc.health().score.dropped.tooLarge).toBe(1);
     expect(svc.health().score.sent).toBe(7);
     expect(logs.some((l) => l.level === "error" && /score "huge" does not fit in one request/.test(l.message))).toBe(
@@ -126,7 +107,7 @@ describe("score request size", () => {
 describe("partial rejections (HTTP 207)", () => {
   it("logs the first three lines in full, in the interface's form, then counts the rejected scores", async () => {
     const logs = captureLogs();
-    const { svc } = await setup(() => ({
+    const { svc } = await scoreSetup(() => ({
       status: 207,
       json: { accepted: 0, rejected: 1, errors: [{ index: 0, message: "unknown config" }] },
     }));

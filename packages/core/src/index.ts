@@ -27,8 +27,8 @@ export {
   stringOption,
   stringRecordOption,
 } from "./config/options.js";
-export type { ExitParticipant } from "./lifecycle/exit-hooks.js";
-export { watchForExit } from "./lifecycle/exit-hooks.js";
+export type { ExitParticipant, ExitWatch } from "./lifecycle/exit-hooks.js";
+export { watchForExit, watchQueueForExit } from "./lifecycle/exit-hooks.js";
 export { describeError, messageOf, textOf } from "./log/describe.js";
 export type { LoggerOptions, LogSink, SvcLogger } from "./log/logger.js";
 export {
@@ -64,7 +64,7 @@ export { BatchQueue, MAX_QUEUE_RETRY_DELAY_MS } from "./queue/batch-queue.js";
 export type { DropReason, Fault } from "./queue/delivery-log.js";
 export { DeliveryLog } from "./queue/delivery-log.js";
 export { Limiter, mapLimit } from "./queue/limiter.js";
-export { faultOf, KEYS_HINT, outcomeOf } from "./queue/outcome.js";
+export { faultOf, KEYS_HINT, outcomeOf, sendInHalves, tooLargeOutcome } from "./queue/outcome.js";
 export {
   CIRCULAR_MARKER,
   cutAtCodePoint,

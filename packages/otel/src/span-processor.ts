@@ -3,11 +3,11 @@ import {
   BatchQueue,
   type DeliveryHealth,
   describeError,
-  type ExitParticipant,
+  type ExitWatch,
   getGlobalLogger,
   MediaUploader,
   RepeatLog,
-  watchForExit,
+  watchQueueForExit,
 } from "@svc/core";
 import { type ProcessorConfig, resolveProcessorConfig, type SvcSpanProcessorParams } from "./config.js";
 import { EnrichStage, type OutgoingSpan } from "./pipeline/enrich.js";
@@ -48,8 +48,7 @@ export class SvcSpanProcessor {
   readonly #uploader: MediaUploader | undefined;
   readonly #repeats = new RepeatLog();
   /** Held here: the exit hooks hold it only weakly. */
-  readonly #exitWatch: ExitParticipant;
-  readonly #unwatchExit: () => void;
+  readonly #exit: ExitWatch;
   #flushing = 0;
   #shutdown: Promise<void> | undefined;
 
@@ -91,15 +90,7 @@ export class SvcSpanProcessor {
         return this.#export.send(batch, signal);
       },
     });
-    const queue = this.#queue;
-    this.#exitWatch = {
-      items: "spans",
-      flushOnExit: config.flushOnExit,
-      pending: () => queue.size,
-      accepted: () => queue.accepted,
-      flush: () => this.forceFlush(),
-    };
-    this.#unwatchExit = watchForExit(this.#exitWatch);
+    this.#exit = watchQueueForExit(this.#queue, "spans", config.flushOnExit, () => this.forceFlush());
   }
 
   /** Stamps environment, release and propagated attributes on a starting span, and marks app roots. */
@@ -156,7 +147,7 @@ export class SvcSpanProcessor {
 
   async #shutdownOnce(): Promise<void> {
     await this.#drain(true);
-    this.#unwatchExit();
+    this.#exit.unwatch();
     const exporter = this.#config.exporter;
     if (exporter)
       await Promise.resolve()

@@ -3,11 +3,13 @@ import {
   BatchQueue,
   type DeliveryHealth,
   describeError,
-  type ExitParticipant,
+  type ExitWatch,
   outcomeOf,
   RepeatLog,
   type SendOutcome,
-  watchForExit,
+  sendInHalves,
+  tooLargeOutcome,
+  watchQueueForExit,
 } from "@svc/core";
 import { scoresOps } from "../api/generated/scores.js";
 import type { CreateScoreRequest } from "../api/generated/types.js";
@@ -48,8 +50,7 @@ export class ScoreManager {
   readonly #repeats = new RepeatLog();
   readonly #context: ScoreManagerContext;
   /** Held here: the exit hooks hold it only weakly. */
-  readonly #exitWatch: ExitParticipant;
-  readonly #unwatchExit: () => void;
+  readonly #exit: ExitWatch;
 
   /** Created by {@link SvcClient}; use `svc.score`. */
   constructor(context: ScoreManagerContext) {
@@ -68,15 +69,7 @@ export class ScoreManager {
       sizeOf: (item) => item.bytes,
       send: (batch, signal) => this.#send(batch, signal),
     });
-    const queue = this.#queue;
-    this.#exitWatch = {
-      items: "scores",
-      flushOnExit: config.flushOnExit,
-      pending: () => queue.size,
-      accepted: () => queue.accepted,
-      flush: () => this.flush(),
-    };
-    this.#unwatchExit = watchForExit(this.#exitWatch);
+    this.#exit = watchQueueForExit(this.#queue, "scores", config.flushOnExit, () => this.flush());
   }
 
   /**
@@ -145,7 +138,7 @@ export class ScoreManager {
    */
   async shutdown(): Promise<void> {
     await this.#queue.shutdown(Date.now() + this.#context.config.flushTimeoutMs);
-    this.#unwatchExit();
+    this.#exit.unwatch();
     this.#repeats.report();
   }
 
@@ -231,36 +224,12 @@ export class ScoreManager {
 
   /** Halves a batch too large for one request; drops a single score that still does not fit. */
   async #tooLarge(queued: QueuedScore[], signal: AbortSignal, why: string): Promise<SendOutcome<QueuedScore>> {
-    if (queued.length > 1) {
-      const half = Math.ceil(queued.length / 2);
-      const first = await this.#send(queued.slice(0, half), signal);
-      const second = await this.#send(queued.slice(half), signal);
-      return merge(first, second);
-    }
-    const name = queued[0]?.request.name;
-    return {
-      delivered: 0,
-      dropped: [
-        {
-          count: 1,
-          reason: "tooLarge",
-          detail: `score "${name}" does not fit in one request (${why}); raise scoreMaxRequestBytes or send smaller values`,
-        },
-      ],
-    };
+    if (queued.length > 1) return sendInHalves(queued, (part) => this.#send(part, signal));
+    return tooLargeOutcome(`score "${queued[0]?.request.name}"`, why, "scoreMaxRequestBytes");
   }
 }
 
 function stamp(item: QueuedScore): CreateScoreRequest {
   item.request.timestamp = new Date(item.at).toISOString();
   return item.request;
-}
-
-function merge(a: SendOutcome<QueuedScore>, b: SendOutcome<QueuedScore>): SendOutcome<QueuedScore> {
-  const retry = a.retry ?? b.retry;
-  return {
-    delivered: a.delivered + b.delivered,
-    dropped: [...(a.dropped ?? []), ...(b.dropped ?? [])],
-    retry: retry ? { ...retry, items: [...(a.retry?.items ?? []), ...(b.retry?.items ?? [])] } : undefined,
-  };
 }

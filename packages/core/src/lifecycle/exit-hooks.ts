@@ -57,6 +57,30 @@ export function watchForExit(participant: ExitParticipant): () => void {
   };
 }
 
+/** What a component keeps while it is watched: the watcher holds the participant only weakly. */
+export interface ExitWatch {
+  readonly participant: ExitParticipant;
+  /** Stops watching (call it at shutdown). */
+  unwatch(): void;
+}
+
+/** Watches a component's delivery queue for exit (see {@link watchForExit}); keep the result as long as the component. */
+export function watchQueueForExit(
+  queue: { readonly size: number; readonly accepted: number },
+  items: string,
+  flushOnExit: boolean,
+  flush: () => Promise<void>,
+): ExitWatch {
+  const participant: ExitParticipant = {
+    items,
+    flushOnExit,
+    pending: () => queue.size,
+    accepted: () => queue.accepted,
+    flush,
+  };
+  return { participant, unwatch: watchForExit(participant) };
+}
+
 function live(): ExitParticipant[] {
   const s = state();
   const out: ExitParticipant[] = [];

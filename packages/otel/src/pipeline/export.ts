@@ -10,6 +10,8 @@ import {
   outcomeOf,
   runtimeGzip,
   type SendOutcome,
+  sendInHalves,
+  tooLargeOutcome,
 } from "@svc/core";
 import type { ProcessorConfig, SpanExporterLike } from "../config.js";
 import { encodeTraceRequestPieces } from "../internal/otlp-json.js";
@@ -109,24 +111,10 @@ export class ExportStage {
     cuts: number,
     why: string,
   ): Promise<SendOutcome<OutgoingSpan>> {
-    if (batch.length > 1) {
-      const half = Math.ceil(batch.length / 2);
-      const first = await this.#post(batch.slice(0, half), signal, cuts);
-      const second = await this.#post(batch.slice(half), signal, cuts);
-      return merge(first, second);
-    }
+    if (batch.length > 1) return sendInHalves(batch, (part) => this.#post(part, signal, cuts));
     const [item] = batch as [OutgoingSpan];
     if (cuts < MAX_CUTS && cutLargestValue(item)) return this.#post(batch, signal, cuts + 1);
-    return {
-      delivered: 0,
-      dropped: [
-        {
-          count: 1,
-          reason: "tooLarge",
-          detail: `span "${item.span.name}" does not fit in one request (${why}); raise maxRequestBytes or send smaller values`,
-        },
-      ],
-    };
+    return tooLargeOutcome(`span "${item.span.name}"`, why, "maxRequestBytes");
   }
 
   async #encode(batch: readonly OutgoingSpan[]): Promise<{ bytes: Uint8Array; headers: Record<string, string> }> {
@@ -141,16 +129,6 @@ export class ExportStage {
     }
     return { bytes: await gzip(pieces), headers: { ...this.config.headers, "content-encoding": "gzip" } };
   }
-}
-
-function merge(a: SendOutcome<OutgoingSpan>, b: SendOutcome<OutgoingSpan>): SendOutcome<OutgoingSpan> {
-  const retryItems = [...(a.retry?.items ?? []), ...(b.retry?.items ?? [])];
-  const retry = a.retry ?? b.retry;
-  return {
-    delivered: a.delivered + b.delivered,
-    dropped: [...(a.dropped ?? []), ...(b.dropped ?? [])],
-    retry: retry ? { ...retry, items: retryItems } : undefined,
-  };
 }
 
 /** Halves the longest string value of a span's attributes, with a marker; false when there is nothing to cut. */
