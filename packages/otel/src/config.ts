@@ -80,8 +80,9 @@ export interface SvcSpanProcessorParams {
   timeout?: number;
   /**
    * Longest time, in seconds, `forceFlush()` and `shutdown()` wait for the server, whatever it does; what is not
-   * delivered by then is counted in one log line. Falls back to OTEL_BSP_EXPORT_TIMEOUT (milliseconds).
-   * @defaultValue 30
+   * delivered by then is counted in one log line. Below the 30 s an OpenTelemetry tracer provider gives a
+   * processor's `forceFlush()` before it rejects. Falls back to OTEL_BSP_EXPORT_TIMEOUT (milliseconds).
+   * @defaultValue 25
    */
   flushTimeout?: number;
   /** Ended spans held while waiting to be sent. Falls back to OTEL_BSP_MAX_QUEUE_SIZE. @defaultValue 100000 */
@@ -117,6 +118,11 @@ export interface SvcSpanProcessorParams {
 
 /** Default spans per export request. */
 export const DEFAULT_FLUSH_AT = 512;
+/**
+ * Default deadline of `forceFlush()` and `shutdown()`, in seconds: below OpenTelemetry's own 30 s limit on a tracer
+ * provider's `forceFlush()`, which rejects when a processor takes as long.
+ */
+export const DEFAULT_FLUSH_TIMEOUT_SECONDS = 25;
 /** Environment variables read for the compression setting, first valid value wins. */
 export const COMPRESSION_ENV_VARS = [
   "SVC_OTEL_COMPRESSION",
@@ -150,7 +156,7 @@ const SPECS = {
       { name: "OTEL_EXPORTER_OTLP_TIMEOUT", scale: 0.001 },
     ],
   }),
-  flushTimeout: numberOption(30, {
+  flushTimeout: numberOption(DEFAULT_FLUSH_TIMEOUT_SECONDS, {
     min: 0,
     zeroIsUnset: true,
     env: [{ name: "OTEL_BSP_EXPORT_TIMEOUT", scale: 0.001 }],
