@@ -94,13 +94,13 @@ async function deadlines(): Promise<void> {
   for (let i = 0; i < 20; i++) scoring.create(i);
   const started = performance.now();
   await Promise.all([
-    timed("processor.forceFlush()", () => tracing.forceFlush()),
-    timed("svc.flush()", () => scoring.flush()),
+    timed("provider.forceFlush() (SvcSpanProcessor)", () => tracing.forceFlush()),
+    timed("svc.score.flush()", () => scoring.flush()),
     timed("svc.prompt.get() with a fallback", () => svc.prompt.get("greeting", { fallback: "Hello" })),
   ]);
   await Promise.all([
-    timed("processor.shutdown()", () => tracing.shutdown()),
-    timed("svc.shutdown()", () => scoring.shutdown()),
+    timed("provider.shutdown() (SvcSpanProcessor)", () => tracing.shutdown()),
+    timed("svc.score.shutdown()", () => scoring.shutdown()),
   ]);
   report("done", { ms: Math.round(performance.now() - started) });
 }
