@@ -21,6 +21,9 @@ export default defineConfig({
   test: {
     // SDK log lines are printed only for failing tests; tests that expect lines capture and assert them.
     setupFiles: ["tests/support/held-logs.ts"],
+    // A stray rejection anywhere (in the SDK or a test) is an uncaught error that fails the run.
+    execArgv: ["--unhandled-rejections=strict"],
+    dangerouslyIgnoreUnhandledErrors: false,
     projects: [
       {
         extends: true,

@@ -33,10 +33,11 @@ interface ApiOptions extends Partial<RuntimeConfig> {
 /** An API client whose waits between retries are recorded instead of slept. */
 function apiFor(baseUrl: string, { secretKey = "sk-1", additionalHeaders, ...config }: ApiOptions = {}) {
   const delays: number[] = [];
-  const { headers } = resolveClientConfig({ baseUrl, publicKey: "pk-1", secretKey, additionalHeaders }, {});
+  const resolved = resolveClientConfig({ baseUrl, publicKey: "pk-1", secretKey, additionalHeaders }, {});
+  const { authorization } = resolved;
   const runtime = new RequestRuntime({
     baseUrl,
-    headers,
+    headers: authorization === undefined ? resolved.headers : { ...resolved.headers, authorization },
     timeoutSeconds: 5,
     sleep: async (ms: number) => {
       delays.push(ms);

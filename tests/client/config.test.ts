@@ -21,8 +21,16 @@ describe("resolveClientConfig", () => {
     const fromEnv = resolveClientConfig({}, env);
 
     expect(fromOptions.publicKey).toBe("pk-opt");
-    expect(fromOptions.headers.authorization).toBe(`Basic ${btoa("pk-opt:sk-opt")}`);
-    expect(fromEnv.headers.authorization).toBe(`Basic ${btoa("pk-env:sk-env")}`);
+    expect(fromOptions.authorization).toBe(`Basic ${btoa("pk-opt:sk-opt")}`);
+    expect(fromEnv.authorization).toBe(`Basic ${btoa("pk-env:sk-env")}`);
+  });
+
+  it("keeps the credential off the settings' enumerable keys and out of their headers", () => {
+    const config = resolveClientConfig({ publicKey: "pk-opt", secretKey: "sk-opt-secret" }, {});
+
+    expect(config.headers.authorization).toBeUndefined();
+    expect(Object.keys(config)).not.toContain("authorization");
+    expect(JSON.stringify(config)).not.toContain(btoa("pk-opt:sk-opt-secret"));
   });
 
   it("warns once, naming the missing keys, and sends no credentials, instead of throwing", () => {

@@ -125,6 +125,35 @@ describe("MediaManager.resolveReferences", () => {
   });
 });
 
+describe("MediaManager.resolveReferences on hostile input", () => {
+  it("never rejects: a cyclic object with a non-numeric maxDepth, a throwing getter, or no params at all", async () => {
+    const logs = captureLogs();
+    const { svc } = await setup({ a: "x" });
+    const cyclic: Record<string, unknown> = { top: ref("a") };
+    cyclic.self = cyclic;
+    const hostile = Object.defineProperty({}, "field", {
+      enumerable: true,
+      get() {
+        throw new Error("getter exploded");
+      },
+    });
+
+    const resolved = (await svc.media.resolveReferences({
+      obj: cyclic,
+      resolveWith: "base64DataUri",
+      maxDepth: "deep" as never,
+    })) as Record<string, unknown>;
+    await expect(svc.media.resolveReferences({ obj: hostile, resolveWith: "base64DataUri" })).resolves.toBe(hostile);
+    await expect(svc.media.resolveReferences(null as never)).resolves.toBeUndefined();
+
+    expect(resolved.top).toBe(dataUri("x"));
+    expect(logs.filter((l) => l.level === "warn").map((l) => l.message)).toEqual([
+      "[Svc SDK] MediaManager: media references left unresolved: getter exploded",
+      "[Svc SDK] MediaManager: media references left unresolved: TypeError: Cannot read properties of null (reading 'obj')",
+    ]);
+  });
+});
+
 describe("MediaManager.parseReferenceString", () => {
   it("reads the content type, media id and source of a reference string", () => {
     expect(MediaManager.parseReferenceString(ref("abc", "image/png"))).toEqual({

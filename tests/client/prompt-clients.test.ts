@@ -121,3 +121,82 @@ describe("ChatPromptClient", () => {
     expect(json).toMatchObject({ type: "chat", isFallback: false, name: "p" });
   });
 });
+
+describe("compile on any variable value", () => {
+  const cyclic: Record<string, unknown> = { name: "loop" };
+  cyclic.self = cyclic;
+  const unprintable = {
+    toString() {
+      throw new Error("no text");
+    },
+  };
+
+  it("renders objects and arrays as JSON text, cycles and BigInt included, in {{x}} and {{{x}}} alike", () => {
+    const client = text("{{a}} | {{{a}}} | {{b}} | {{c}} | {{d}} | {{e}}");
+
+    expect(client.compile({ a: { k: [1, 2] }, b: cyclic, c: 10n, d: [1, "x"], e: Symbol("s") })).toBe(
+      '{"k":[1,2]} | {"k":[1,2]} | {"name":"loop","self":"[Circular]"} | 10 | [1,"x"] | Symbol(s)',
+    );
+  });
+
+  it("renders an object whose toString throws, or a throwing getter, as JSON with a marker instead of throwing", () => {
+    const getter = Object.defineProperty({}, "x", {
+      enumerable: true,
+      get() {
+        throw new Error("getter exploded");
+      },
+    });
+
+    expect(text("{{a}} {{b}}").compile({ a: unprintable, b: getter })).toBe('{} {"x":"<failed to serialize>"}');
+  });
+
+  it("renders the variables empty for compile(), compile(null) and compile(42)", () => {
+    const client = text("Hello {{name}}!");
+
+    expect(client.compile()).toBe("Hello !");
+    expect(client.compile(null as never)).toBe("Hello !");
+    expect(client.compile(42 as never)).toBe("Hello !");
+  });
+
+  it("keeps sections and dotted names working on objects", () => {
+    expect(
+      text("{{#items}}[{{name}}]{{/items}} {{user.name}}").compile({
+        items: [{ name: "a" }, { name: "b" }],
+        user: { name: "u" },
+      }),
+    ).toBe("[a][b] u");
+  });
+
+  it("calls a function variable as mustache does, and renders a marker when it throws", () => {
+    const client = text("{{ok}} {{bad}}");
+
+    expect(
+      client.compile({
+        ok: () => "fine",
+        bad: () => {
+          throw new Error("lambda failed");
+        },
+      }),
+    ).toBe("fine <failed to serialize>");
+  });
+
+  it("fills chat messages and placeholders whatever they are given", () => {
+    const client = chat([
+      { role: "system", content: "Be {{tone}}" },
+      { type: "placeholder", name: "history" },
+    ]);
+
+    expect(client.compile({ tone: cyclic }, null as never)).toEqual([
+      { role: "system", content: 'Be {"name":"loop","self":"[Circular]"}' },
+      { type: "placeholder", name: "history" },
+    ]);
+    expect(client.compile(undefined, { history: cyclic })).toEqual([
+      { role: "system", content: "Be " },
+      '{"name":"loop","self":"[Circular]"}',
+    ]);
+    expect(client.getLangchainPrompt(null as never)).toEqual([
+      { role: "system", content: "Be {tone}" },
+      ["placeholder", "{history}"],
+    ]);
+  });
+});

@@ -5,35 +5,20 @@ import { SvcClient, type SvcClientParams } from "@svc/client";
 import { SvcSpanProcessor } from "@svc/otel";
 import { LogLevel, setSvcTracerProvider, startObservation } from "@svc/tracing";
 import { describe, expect, it, onTestFinished, vi } from "vitest";
-import { type Reply, type SeenRequest, startServer, type TestServer } from "../support/http-server.ts";
 import { captureLogs } from "../support/logs.ts";
 import { attributesOf, exportedSpans } from "../support/otel.ts";
+import { type SentScore, scoreRequests, scoreSetup, sentScores } from "../support/scores.ts";
 
-type Sent = Record<string, unknown>;
-
-async function setup(reply?: (req: SeenRequest) => Reply | Promise<Reply>, params: SvcClientParams = {}) {
-  const server = await startServer(reply);
-  onTestFinished(() => server.close());
-  const svc = new SvcClient({ baseUrl: server.url, publicKey: "pk", secretKey: "sk", ...params });
-  onTestFinished(() => svc.shutdown());
-  return { server, svc };
-}
-
-function scoreRequests(server: TestServer): SeenRequest[] {
-  return server.seen.filter((r) => r.method === "POST" && r.path === "/api/public/scores");
-}
-
-function sentScores(server: TestServer): Sent[] {
-  return scoreRequests(server).flatMap((r) => r.json as Sent[]);
-}
+type Sent = SentScore;
+const setup = scoreSetup;
 
 describe("ScoreManager batching", () => {
   it("sends 250 scores in 3 requests of at most 100, 250 in all", async () => {
-    const { server, svc } = await setup();
+    const { server, svc } = await scoreSetup();
     for (let i = 0; i < 250; i++) svc.score.create({ name: "accuracy", value: i, traceId: "t-1" });
     await svc.flush();
 
-    const sizes = scoreRequests(server).map((r) => (r.json as Sent[]).length);
+    const sizes = scoreRequests(server).map((r) => (r.json as SentScore[]).length);
     expect(sizes).toHaveLength(3);
     expect(Math.max(...sizes)).toBeLessThanOrEqual(100);
     expect(sizes.reduce((a, b) => a + b, 0)).toBe(250);
@@ -45,7 +30,7 @@ describe("ScoreManager batching", () => {
     onTestFinished(() => {
       vi.unstubAllEnvs();
     });
-    const { server, svc } = await setup();
+    const { server, svc } = await scoreSetup();
     svc.score.create({ name: "accuracy", value: 0.9, traceId: "t-1", comment: "ok", metadata: { a: 1 } });
     svc.score.create({ id: "my-id", name: "label", value: "good", environment: "prod" });
     await svc.flush();
@@ -63,7 +48,7 @@ describe("ScoreManager batching", () => {
     onTestFinished(() => {
       vi.useRealTimers();
     });
-    const { server, svc } = await setup(undefined, { flushAt: 1000 });
+    const { server, svc } = await scoreSetup(undefined, { flushAt: 1000 });
     vi.setSystemTime(new Date("2026-01-01T10:00:00.000Z"));
     svc.score.create({ name: "a", value: 1 });
     vi.setSystemTime(new Date("2026-01-01T10:00:05.000Z"));
@@ -78,7 +63,7 @@ describe("ScoreManager batching", () => {
   });
 
   it("sends once flushAt scores are queued, without an explicit flush", async () => {
-    const { server, svc } = await setup(undefined, { flushAt: 3, flushInterval: 3600 });
+    const { server, svc } = await scoreSetup(undefined, { flushAt: 3, flushInterval: 3600 });
     for (let i = 0; i < 3; i++) svc.score.create({ name: "n", value: i });
     await vi.waitFor(() => expect(scoreRequests(server)).toHaveLength(1), { timeout: 2000, interval: 5 });
     expect(sentScores(server)).toHaveLength(3);
@@ -89,7 +74,7 @@ describe("ScoreManager batching", () => {
     onTestFinished(() => {
       vi.useRealTimers();
     });
-    const { server, svc } = await setup(undefined, { flushAt: 50, flushInterval: 2 });
+    const { server, svc } = await scoreSetup(undefined, { flushAt: 50, flushInterval: 2 });
     svc.score.create({ name: "n", value: 1 });
     await vi.advanceTimersByTimeAsync(1900);
     expect(scoreRequests(server)).toHaveLength(0);
@@ -104,7 +89,7 @@ describe("ScoreManager batching", () => {
     onTestFinished(() => {
       vi.unstubAllEnvs();
     });
-    const { server, svc } = await setup();
+    const { server, svc } = await scoreSetup();
     svc.score.create({ name: "n", value: 1 });
     svc.score.create({ name: "n", value: 2 });
     await vi.waitFor(() => expect(scoreRequests(server)).toHaveLength(1), { timeout: 2000, interval: 5 });
@@ -113,7 +98,7 @@ describe("ScoreManager batching", () => {
 
 describe("ScoreManager targets", () => {
   it("takes the trace and observation ids from the span for observation() and the trace id for trace()", async () => {
-    const { server, svc } = await setup();
+    const { server, svc } = await scoreSetup();
     const span = new BasicTracerProvider().getTracer("t").startSpan("s");
     const { traceId, spanId } = span.spanContext();
     svc.score.observation({ otelSpan: span }, { name: "obs", value: 1 });
@@ -127,7 +112,7 @@ describe("ScoreManager targets", () => {
   });
 
   it("accepts an observation from @svc/tracing as the target", async () => {
-    const { server, svc } = await setup();
+    const { server, svc } = await scoreSetup();
     setSvcTracerProvider(new BasicTracerProvider());
     onTestFinished(() => setSvcTracerProvider(null));
     const observation = startObservation("answer");
@@ -143,7 +128,7 @@ describe("ScoreManager targets", () => {
   });
 
   it("scores the active span with activeObservation() and activeTrace()", async () => {
-    const { server, svc } = await setup();
+    const { server, svc } = await scoreSetup();
     const provider = new NodeTracerProvider();
     provider.register();
     onTestFinished(() => {
@@ -166,7 +151,7 @@ describe("ScoreManager targets", () => {
 
   it("drops an active-span score with a warning when no span is active", async () => {
     const logs = captureLogs();
-    const { server, svc } = await setup();
+    const { server, svc } = await scoreSetup();
     svc.score.activeTrace({ name: "tr", value: 2 });
     await svc.flush();
     expect(scoreRequests(server)).toHaveLength(0);
@@ -301,7 +286,7 @@ describe("ScoreManager scores that would attach to no trace", () => {
 describe("ScoreManager validation", () => {
   it("drops a score with an empty name and logs one error", async () => {
     const logs = captureLogs();
-    const { server, svc } = await setup();
+    const { server, svc } = await scoreSetup();
     svc.score.create({ name: "", value: 1 });
     svc.score.create({ name: "ok", value: 1 });
     await svc.flush();
@@ -312,15 +297,17 @@ describe("ScoreManager validation", () => {
     ]);
   });
 
-  it("logs 1,000 invalid scores with one error line at once and their count on flush", async () => {
+  it("logs 1,000 invalid scores with one error line at once and their count on shutdown", async () => {
     const logs = captureLogs(LogLevel.INFO);
-    const { server, svc } = await setup();
+    const { server, svc } = await scoreSetup();
 
     for (let i = 0; i < 1_000; i++) svc.score.create({ name: "", value: i });
     expect(logs).toEqual([
       { level: "error", message: "[Svc SDK] ScoreManager: score dropped: name must be a non-empty string" },
     ]);
     await svc.flush();
+    expect(logs).toHaveLength(1); // a flush right after the first line adds no line of its own
+    await svc.shutdown();
 
     expect(scoreRequests(server)).toHaveLength(0);
     expect(logs.map((l) => l.message)).toEqual([
@@ -331,12 +318,12 @@ describe("ScoreManager validation", () => {
 
   it("logs the first invalid score of each cause in full", async () => {
     const logs = captureLogs();
-    const { svc } = await setup();
+    const { svc } = await scoreSetup();
 
     svc.score.create({ name: "a", value: Number.NaN });
     svc.score.create({ name: "b", value: true as never });
     svc.score.create({ name: "", value: 1 });
-    await svc.flush();
+    await svc.shutdown();
 
     expect(logs.filter((l) => l.level === "error").map((l) => l.message)).toEqual([
       '[Svc SDK] ScoreManager: score dropped: value must be a finite number or a string (name="a")',
@@ -354,7 +341,7 @@ describe("ScoreManager validation", () => {
     ["undefined", undefined],
   ])("drops a score whose value is %s and logs an error", async (_label, value) => {
     const logs = captureLogs();
-    const { server, svc } = await setup();
+    const { server, svc } = await scoreSetup();
     svc.score.create({ name: "bad", value: value as number });
     await svc.flush();
 
@@ -365,9 +352,9 @@ describe("ScoreManager validation", () => {
     });
   });
 
-  it("never throws whatever it is given, and still sends the valid scores", async () => {
+  it("never throws whatever it is given, and sends every score whose name and value are valid", async () => {
     const logs = captureLogs();
-    const { server, svc } = await setup();
+    const { server, svc } = await scoreSetup();
     const cyclic: Record<string, unknown> = { name: "cyclic", value: 1 };
     cyclic.self = cyclic;
     const throwing = Object.defineProperty({ value: 1 }, "name", {
@@ -411,13 +398,16 @@ describe("ScoreManager validation", () => {
     }
     svc.score.create({ name: "valid", value: "yes" });
     await expect(svc.flush()).resolves.toBeUndefined();
+    await svc.shutdown();
 
-    expect(sentScores(server).map((s) => s.name)).toEqual(["valid"]);
-    // One line per cause; repeats of a cause are counted in a summary at flush.
+    expect(sentScores(server).map((s) => s.name)).toEqual(["cyclic", "big", "valid"]);
+    expect(sentScores(server)[0]?.self).toBe("[Circular]");
+    expect(sentScores(server)[1]?.metadata).toEqual({ n: "10" });
+    // One line per cause; repeats of a cause are counted in a summary at shutdown.
     const errors = logs.filter((l) => l.level === "error").map((l) => l.message);
     for (const cause of [
       "score dropped: a score must be an object",
-      "score dropped: the score is not JSON-serializable",
+      "score dropped: its name or value cannot be read: boom",
       "score dropped: name must be a non-empty string",
       "observation: score dropped: span",
       "trace: score dropped:",
@@ -428,7 +418,7 @@ describe("ScoreManager validation", () => {
   });
 
   it("sends the score as it was when queued, not as later changed by the caller", async () => {
-    const { server, svc } = await setup();
+    const { server, svc } = await scoreSetup();
     const score = { name: "n", value: 1, metadata: { step: 1 } };
     svc.score.create(score);
     score.metadata.step = 2;
@@ -437,7 +427,7 @@ describe("ScoreManager validation", () => {
   });
 
   it("sends a flat score as it was when queued, not as later changed at the top level by the caller", async () => {
-    const { server, svc } = await setup();
+    const { server, svc } = await scoreSetup();
     const score: { name: string; value: number; comment?: string } = { name: "n", value: 1, comment: "a" };
     svc.score.create(score);
     score.value = 2;
@@ -447,7 +437,7 @@ describe("ScoreManager validation", () => {
   });
 
   it("sends a flat score with undefined and non-finite fields as its JSON form (absent and null)", async () => {
-    const { server, svc } = await setup();
+    const { server, svc } = await scoreSetup();
     svc.score.create({ name: "n", value: 1, comment: undefined, extra: Number.NaN, flag: true } as never);
     await svc.flush();
     const sent = sentScores(server)[0] ?? {};
@@ -461,7 +451,7 @@ describe("ScoreManager server answers", () => {
   it("logs a 207 partial rejection as 'Svc rejected N of M scores in batch:' with the server's errors, without retrying", async () => {
     const logs = captureLogs();
     const errors = [{ index: 1, message: "value must be 0 or 1" }];
-    const { server, svc } = await setup(() => ({ status: 207, json: { accepted: 2, rejected: 1, errors } }));
+    const { server, svc } = await scoreSetup(() => ({ status: 207, json: { accepted: 2, rejected: 1, errors } }));
     for (let i = 0; i < 3; i++) svc.score.create({ name: "n", value: i });
     await svc.flush();
 
@@ -473,7 +463,7 @@ describe("ScoreManager server answers", () => {
 
   it("logs no rejection when the server reports rejected: 0", async () => {
     const logs = captureLogs();
-    const { server, svc } = await setup(() => ({ status: 200, json: { accepted: 2, rejected: 0, errors: [] } }));
+    const { server, svc } = await scoreSetup(() => ({ status: 200, json: { accepted: 2, rejected: 0, errors: [] } }));
     svc.score.create({ name: "a", value: 1 });
     svc.score.create({ name: "b", value: 2 });
     await svc.flush();
@@ -485,7 +475,7 @@ describe("ScoreManager server answers", () => {
   it("retries the whole batch after a 503 and a 429, then succeeds", async () => {
     const logs = captureLogs();
     const statuses = [503, 429, 200];
-    const { server, svc } = await setup(() => ({
+    const { server, svc } = await scoreSetup(() => ({
       status: statuses.shift() ?? 200,
       json: {},
       headers: { "retry-after": "0" },
@@ -496,7 +486,7 @@ describe("ScoreManager server answers", () => {
 
     const requests = scoreRequests(server);
     expect(requests).toHaveLength(3);
-    for (const r of requests) expect((r.json as Sent[]).map((s) => s.name)).toEqual(["a", "b"]);
+    for (const r of requests) expect((r.json as SentScore[]).map((s) => s.name)).toEqual(["a", "b"]);
     expect(logs.filter((l) => l.level === "error")).toEqual([]);
   });
 
@@ -506,7 +496,7 @@ describe("ScoreManager server answers", () => {
       vi.useRealTimers();
     });
     let calls = 0;
-    const { server, svc } = await setup(() => (++calls === 1 ? { destroy: true } : { status: 200, json: {} }));
+    const { server, svc } = await scoreSetup(() => (++calls === 1 ? { destroy: true } : { status: 200, json: {} }));
     svc.score.create({ name: "a", value: 1 });
     const flushed = svc.flush();
     await vi.waitFor(
@@ -522,7 +512,7 @@ describe("ScoreManager server answers", () => {
 
   it("keeps failed scores queued through an outage, and drops them with a count when shutdown's deadline passes", async () => {
     const logs = captureLogs();
-    const { server, svc } = await setup(() => ({ status: 503, json: {}, headers: { "retry-after": "0" } }), {
+    const { server, svc } = await scoreSetup(() => ({ status: 503, json: {}, headers: { "retry-after": "0" } }), {
       flushTimeout: 0.3,
     });
     for (let i = 0; i < 4; i++) svc.score.create({ name: "n", value: i });
@@ -548,7 +538,7 @@ describe("ScoreManager server answers", () => {
   it("delivers scores held through a short outage once the server answers again, and says so", async () => {
     const logs = captureLogs();
     let calls = 0;
-    const { server, svc } = await setup(() =>
+    const { server, svc } = await scoreSetup(() =>
       ++calls <= 2 ? { status: 503, json: {}, headers: { "retry-after": "0" } } : { status: 200, json: {} },
     );
     for (let i = 0; i < 3; i++) svc.score.create({ name: "n", value: i });
@@ -568,7 +558,7 @@ describe("ScoreManager server answers", () => {
 
   it("does not retry a 400 and logs the scores as lost", async () => {
     const logs = captureLogs();
-    const { server, svc } = await setup(() => ({ status: 400, json: { message: "bad" } }));
+    const { server, svc } = await scoreSetup(() => ({ status: 400, json: { message: "bad" } }));
     svc.score.create({ name: "n", value: 1 });
     await svc.flush();
     expect(scoreRequests(server)).toHaveLength(1);
@@ -587,7 +577,7 @@ describe("ScoreManager flush", () => {
     const gate = new Promise<void>((resolve) => {
       release = resolve;
     });
-    const { server, svc } = await setup(async () => {
+    const { server, svc } = await scoreSetup(async () => {
       await gate;
       return { status: 200, json: {} };
     });
@@ -609,7 +599,7 @@ describe("ScoreManager flush", () => {
   });
 
   it("resolves flush() only after the batches it started have been answered", async () => {
-    const { server, svc } = await setup(() => ({ status: 200, json: {}, delayMs: 30 }));
+    const { server, svc } = await scoreSetup(() => ({ status: 200, json: {}, delayMs: 30 }));
     svc.score.create({ name: "n", value: 1 });
     let answered = false;
     server.reply(async () => {
@@ -621,11 +611,11 @@ describe("ScoreManager flush", () => {
     expect(answered).toBe(true);
   });
 
-  it("drops scores beyond the queue cap, logs the first drop, and the count of the others on flush", async () => {
+  it("drops scores beyond the queue cap, logs the first drop, and the count of the others on shutdown", async () => {
     const logs = captureLogs();
-    const { server, svc } = await setup(undefined, { scoreMaxQueueSize: 5, flushAt: 1000 });
+    const { server, svc } = await scoreSetup(undefined, { scoreMaxQueueSize: 5, flushAt: 1000 });
     for (let i = 0; i < 8; i++) svc.score.create({ name: "n", value: i });
-    await svc.flush();
+    await svc.shutdown();
 
     expect(sentScores(server).map((s) => s.value)).toEqual([0, 1, 2, 3, 4]);
     const errors = logs.filter((l) => l.level === "error").map((l) => l.message);
@@ -638,7 +628,7 @@ describe("ScoreManager flush", () => {
   });
 
   it("sends the queue on shutdown", async () => {
-    const { server, svc } = await setup(undefined, { flushAt: 1000, flushInterval: 3600 });
+    const { server, svc } = await scoreSetup(undefined, { flushAt: 1000, flushInterval: 3600 });
     svc.score.create({ name: "n", value: 1 });
     await svc.shutdown();
     expect(sentScores(server)).toHaveLength(1);

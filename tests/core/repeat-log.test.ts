@@ -55,6 +55,39 @@ describe("RepeatLog", () => {
     ]);
   });
 
+  it("logs the first inFull lines of a kind in full, then counts", () => {
+    const logs = captureLogs();
+    const repeats = new RepeatLog();
+
+    for (let i = 0; i < 10; i++) repeats.error(KIND, `${KIND} (item ${i})`, { inFull: 3 });
+    repeats.report();
+
+    expect(logs.map((l) => l.message)).toEqual([
+      `[Svc SDK] ${KIND} (item 0)`,
+      `[Svc SDK] ${KIND} (item 1)`,
+      `[Svc SDK] ${KIND} (item 2)`,
+      `[Svc SDK] ${KIND}: happened 7 more time(s) since the last message`,
+    ]);
+  });
+
+  it("reports on report({ dueOnly: true }) only the kinds whose last line is ten seconds old", () => {
+    fakeClock();
+    const logs = captureLogs();
+    const repeats = new RepeatLog();
+
+    repeats.warn(KIND, KIND);
+    repeats.warn(KIND, KIND);
+    repeats.report({ dueOnly: true });
+    expect(logs).toHaveLength(1);
+    vi.advanceTimersByTime(10_000);
+    repeats.report({ dueOnly: true });
+
+    expect(logs.map((l) => l.message)).toEqual([
+      `[Svc SDK] ${KIND}`,
+      `[Svc SDK] ${KIND}: happened 1 more time(s) since the last message`,
+    ]);
+  });
+
   it("logs no summary on report() when nothing repeated since the last line", () => {
     const logs = captureLogs();
     const repeats = new RepeatLog();

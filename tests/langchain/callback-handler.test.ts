@@ -387,7 +387,7 @@ describe("CallbackHandler with @langchain/core runnables", () => {
     expect(handler.last_trace_id).toBe(tracing.span("ChatPromptTemplate").spanContext().traceId);
   });
 
-  it("never throws into the run when recording fails, and logs one warning", async () => {
+  it("records a run whose input cannot be read with a marker, never throws into the run, and logs one warning", async () => {
     const logs = captureLogs();
     const hostile = {
       get input(): never {
@@ -401,13 +401,13 @@ describe("CallbackHandler with @langchain/core runnables", () => {
     const result = await step.invoke(hostile, { callbacks: [handler] });
 
     expect(result).toBe("still works");
+    expect(jsonAttribute(tracing.spans()[0]!, A.OBSERVATION_INPUT)).toEqual({ input: "<failed to serialize>" });
     expect(logs.filter((l) => l.level === "warn").map((l) => l.message)).toEqual([
-      expect.stringContaining("CallbackHandler: handleChainStart failed and was skipped: Error: unreadable input"),
-      expect.stringContaining("CallbackHandler: handleChainEnd for unknown run"),
+      "[Svc SDK] a value could not be read and was recorded as <failed to serialize>: unreadable input",
     ]);
   });
 
-  it("logs a callback that fails on every run once, across handlers, and the count on a repeat ten seconds later", async () => {
+  it("logs an input that cannot be read on every run once, across handlers, and the count on a repeat ten seconds later", async () => {
     vi.useFakeTimers({ toFake: ["Date"] });
     onTestFinished(() => {
       vi.useRealTimers();
@@ -421,19 +421,20 @@ describe("CallbackHandler with @langchain/core runnables", () => {
     const step = RunnableLambda.from((_: unknown) => "still works");
 
     for (let i = 0; i < 200; i++) await step.invoke(hostile, { callbacks: [new CallbackHandler()] });
-    expect(logs.filter((l) => l.level === "warn")).toHaveLength(2);
+    expect(logs.filter((l) => l.level === "warn")).toHaveLength(1);
     vi.advanceTimersByTime(10_000);
     await step.invoke(hostile, { callbacks: [new CallbackHandler()] });
 
     expect(logs.filter((l) => l.level === "warn").map((l) => l.message)).toEqual([
-      "[Svc SDK] CallbackHandler: handleChainStart failed and was skipped: Error: unreadable input",
-      expect.stringMatching(/^\[Svc SDK\] CallbackHandler: handleChainEnd for unknown run [\w-]+; nothing recorded$/),
-      "[Svc SDK] CallbackHandler: handleChainStart failed and was skipped: happened 200 more time(s) since the last message",
-      "[Svc SDK] CallbackHandler: handleChainEnd for unknown run: happened 200 more time(s) since the last message",
+      "[Svc SDK] a value could not be read and was recorded as <failed to serialize>: unreadable input",
+      expect.stringMatching(
+        /^\[Svc SDK\] a value could not be read and was recorded as <failed to serialize>: happened \d+ more time\(s\) since the last message$/,
+      ),
     ]);
+    expect(tracing.spans()).toHaveLength(201);
   });
 
-  it("still ends a run whose output cannot be read, without output, and logs one warning", async () => {
+  it("ends a run whose output cannot be read with a marker in its output, and logs one warning", async () => {
     const logs = captureLogs();
     const unreadable = {
       get output(): never {
@@ -445,9 +446,11 @@ describe("CallbackHandler with @langchain/core runnables", () => {
     const result = await step.invoke("x", { callbacks: [new CallbackHandler()] });
 
     expect(result).toBe(unreadable);
-    expect(tracing.span("unreadable-step").attributes[A.OBSERVATION_OUTPUT]).toBeUndefined();
+    expect(jsonAttribute(tracing.span("unreadable-step"), A.OBSERVATION_OUTPUT)).toEqual({
+      output: "<failed to serialize>",
+    });
     expect(logs.filter((l) => l.level === "warn").map((l) => l.message)).toEqual([
-      "[Svc SDK] CallbackHandler: handleChainEnd failed and was skipped: Error: unreadable output",
+      "[Svc SDK] a value could not be read and was recorded as <failed to serialize>: unreadable output",
     ]);
   });
 

@@ -9,6 +9,20 @@ describe("CallbackHandler", () => {
     expect(handler.last_trace_id).toBeNull();
     expect(handler.params).toMatchObject({ userId: "u-1", tags: ["a"] });
   });
+
+  it("never throws from its constructor: options that are none, tags that are no list, a field that cannot be read", () => {
+    captureLogs();
+    const unreadable = Object.defineProperty({ sessionId: "s-1" }, "userId", {
+      enumerable: true,
+      get() {
+        throw new Error("getter exploded");
+      },
+    });
+
+    expect(new CallbackHandler(null as never).params).toEqual({ tags: [] });
+    expect(new CallbackHandler({ tags: 5 as never }).params).toEqual({ tags: [] });
+    expect(new CallbackHandler(unreadable as never).params).toEqual({ sessionId: "s-1", tags: [] });
+  });
 });
 
 describe("CallbackHandler.copy", () => {

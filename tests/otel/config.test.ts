@@ -129,7 +129,7 @@ describe("resolveProcessorConfig", () => {
       flushAt: 512,
       flushIntervalMs: 5000,
       timeoutMs: 10_000,
-      flushTimeoutMs: 30_000,
+      flushTimeoutMs: 25_000,
       maxQueueSize: 100_000,
       maxQueueBytes: 100 * 1024 * 1024,
       maxRequestBytes: 4 * 1024 * 1024,

@@ -78,7 +78,7 @@ describe("EnrichStage", () => {
     expect(item.attributes?.["svc.observation.input"]).toBe("masked later");
   });
 
-  it("exports the marker, never the value, when the mask throws, rejects or returns what cannot be sent", async () => {
+  it("exports the marker, never the value, and uploads none of its media, whatever the mask throws", async () => {
     captureLogs();
     const unprintable = {
       toString() {
@@ -89,15 +89,29 @@ describe("EnrichStage", () => {
       () => {
         throw unprintable;
       },
+      () => {
+        throw "a string";
+      },
+      () => {
+        throw null;
+      },
+      () => {
+        throw new Error("an error");
+      },
       async () => {
         throw new Error("rejected");
+      },
+      async () => {
+        throw unprintable;
       },
       () => ({ big: 1n }),
     ];
     for (const mask of masks) {
-      const item = outgoing({ "svc.observation.input": "secret" });
-      await new EnrichStage(mask, undefined, 1000).enrich([item]);
+      const { uploader, uploads } = recordingUploader();
+      const item = outgoing({ "svc.observation.input": `secret ${URI}` });
+      await new EnrichStage(mask, uploader, 1000).enrich([item]);
       expect(item.attributes?.["svc.observation.input"]).toBe(MASK_FAILED_MARKER);
+      expect(uploads).toEqual([]);
     }
   });
 

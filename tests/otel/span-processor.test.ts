@@ -130,7 +130,7 @@ describe("batching", () => {
     const { svc, processor } = svcProvider(server, { flushAt: 10, maxQueueSize: 2, flushInterval: 3600 });
 
     for (const name of ["a", "b", "c", "d"]) svc.startSpan(name).end();
-    await processor.forceFlush();
+    await processor.shutdown();
 
     expect(exportedSpans(server).map((s) => s.name)).toEqual(["a", "b"]);
     const errors = logs.filter((l) => l.level === "error").map((l) => l.message);
@@ -375,7 +375,7 @@ describe("span content", () => {
     ]);
   });
 
-  it("logs a mask that throws for every span once, then the number of repeats at flush", async () => {
+  it("logs a mask that throws for every span once, then the number of repeats at shutdown", async () => {
     const logs = captureLogs();
     const server = await sink();
     const { svc, processor } = svcProvider(server, {
@@ -385,7 +385,7 @@ describe("span content", () => {
     });
 
     for (const name of ["a", "b", "c"]) svc.startSpan(name, { attributes: { "svc.observation.input": "x" } }).end();
-    await processor.forceFlush();
+    await processor.shutdown();
 
     expect(exportedSpans(server)).toHaveLength(3);
     expect(logs.filter((l) => l.level === "error").map((l) => l.message)).toEqual([

@@ -15,6 +15,8 @@ export interface SeenRequest {
   body: Buffer;
   /** The body parsed as JSON, or undefined when it is empty or not JSON. */
   json: unknown;
+  /** When the request arrived (`performance.now()`). */
+  receivedAt: number;
 }
 
 /** What the test server answers. */
@@ -55,11 +57,15 @@ function parseJson(body: Buffer): unknown {
   }
 }
 
-/** Starts a recording server. Pass the reply function, or use the default `200 {}`. */
-export async function startServer(replyFn: ReplyFn = () => ({ status: 200, json: {} })): Promise<TestServer> {
+/** Starts a recording server. Pass the reply function, or use the default `200 {}`; `port` 0 picks a free one. */
+export async function startServer(
+  replyFn: ReplyFn = () => ({ status: 200, json: {} }),
+  { port: wanted = 0 }: { port?: number } = {},
+): Promise<TestServer> {
   const seen: SeenRequest[] = [];
   let current = replyFn;
   const server = createServer(async (req, res) => {
+    const receivedAt = performance.now();
     const rawBody = await readBody(req);
     const gzipped = /gzip/i.test(String(req.headers["content-encoding"] ?? ""));
     const body = gzipped && rawBody.length > 0 ? gunzipSync(rawBody) : rawBody;
@@ -74,6 +80,7 @@ export async function startServer(replyFn: ReplyFn = () => ({ status: 200, json:
       rawBody,
       body,
       json: parseJson(body),
+      receivedAt,
     };
     seen.push(request);
     let reply: Reply;
@@ -94,7 +101,7 @@ export async function startServer(replyFn: ReplyFn = () => ({ status: 200, json:
     });
     res.end(payload);
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => server.listen(wanted, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,

@@ -279,7 +279,10 @@ describe("updateActiveObservation", () => {
     });
 
     expect(logs).toEqual([
-      { level: "warn", message: "[Svc SDK] observation.update failed and was skipped: getter exploded" },
+      {
+        level: "warn",
+        message: "[Svc SDK] a value could not be read and was recorded as <failed to serialize>: getter exploded",
+      },
     ]);
   });
 });

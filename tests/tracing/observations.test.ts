@@ -1,6 +1,7 @@
 import { trace } from "@opentelemetry/api";
 import {
   SvcOtelSpanAttributes as A,
+  FAILED_TO_SERIALIZE,
   SVC_TRACER_NAME,
   SvcAgent,
   SvcChain,
@@ -237,21 +238,26 @@ describe("startObservation", () => {
     expect(otel.spans()).toHaveLength(1);
   });
 
-  it("does not throw on attributes with hostile values", () => {
+  it("writes a field whose getter throws as the failure marker and keeps the rest of the attributes", () => {
     const logs = captureLogs();
     const hostile = {
       get input(): unknown {
         throw new Error("getter exploded");
       },
+      output: "kept",
+      model: "m-1",
     };
 
-    const observation = startObservation("hostile", hostile as never);
+    const observation = startObservation("hostile", hostile as never, { asType: "generation" });
     observation.update(hostile as never).end();
 
-    expect(otel.span("hostile").attributes[A.OBSERVATION_TYPE]).toBe("span");
+    const attributes = otel.span("hostile").attributes;
+    expect(attributes[A.OBSERVATION_TYPE]).toBe("generation");
+    expect(attributes[A.OBSERVATION_INPUT]).toBe(FAILED_TO_SERIALIZE);
+    expect(attributes[A.OBSERVATION_OUTPUT]).toBe("kept");
+    expect(attributes[A.OBSERVATION_MODEL]).toBe("m-1");
     expect(logs.filter((line) => line.level === "warn").map((line) => line.message)).toEqual([
-      '[Svc SDK] startObservation: attributes dropped: getter exploded (name="hostile")',
-      "[Svc SDK] observation.update failed and was skipped: getter exploded",
+      "[Svc SDK] a value could not be read and was recorded as <failed to serialize>: getter exploded",
     ]);
   });
 

@@ -20,10 +20,11 @@ describe("serializeValue", () => {
     expect(serializeValue(null)).toBe("null");
   });
 
-  it("returns undefined for undefined, functions and symbols, and omits them inside objects as JSON does", () => {
+  it("returns undefined for undefined, a stable text for a function or symbol, and omits them inside objects as JSON does", () => {
     expect(serializeValue(undefined)).toBeUndefined();
-    expect(serializeValue(() => 1)).toBeUndefined();
-    expect(serializeValue(Symbol("s"))).toBeUndefined();
+    expect(serializeValue(() => 1)).toBe("[Function]");
+    expect(serializeValue(function named() {})).toBe("[Function: named]");
+    expect(serializeValue(Symbol("s"))).toBe("Symbol(s)");
     expect(serializeValue({ keep: 1, fn: () => 1, sym: Symbol("s"), list: [() => 1] })).toBe(
       '{"keep":1,"list":[null]}',
     );

@@ -1,5 +1,5 @@
 import type { DeliveryHealth } from "@svc/core";
-import { MediaUploader } from "@svc/core";
+import { MediaUploader, redactUrl } from "@svc/core";
 import { SvcAPIError } from "./api/errors.js";
 import { SvcApi } from "./api/generated/client.js";
 import { RequestRuntime } from "./api/runtime.js";
@@ -43,14 +43,17 @@ export class SvcClient {
 
   constructor(params: SvcClientParams = {}) {
     const config = resolveClientConfig(params);
-    this.config = Object.freeze(config);
+    // A copy of the enumerable settings only: the credential stays out of the public object.
+    this.config = Object.freeze({ ...config });
+    const { authorization } = config;
+    const headers = authorization === undefined ? config.headers : { ...config.headers, authorization };
     const runtime = new RequestRuntime({
       baseUrl: config.baseUrl,
       baseUrlProblem: config.baseUrlProblem,
-      headers: config.headers,
+      headers,
       timeoutSeconds: config.timeoutSeconds,
     });
-    // Kept off the enumerable keys: printing the client shows its managers, not the request headers.
+    // Kept off the enumerable keys: printing the client shows its managers, not its settings.
     Object.defineProperty(this, "config", { enumerable: false });
     this.api = new SvcApi(runtime);
     this.score = new ScoreManager({ runtime, config: config.score, hasCredentials: config.hasCredentials });
@@ -62,7 +65,7 @@ export class SvcClient {
     });
     const uploader = new MediaUploader({
       baseUrl: config.baseUrl,
-      headers: config.headers,
+      headers,
       timeoutMs: config.timeoutSeconds * 1000,
     });
     this.dataset = new DatasetManager(this.api, {
@@ -101,18 +104,18 @@ export class SvcClient {
 
   /** Link to a trace in the web app. @throws {@link SvcAPIError} when the project id cannot be fetched. */
   async getTraceUrl(traceId: string): Promise<string> {
-    return `${this.config.baseUrl}/project/${encodeURIComponent(await this.getProjectId())}/traces/${encodeURIComponent(traceId)}`;
+    return `${webBase(this.config.baseUrl)}/project/${encodeURIComponent(await this.getProjectId())}/traces/${encodeURIComponent(traceId)}`;
   }
 
   /** Link to the comparison view of an experiment. @throws {@link SvcAPIError} when the project id cannot be fetched. */
   async getExperimentUrl(experimentId: string): Promise<string> {
     const projectId = encodeURIComponent(await this.getProjectId());
-    return `${this.config.baseUrl}/project/${projectId}/experiments/results?baseline=${encodeURIComponent(experimentId)}`;
+    return `${webBase(this.config.baseUrl)}/project/${projectId}/experiments/results?baseline=${encodeURIComponent(experimentId)}`;
   }
 
-  /** Short form for `console.log`: the address and the public key, never a secret. */
+  /** Short form for `console.log`: the address (credentials written into it redacted) and the public key. */
   [INSPECT](): string {
-    return `SvcClient { baseUrl: ${JSON.stringify(this.config.baseUrl)}, publicKey: ${JSON.stringify(this.config.publicKey ?? null)} }`;
+    return `SvcClient { baseUrl: ${JSON.stringify(redactUrl(this.config.baseUrl))}, publicKey: ${JSON.stringify(this.config.publicKey ?? null)} }`;
   }
 
   async #fetchProjectId(): Promise<string> {
@@ -120,5 +123,17 @@ export class SvcClient {
     const id = projects.data?.[0]?.id;
     if (!id) throw new SvcAPIError("GET /api/public/projects listed no project for these keys");
     return id;
+  }
+}
+
+/** The base URL for links to the web app: without credentials written into it, which a browser link must not carry. */
+function webBase(baseUrl: string): string {
+  try {
+    const url = new URL(baseUrl);
+    url.username = "";
+    url.password = "";
+    return url.href.replace(/\/+$/, "");
+  } catch {
+    return baseUrl;
   }
 }

@@ -40,7 +40,7 @@ export interface SvcClientConfig {
   publicKey: string | undefined;
   /** Default time limit of each REST call attempt, in seconds. */
   timeoutSeconds: number;
-  /** Headers of every REST call: auth, SDK identity, user agent, then `additionalHeaders`. */
+  /** Headers of every REST call but the credentials: `additionalHeaders`, SDK identity, user agent. */
   headers: Record<string, string>;
   /** Score batching settings. */
   score: ScoreManagerConfig;
@@ -54,8 +54,14 @@ export const CLIENT_SPECS = {
   additionalHeaders: stringRecordOption(),
 };
 
+/** Client settings and, kept off the enumerable keys so that printing the settings never shows it, the credential. */
+export type ResolvedClientConfig = SvcClientConfig & {
+  /** `Basic ...` for the REST calls, when both keys are set (non-enumerable). */
+  readonly authorization: string | undefined;
+};
+
 /** Resolves client settings: option, then environment, then default. Never throws; problems are logged once. */
-export function resolveClientConfig(params: unknown, env: Env = readEnv()): SvcClientConfig {
+export function resolveClientConfig(params: unknown, env: Env = readEnv()): ResolvedClientConfig {
   const o = resolveOptions(NAME, { ...CLIENT_SPECS, ...SCORE_SPECS }, params, env, [
     "publicKey",
     "secretKey",
@@ -71,13 +77,13 @@ export function resolveClientConfig(params: unknown, env: Env = readEnv()): SvcC
     ...optionSettings({ ...CLIENT_SPECS, ...SCORE_SPECS }, o),
     `scores=${score.disabled ? "off (OTEL_SDK_DISABLED)" : "on"}`,
   ]);
+  const { authorization: givenAuthorization, ...extra } = lowerCase(o.additionalHeaders);
   const headers: Record<string, string> = {
-    ...lowerCase(o.additionalHeaders),
-    ...(auth ? { authorization: auth } : {}),
+    ...extra,
     ...identityHeaders(connection.publicKey),
     "user-agent": userAgent(),
   };
-  return {
+  const config: SvcClientConfig = {
     baseUrl: connection.baseUrl,
     baseUrlProblem: connection.baseUrlProblem,
     hasCredentials: auth !== undefined,
@@ -86,6 +92,12 @@ export function resolveClientConfig(params: unknown, env: Env = readEnv()): SvcC
     headers,
     score,
   };
+  // The keys win over an Authorization of additionalHeaders; without them, that one is sent as given.
+  const authorization = auth ?? givenAuthorization;
+  return Object.defineProperty(config, "authorization", {
+    value: authorization,
+    enumerable: false,
+  }) as ResolvedClientConfig;
 }
 
 function lowerCase(headers: Record<string, string>): Record<string, string> {

@@ -35,6 +35,8 @@ export {
   warnUnknownOptions,
 } from "./config/options.js";
 export { connectionSettings, logStartup, optionSettings } from "./config/startup.js";
+export type { ExitParticipant, ExitWatch } from "./lifecycle/exit-hooks.js";
+export { watchForExit, watchQueueForExit } from "./lifecycle/exit-hooks.js";
 export { describeError, messageOf, textOf } from "./log/describe.js";
 export type { LoggerOptions, LogSink, SvcLogger } from "./log/logger.js";
 export {
@@ -60,22 +62,33 @@ export type { MediaReferenceParts } from "./media/reference.js";
 export { formatMediaReference, MEDIA_REFERENCE_PATTERN, parseMediaReference } from "./media/reference.js";
 export type { MediaServer, MediaTarget, MediaUpload, MediaUploadResult } from "./media/upload.js";
 export { MediaUploader } from "./media/upload.js";
+export {
+  isPlainObject,
+  MAX_METADATA_KEY_LENGTH,
+  MAX_METADATA_PATH_DEPTH,
+  MAX_METADATA_PATHS,
+  writeMetadata,
+} from "./metadata.js";
 export type { BatchQueueOptions, DeliveryHealth, FlushResult, SendOutcome } from "./queue/batch-queue.js";
-export { BatchQueue } from "./queue/batch-queue.js";
+export { BatchQueue, MAX_QUEUE_RETRY_DELAY_MS } from "./queue/batch-queue.js";
 export type { DropReason, Fault } from "./queue/delivery-log.js";
 export { DeliveryLog } from "./queue/delivery-log.js";
 export { Limiter, mapLimit } from "./queue/limiter.js";
-export { faultOf, outcomeOf } from "./queue/outcome.js";
+export { faultOf, outcomeOf, sendInHalves, tooLargeOutcome } from "./queue/outcome.js";
 export {
   CIRCULAR_MARKER,
+  cutAtCodePoint,
   FAILED_TO_SERIALIZE,
   MAX_DEPTH_MARKER,
-  MAX_METADATA_PATH_DEPTH,
-  MAX_METADATA_PATHS,
+  MAX_NAME_LENGTH,
   MAX_SERIALIZE_DEPTH,
   MAX_SERIALIZED_LENGTH,
+  noteUnreadable,
+  readField,
   serializeValue,
-  writeMetadata,
+  stableText,
+  toJsonSafe,
+  truncateText,
 } from "./serialize.js";
 export {
   countProcessorStart,

@@ -1,13 +1,12 @@
-import type { Attributes, AttributeValue } from "@opentelemetry/api";
+import { describeError } from "./log/describe.js";
+import { RepeatLog } from "./log/repeat-log.js";
 
 /** Longest string, in UTF-16 code units, that is written as an attribute value; longer text is cut. */
 export const MAX_SERIALIZED_LENGTH = 1_000_000;
 /** Deepest nesting the fallback serializer walks into; deeper values become {@link MAX_DEPTH_MARKER}. */
 export const MAX_SERIALIZE_DEPTH = 64;
-/** Path segments of a dotted metadata attribute below its top-level key (`a.b.c.d.e` has four). */
-export const MAX_METADATA_PATH_DEPTH = 4;
-/** Dotted metadata attributes written per metadata value at most (top-level keys are not counted). */
-export const MAX_METADATA_PATHS = 32;
+/** Longest observation (span) name, in UTF-16 code units; longer names are cut. */
+export const MAX_NAME_LENGTH = 1_000;
 
 /** Written when a value cannot be serialized at all. */
 export const FAILED_TO_SERIALIZE = "<failed to serialize>";
@@ -16,52 +15,164 @@ export const CIRCULAR_MARKER = "[Circular]";
 /** Written in place of a value nested deeper than {@link MAX_SERIALIZE_DEPTH}. */
 export const MAX_DEPTH_MARKER = "[Max depth]";
 
-/**
- * Turns a value into attribute text: strings as-is, everything else as JSON.
- * Never throws. Plain data goes through `JSON.stringify` once; a value it cannot handle
- * (cycles, BigInt, errors, maps, sets, throwing getters) goes through a slower, careful walk.
- * Returns `undefined` for `undefined`, functions and symbols, which JSON leaves out too.
- */
-export function serializeValue(value: unknown): string | undefined {
-  if (typeof value === "string") return capLength(value);
-  if (value === undefined || typeof value === "function" || typeof value === "symbol") return undefined;
-  let text: string | undefined;
-  try {
-    if (value instanceof Error) return careful(value);
-    text = JSON.stringify(value);
-  } catch {
-    return careful(value);
-  }
-  if (text === undefined) return undefined;
-  // JSON.stringify writes errors, maps and sets as "{}": only then is the careful walk worth its cost.
-  if (text.includes("{}")) return careful(value);
-  return capLength(text);
+/** Reports values replaced by a marker because reading them threw: first line in full, then counts. */
+const unreadable = new RepeatLog();
+
+/** Logs that a value could not be read and was written as {@link FAILED_TO_SERIALIZE} (first time in full, then counts). */
+export function noteUnreadable(error: unknown): void {
+  const kind = `a value could not be read and was recorded as ${FAILED_TO_SERIALIZE}`;
+  unreadable.warn(kind, `${kind}: ${describeError(error)}`);
 }
 
-function careful(value: unknown): string | undefined {
+/**
+ * One field of an object a caller passed: `undefined` when the value is not an object or the field cannot be read
+ * (a throwing getter or Proxy, logged once, then counted). Never throws.
+ */
+export function readField<T = unknown>(object: unknown, key: string): T | undefined {
+  if ((typeof object !== "object" && typeof object !== "function") || object === null) return undefined;
   try {
-    const safe = toJsonSafe(value, new Set(), 0);
-    if (safe === FAILED_TO_SERIALIZE) return FAILED_TO_SERIALIZE;
-    const text = JSON.stringify(safe);
-    return text === undefined ? undefined : capLength(text);
-  } catch {
+    return (object as Record<string, unknown>)[key] as T | undefined;
+  } catch (error) {
+    noteUnreadable(error);
+    return undefined;
+  }
+}
+
+/**
+ * `text` cut to at most `max` UTF-16 code units, never inside a surrogate pair, with a marker saying how much was
+ * cut; `text` itself when it fits.
+ */
+export function truncateText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const kept = cutAtCodePoint(text, max);
+  return `${kept}...[truncated ${text.length - kept.length} characters]`;
+}
+
+/** The first `length` UTF-16 code units of `text`, one fewer when the last would be half of a surrogate pair. */
+export function cutAtCodePoint(text: string, length: number): string {
+  if (length >= text.length) return text;
+  let end = Math.max(0, length);
+  const last = text.charCodeAt(end - 1);
+  if (end > 0 && last >= 0xd800 && last <= 0xdbff) end -= 1;
+  return text.slice(0, end);
+}
+
+/** Any value as short text: strings as they are, everything else by `String()`; never throws. */
+export function stableText(value: unknown): string {
+  if (typeof value === "string") return value;
+  try {
+    if (typeof value === "function")
+      return typeof value.name === "string" && value.name ? `[Function: ${value.name}]` : "[Function]";
+    return String(value);
+  } catch (error) {
+    noteUnreadable(error);
     return FAILED_TO_SERIALIZE;
   }
 }
 
-function capLength(text: string): string {
-  if (text.length <= MAX_SERIALIZED_LENGTH) return text;
-  const cut = text.length - MAX_SERIALIZED_LENGTH;
-  return `${text.slice(0, MAX_SERIALIZED_LENGTH)}...[truncated ${cut} characters]`;
+/**
+ * Turns a value into attribute text: strings as-is, everything else as JSON, cut at
+ * {@link MAX_SERIALIZED_LENGTH} on a code-point boundary. Never throws. Plain data goes through `JSON.stringify`
+ * once; a value it cannot express faithfully (cycles, BigInt, errors, maps, sets, binary data, throwing getters)
+ * goes through a careful walk, where errors become `{name, message, stack, cause}`, maps objects, sets arrays,
+ * binary data a short summary (`[Uint8Array: 1048576 bytes]`), cycles and unreadable values markers.
+ * Returns `undefined` for `undefined`; a function or symbol given directly becomes a stable text (inside objects
+ * they are left out, as JSON does).
+ */
+export function serializeValue(value: unknown): string | undefined {
+  switch (typeof value) {
+    case "string":
+      return truncateText(value, MAX_SERIALIZED_LENGTH);
+    case "undefined":
+      return undefined;
+    case "function":
+    case "symbol":
+      return truncateText(stableText(value), MAX_SERIALIZED_LENGTH);
+  }
+  let text: string | undefined;
+  try {
+    if (!isPlainData(value, 0)) return careful(value);
+    text = JSON.stringify(value);
+  } catch {
+    return careful(value);
+  }
+  return text === undefined ? undefined : truncateText(text, MAX_SERIALIZED_LENGTH);
+}
+
+/**
+ * A copy of `value` as plain JSON data (objects, arrays, strings, finite numbers, booleans, null), with what JSON
+ * cannot express replaced as {@link serializeValue} describes; `undefined` for `undefined`, functions and symbols.
+ * Strings are not cut. Never throws.
+ */
+export function toJsonSafe(value: unknown): unknown {
+  try {
+    return walk(value, new Set(), 0);
+  } catch (error) {
+    noteUnreadable(error);
+    return FAILED_TO_SERIALIZE;
+  }
+}
+
+function careful(value: unknown): string | undefined {
+  const safe = toJsonSafe(value);
+  if (safe === FAILED_TO_SERIALIZE) return FAILED_TO_SERIALIZE;
+  try {
+    const text = JSON.stringify(safe);
+    return text === undefined ? undefined : truncateText(text, MAX_SERIALIZED_LENGTH);
+  } catch (error) {
+    noteUnreadable(error);
+    return FAILED_TO_SERIALIZE;
+  }
+}
+
+/**
+ * Whether `JSON.stringify` writes `value` faithfully: nothing in it is a BigInt, an error, a map, a set or binary
+ * data, and it is not nested deeper than the depth limit (a cycle ends up there too, or makes stringify throw).
+ * Objects with their own `toJSON` are trusted. May throw (a throwing getter or Proxy): the caller then walks.
+ */
+function isPlainData(value: unknown, depth: number): boolean {
+  if (typeof value !== "object" || value === null) return typeof value !== "bigint";
+  if (depth >= MAX_SERIALIZE_DEPTH) return false;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      if (typeof item === "object" ? item !== null && !isPlainData(item, depth + 1) : typeof item === "bigint")
+        return false;
+    }
+    return true;
+  }
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) {
+    if (isSpecial(value)) return false;
+    if (typeof (value as { toJSON?: unknown }).toJSON === "function") return true;
+  }
+  for (const key in value) {
+    const item: unknown = (value as Record<string, unknown>)[key];
+    if (typeof item === "object" ? item !== null && !isPlainData(item, depth + 1) : typeof item === "bigint")
+      return false;
+  }
+  return true;
+}
+
+function isSpecial(value: object): boolean {
+  return (
+    value instanceof Error ||
+    value instanceof Map ||
+    value instanceof Set ||
+    ArrayBuffer.isView(value) ||
+    value instanceof ArrayBuffer ||
+    (typeof SharedArrayBuffer !== "undefined" && value instanceof SharedArrayBuffer)
+  );
 }
 
 /** Copies `value` into plain JSON data, replacing what JSON cannot express. */
-function toJsonSafe(value: unknown, ancestors: Set<object>, depth: number): unknown {
+function walk(value: unknown, ancestors: Set<object>, depth: number): unknown {
   switch (typeof value) {
     case "string":
-    case "number":
     case "boolean":
       return value;
+    case "number":
+      return Number.isFinite(value) ? value : null;
     case "bigint":
       return value.toString();
     case "undefined":
@@ -76,7 +187,8 @@ function toJsonSafe(value: unknown, ancestors: Set<object>, depth: number): unkn
   ancestors.add(obj);
   try {
     return walkObject(obj, ancestors, depth + 1);
-  } catch {
+  } catch (error) {
+    noteUnreadable(error);
     return FAILED_TO_SERIALIZE;
   } finally {
     ancestors.delete(obj);
@@ -84,135 +196,60 @@ function toJsonSafe(value: unknown, ancestors: Set<object>, depth: number): unkn
 }
 
 function walkObject(obj: object, ancestors: Set<object>, depth: number): unknown {
-  if (obj instanceof Error) {
-    const out: Record<string, unknown> = { name: obj.name, message: obj.message };
-    if (obj.stack) out.stack = obj.stack;
-    if (obj.cause !== undefined) out.cause = toJsonSafe(obj.cause, ancestors, depth);
+  if (Array.isArray(obj)) {
+    const out: unknown[] = [];
+    for (let i = 0; i < obj.length; i++) {
+      const safe = walk(readItem(obj, i), ancestors, depth);
+      out.push(safe === undefined ? null : safe);
+    }
     return out;
   }
-  if (Array.isArray(obj)) {
-    return obj.map((item) => {
-      const safe = toJsonSafe(item, ancestors, depth);
-      return safe === undefined ? null : safe;
-    });
+  const binary = binarySummary(obj);
+  if (binary !== undefined) return binary;
+  if (obj instanceof Error) {
+    const out: Record<string, unknown> = { name: readItem(obj, "name"), message: readItem(obj, "message") };
+    const stack = readItem(obj, "stack");
+    if (stack) out.stack = stack;
+    const cause = readItem(obj, "cause");
+    if (cause !== undefined) out.cause = walk(cause, ancestors, depth);
+    return walkRecord(out, ancestors, depth);
   }
   if (obj instanceof Map) {
     const out: Record<string, unknown> = {};
-    for (const [key, item] of obj) out[String(key)] = toJsonSafe(item, ancestors, depth);
+    for (const [key, item] of obj) out[stableText(key)] = walk(item, ancestors, depth);
     return out;
   }
-  if (obj instanceof Set) return toJsonSafe([...obj], ancestors, depth);
+  if (obj instanceof Set) return walkObject([...obj], ancestors, depth);
   const toJSON = (obj as { toJSON?: unknown }).toJSON;
-  if (typeof toJSON === "function") return toJsonSafe(toJSON.call(obj), ancestors, depth);
+  if (typeof toJSON === "function") return walk(toJSON.call(obj), ancestors, depth);
+  return walkRecord(obj as Record<string, unknown>, ancestors, depth);
+}
+
+function walkRecord(obj: Record<string, unknown>, ancestors: Set<object>, depth: number): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(obj)) {
-    let item: unknown;
-    try {
-      item = (obj as Record<string, unknown>)[key];
-    } catch {
-      item = FAILED_TO_SERIALIZE;
-    }
-    out[key] = toJsonSafe(item, ancestors, depth);
+    const safe = walk(readItem(obj, key), ancestors, depth);
+    if (safe !== undefined) out[key] = safe;
   }
   return out;
 }
 
-/**
- * Writes metadata under `prefix` into `target`.
- * A plain object gives one attribute per top-level key: strings stay strings, finite numbers and
- * booleans keep their type, anything else is JSON text; nested plain objects are also written
- * leaf by leaf under dotted paths (`prefix.a.b = 1`), bounded by {@link MAX_METADATA_PATH_DEPTH}
- * and {@link MAX_METADATA_PATHS}. Any other value is written whole as JSON text at `prefix`.
- */
-export function writeMetadata(target: Attributes, prefix: string, metadata: unknown): void {
-  if (metadata === undefined || metadata === null) return;
-  if (!isPlainObject(metadata)) {
-    const text = serializeValue(metadata);
-    if (text !== undefined) target[prefix] = text;
-    return;
-  }
-  let budget: { left: number } | undefined;
-  const paths = metadataPaths(prefix);
-  for (const key of Object.keys(metadata)) {
-    const value = metadata[key];
-    const attribute = toAttributeValue(value);
-    if (attribute === undefined) continue;
-    const path = metadataKey(paths, prefix, key);
-    target[path] = attribute;
-    if (typeof attribute === "string" && isPlainObject(value)) {
-      budget ??= { left: MAX_METADATA_PATHS };
-      writeLeaves(target, path, value, 1, budget);
-    }
-  }
-}
-
-// Metadata keys repeat from call to call; building and hashing "prefix.key" each time shows up in profiles.
-const KEY_CACHE_LIMIT = 1024;
-const keyCaches = new Map<string, Map<string, string>>();
-
-/** The cache of "prefix.key" paths of one prefix. */
-function metadataPaths(prefix: string): Map<string, string> {
-  let cache = keyCaches.get(prefix);
-  if (cache === undefined) {
-    cache = new Map();
-    keyCaches.set(prefix, cache);
-  }
-  return cache;
-}
-
-function metadataKey(cache: Map<string, string>, prefix: string, key: string): string {
-  let path = cache.get(key);
-  if (path === undefined) {
-    path = `${prefix}.${key}`;
-    if (cache.size < KEY_CACHE_LIMIT) cache.set(key, path);
-  }
-  return path;
-}
-
-function writeLeaves(
-  target: Attributes,
-  path: string,
-  obj: Record<string, unknown>,
-  depth: number,
-  budget: { left: number },
-): void {
-  for (const key of Object.keys(obj)) {
-    if (budget.left <= 0) return;
-    const value = obj[key];
-    const leafPath = `${path}.${key}`;
-    if (isPlainObject(value) && depth < MAX_METADATA_PATH_DEPTH) {
-      writeLeaves(target, leafPath, value, depth + 1, budget);
-      continue;
-    }
-    const attribute = toAttributeValue(value);
-    if (attribute === undefined) continue;
-    target[leafPath] = attribute;
-    budget.left--;
-  }
-}
-
-/** One metadata value as an attribute value: string, finite number, boolean, or JSON text. */
-function toAttributeValue(value: unknown): AttributeValue | undefined {
-  switch (typeof value) {
-    case "string":
-      return capLength(value);
-    case "boolean":
-      return value;
-    case "number":
-      return Number.isFinite(value) ? value : String(value);
-    case "bigint":
-      return value.toString();
-    default:
-      return serializeValue(value);
-  }
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== "object" || value === null) return false;
+/** One property; a getter that throws gives the failure marker (logged). */
+function readItem(obj: object, key: PropertyKey): unknown {
   try {
-    const proto = Object.getPrototypeOf(value);
-    return proto === Object.prototype || proto === null;
-  } catch {
-    return false;
+    return (obj as Record<PropertyKey, unknown>)[key];
+  } catch (error) {
+    noteUnreadable(error);
+    return FAILED_TO_SERIALIZE;
   }
+}
+
+/** `[Uint8Array: 1048576 bytes]` for binary data (typed arrays, buffers, data views), else undefined. */
+function binarySummary(obj: object): string | undefined {
+  const isBuffer =
+    obj instanceof ArrayBuffer || (typeof SharedArrayBuffer !== "undefined" && obj instanceof SharedArrayBuffer);
+  if (!isBuffer && !ArrayBuffer.isView(obj)) return undefined;
+  const name = (Object.getPrototypeOf(obj) as { constructor?: { name?: unknown } } | null)?.constructor?.name;
+  const bytes = (obj as ArrayBuffer).byteLength;
+  return `[${typeof name === "string" && name ? name : "binary data"}: ${bytes} bytes]`;
 }

@@ -5,7 +5,7 @@ import type { Serialized } from "@langchain/core/load/serializable";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { LLMResult } from "@langchain/core/outputs";
 import type { ChainValues } from "@langchain/core/utils/types";
-import { getGlobalLogger } from "@svc/core";
+import { getGlobalLogger, readField } from "@svc/core";
 import type { PropagateAttributesParams, SvcGenerationAttributes } from "@svc/tracing";
 import { chainInput, chainOutput } from "./internal/chain-io.js";
 import { generationOutput } from "./internal/generation-output.js";
@@ -59,7 +59,7 @@ export class CallbackHandler extends BaseCallbackHandler {
   constructor(params: CallbackHandlerParams = {}) {
     // Awaited handlers run in the caller's async context, which is what nests runs under an active observation.
     super({ _awaitHandler: true });
-    this.#params = { ...params, tags: [...(params.tags ?? [])] };
+    this.#params = copyParams(params);
     this.#runs = new RunTracker({
       version: this.#params.version,
       updateRoot: this.#params.updateRoot === true,
@@ -274,6 +274,20 @@ export class CallbackHandler extends BaseCallbackHandler {
       repeats.warn(kind, `${kind}: ${errorMessage(err)}`);
     }
   }
+}
+
+/** A copy of the options, each read on its own: a field that cannot be read, or a tag list that is none, is left out. */
+function copyParams(params: unknown): CallbackHandlerParams {
+  const out: CallbackHandlerParams = { tags: [] };
+  for (const key of ["userId", "sessionId", "version", "traceMetadata", "updateRoot"] as const) {
+    const value = readField(params, key);
+    if (value !== undefined) (out as Record<string, unknown>)[key] = value;
+  }
+  const tags = readField(params, "tags");
+  if (Array.isArray(tags)) out.tags = tags.filter((tag): tag is string => typeof tag === "string");
+  else if (tags !== undefined)
+    repeats.warn("CallbackHandler: tags ignored", "CallbackHandler: tags ignored: not an array");
+  return out;
 }
 
 /** What a model run's end records: its output, the model the provider reported and the token usage. */

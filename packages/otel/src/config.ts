@@ -84,8 +84,9 @@ export interface SvcSpanProcessorParams {
   timeout?: number;
   /**
    * Longest time, in seconds, `forceFlush()` and `shutdown()` wait for the server, whatever it does; what is not
-   * delivered by then is counted in one log line. Falls back to OTEL_BSP_EXPORT_TIMEOUT (milliseconds).
-   * @defaultValue 30
+   * delivered by then is counted in one log line. Below the 30 s an OpenTelemetry tracer provider gives a
+   * processor's `forceFlush()` before it rejects. Falls back to OTEL_BSP_EXPORT_TIMEOUT (milliseconds).
+   * @defaultValue 25
    */
   flushTimeout?: number;
   /** Ended spans held while waiting to be sent. Falls back to OTEL_BSP_MAX_QUEUE_SIZE. @defaultValue 100000 */
@@ -114,10 +115,21 @@ export interface SvcSpanProcessorParams {
   mediaUploadEnabled?: boolean;
   /** Sends spans through this exporter instead of the built-in OTLP/JSON exporter. */
   exporter?: SpanExporterLike;
+  /**
+   * When the event loop empties with spans still queued (Node's `beforeExit`), flush them, within `flushTimeout`,
+   * so a script that ends without `shutdown()` still delivers its spans. `false` leaves them queued (the process
+   * then ends at once, and one line counts what was not delivered). @defaultValue true
+   */
+  flushOnExit?: boolean;
 }
 
 /** Default spans per export request. */
 export const DEFAULT_FLUSH_AT = 512;
+/**
+ * Default deadline of `forceFlush()` and `shutdown()`, in seconds: below OpenTelemetry's own 30 s limit on a tracer
+ * provider's `forceFlush()`, which rejects when a processor takes as long.
+ */
+export const DEFAULT_FLUSH_TIMEOUT_SECONDS = 25;
 /** Environment variables read for the compression setting, first valid value wins. */
 export const COMPRESSION_ENV_VARS = [
   "SVC_OTEL_COMPRESSION",
@@ -152,7 +164,7 @@ export const PROCESSOR_SPECS = {
       { name: "OTEL_EXPORTER_OTLP_TIMEOUT", scale: 0.001 },
     ],
   }),
-  flushTimeout: numberOption(30, {
+  flushTimeout: numberOption(DEFAULT_FLUSH_TIMEOUT_SECONDS, {
     min: 0,
     zeroIsUnset: true,
     env: [{ name: "OTEL_BSP_EXPORT_TIMEOUT", scale: 0.001 }],
@@ -168,6 +180,7 @@ export const PROCESSOR_SPECS = {
   mediaUploadEnabled: booleanOption(true, ["SVC_MEDIA_UPLOAD_ENABLED"]),
   additionalHeaders: stringRecordOption(),
   exporter: objectOption<SpanExporterLike>(["export", "shutdown"], "a span exporter (export and shutdown methods)"),
+  flushOnExit: booleanOption(true),
 };
 
 /** Settings of a span processor after options, environment and defaults are applied. */
@@ -197,6 +210,7 @@ export interface ProcessorConfig {
   mask: MaskFunction | undefined;
   shouldExportSpan: ShouldExportSpan | undefined;
   exporter: SpanExporterLike | undefined;
+  flushOnExit: boolean;
 }
 
 /**
@@ -258,6 +272,7 @@ export function resolveProcessorConfig(params: unknown, env: Env = readEnv()): P
     mask: o.mask,
     shouldExportSpan: o.shouldExportSpan,
     exporter: o.exporter,
+    flushOnExit: o.flushOnExit,
   };
 }
 

@@ -4,9 +4,11 @@ import {
   countProcessorStart,
   type DeliveryHealth,
   describeError,
+  type ExitWatch,
   getGlobalLogger,
   MediaUploader,
   RepeatLog,
+  watchQueueForExit,
 } from "@svc/core";
 import { type ProcessorConfig, resolveProcessorConfig, type SvcSpanProcessorParams } from "./config.js";
 import { EnrichStage, type OutgoingSpan } from "./pipeline/enrich.js";
@@ -46,6 +48,8 @@ export class SvcSpanProcessor {
   readonly #queue: BatchQueue<OutgoingSpan>;
   readonly #uploader: MediaUploader | undefined;
   readonly #repeats = new RepeatLog();
+  /** Held here: the exit hooks hold it only weakly. */
+  readonly #exit: ExitWatch;
   #flushing = 0;
   #shutdown: Promise<void> | undefined;
 
@@ -61,7 +65,12 @@ export class SvcSpanProcessor {
     this.#start = new StartStage(config, (span) => this.#filter.expects(span));
     this.#uploader =
       config.mediaUploadEnabled && !config.cannotSend
-        ? new MediaUploader({ baseUrl: config.baseUrl, headers: config.apiHeaders, timeoutMs: config.timeoutMs })
+        ? new MediaUploader({
+            baseUrl: config.baseUrl,
+            headers: config.apiHeaders,
+            timeoutMs: config.timeoutMs,
+            background: true,
+          })
         : undefined;
     this.#enrich = new EnrichStage(config.mask, this.#uploader, config.timeoutMs);
     this.#export = new ExportStage(config, () => this.#flushing > 0);
@@ -82,6 +91,7 @@ export class SvcSpanProcessor {
         return this.#export.send(batch, signal);
       },
     });
+    this.#exit = watchQueueForExit(this.#queue, "spans", config.flushOnExit, () => this.forceFlush());
   }
 
   /** Stamps environment, release and propagated attributes on a starting span, and marks app roots. */
@@ -139,6 +149,7 @@ export class SvcSpanProcessor {
 
   async #shutdownOnce(): Promise<void> {
     await this.#drain(true);
+    this.#exit.unwatch();
     const exporter = this.#config.exporter;
     if (exporter)
       await Promise.resolve()
@@ -159,9 +170,10 @@ export class SvcSpanProcessor {
       await this.#uploader?.settled(deadline);
     } finally {
       this.#flushing--;
-      this.#repeats.report();
-      this.#filter.report();
-      this.#enrich.report();
+      const dueOnly = !final;
+      this.#repeats.report({ dueOnly });
+      this.#filter.report({ dueOnly });
+      this.#enrich.report({ dueOnly });
     }
   }
 }

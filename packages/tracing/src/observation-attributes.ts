@@ -1,6 +1,17 @@
 import type { Attributes } from "@opentelemetry/api";
-import { SvcOtelSpanAttributes as A, safely, serializeValue, writeMetadata } from "@svc/core";
-import type { SvcObservationAttributes, SvcObservationType } from "./types.js";
+import {
+  SvcOtelSpanAttributes as A,
+  FAILED_TO_SERIALIZE,
+  MAX_NAME_LENGTH,
+  MAX_SERIALIZED_LENGTH,
+  noteUnreadable,
+  safely,
+  serializeValue,
+  stableText,
+  truncateText,
+  writeMetadata,
+} from "@svc/core";
+import type { SvcObservationAttributes, SvcObservationType, SvcPromptReference } from "./types.js";
 
 /**
  * Converts observation attributes into OpenTelemetry span attributes with svc keys.
@@ -17,53 +28,76 @@ export function createObservationAttributes(
   return out;
 }
 
-/** Writes the svc attributes for `attributes` into `target` (the type key excepted). */
+/**
+ * Writes the svc attributes for `attributes` into `target` (the type key excepted). Each field is read on its
+ * own: a field that cannot be read (a throwing getter, a Proxy) costs only that field, and input, output and
+ * metadata that cannot be read are written as {@link FAILED_TO_SERIALIZE}. Never throws.
+ */
 export function writeObservationAttributes(target: Attributes, attributes: SvcObservationAttributes): void {
-  const {
-    input,
-    output,
-    metadata,
-    level,
-    statusMessage,
-    version,
-    environment,
-    completionStartTime,
-    model,
-    modelParameters,
-    usageDetails,
-    costDetails,
-    prompt,
-  } = attributes;
-  if (input !== undefined) setText(target, A.OBSERVATION_INPUT, input);
-  if (output !== undefined) setText(target, A.OBSERVATION_OUTPUT, output);
-  if (metadata !== undefined) writeMetadata(target, A.OBSERVATION_METADATA, metadata);
-  if (level !== undefined) target[A.OBSERVATION_LEVEL] = level;
-  if (statusMessage !== undefined) target[A.OBSERVATION_STATUS_MESSAGE] = String(statusMessage);
-  if (version !== undefined) target[A.VERSION] = String(version);
-  if (environment !== undefined) target[A.ENVIRONMENT] = String(environment);
-  if (model !== undefined) target[A.OBSERVATION_MODEL] = String(model);
-  if (modelParameters !== undefined) setText(target, A.OBSERVATION_MODEL_PARAMETERS, modelParameters);
-  if (usageDetails !== undefined) setText(target, A.OBSERVATION_USAGE_DETAILS, usageDetails);
-  if (costDetails !== undefined) setText(target, A.OBSERVATION_COST_DETAILS, costDetails);
+  if (typeof attributes !== "object" || attributes === null) return;
+  const field = (name: keyof SvcObservationAttributes): unknown => {
+    try {
+      return attributes[name];
+    } catch (error) {
+      noteUnreadable(error);
+      return UNREADABLE;
+    }
+  };
+  setText(target, A.OBSERVATION_INPUT, field("input"));
+  setText(target, A.OBSERVATION_OUTPUT, field("output"));
+  const metadata = field("metadata");
+  if (metadata === UNREADABLE) target[A.OBSERVATION_METADATA] = FAILED_TO_SERIALIZE;
+  else writeMetadata(target, A.OBSERVATION_METADATA, metadata);
+  setString(target, A.OBSERVATION_LEVEL, field("level"));
+  setString(target, A.OBSERVATION_STATUS_MESSAGE, field("statusMessage"));
+  setString(target, A.VERSION, field("version"));
+  setString(target, A.ENVIRONMENT, field("environment"));
+  setString(target, A.OBSERVATION_MODEL, field("model"));
+  setText(target, A.OBSERVATION_MODEL_PARAMETERS, field("modelParameters"));
+  setText(target, A.OBSERVATION_USAGE_DETAILS, field("usageDetails"));
+  setText(target, A.OBSERVATION_COST_DETAILS, field("costDetails"));
+  const completionStartTime = field("completionStartTime");
   if (completionStartTime !== undefined) {
     const iso = toIsoString(completionStartTime);
     if (iso !== undefined) target[A.OBSERVATION_COMPLETION_START_TIME] = iso;
   }
-  if (prompt !== undefined && prompt !== null && !prompt.isFallback) {
-    if (typeof prompt.name === "string" && prompt.name) target[A.OBSERVATION_PROMPT_NAME] = prompt.name;
-    const promptVersion = Number(prompt.version);
-    if (Number.isInteger(promptVersion)) target[A.OBSERVATION_PROMPT_VERSION] = promptVersion;
-  }
+  const prompt = field("prompt");
+  if (typeof prompt === "object" && prompt !== null) setPrompt(target, prompt as SvcPromptReference);
 }
 
+/** Marks a field whose read threw. */
+const UNREADABLE = Symbol("unreadable");
+
 function setText(target: Attributes, key: string, value: unknown): void {
-  const text = serializeValue(value);
+  if (value === undefined) return;
+  const text = value === UNREADABLE ? FAILED_TO_SERIALIZE : serializeValue(value);
   if (text !== undefined) target[key] = text;
 }
 
+function setString(target: Attributes, key: string, value: unknown): void {
+  if (value === undefined || value === UNREADABLE) return;
+  target[key] = truncateText(stableText(value), MAX_SERIALIZED_LENGTH);
+}
+
+function setPrompt(target: Attributes, prompt: SvcPromptReference): void {
+  try {
+    if (prompt.isFallback) return;
+    const { name } = prompt;
+    if (typeof name === "string" && name) target[A.OBSERVATION_PROMPT_NAME] = truncateText(name, MAX_NAME_LENGTH);
+    const promptVersion = Number(prompt.version);
+    if (Number.isInteger(promptVersion)) target[A.OBSERVATION_PROMPT_VERSION] = promptVersion;
+  } catch (error) {
+    noteUnreadable(error);
+  }
+}
+
 function toIsoString(value: unknown): string | undefined {
-  if (value instanceof Date) return Number.isNaN(value.getTime()) ? undefined : value.toISOString();
-  if (typeof value === "string") return value;
-  if (typeof value === "number" && Number.isFinite(value)) return new Date(value).toISOString();
-  return undefined;
+  if (typeof value === "string") return truncateText(value, MAX_NAME_LENGTH);
+  try {
+    const date = value instanceof Date ? value : typeof value === "number" ? new Date(value) : undefined;
+    return date === undefined || Number.isNaN(date.getTime()) ? undefined : date.toISOString();
+  } catch (error) {
+    noteUnreadable(error);
+    return undefined;
+  }
 }

@@ -12,13 +12,18 @@ import {
   SvcOtelSpanAttributes as A,
   describeError,
   getPropagatedAttributes,
+  MAX_NAME_LENGTH,
   messageOf,
   processorStarts,
+  readField,
   safely,
   serializeValue,
+  stableText,
+  truncateText,
   warnSkipped,
   warnUnprocessedObservation,
 } from "@svc/core";
+import { validTime } from "./internal/options.js";
 import { repeats } from "./internal/repeats.js";
 import { writeObservationAttributes } from "./observation-attributes.js";
 import { getSvcTracer } from "./tracer-provider.js";
@@ -71,7 +76,7 @@ export abstract class SvcObservationBase {
   /** Ends the observation, now or at `endTime`. Ending twice has no further effect. */
   end(endTime?: TimeInput): void {
     try {
-      this.otelSpan.end(endTime);
+      this.otelSpan.end(validTime(endTime, "observation.end"));
     } catch (err) {
       warnSkipped("observation.end", err);
     }
@@ -83,14 +88,9 @@ export abstract class SvcObservationBase {
     attributes?: SvcAttributesByType[T],
     options?: StartChildObservationOptions<T>,
   ): SvcObservationByType[T] {
-    const type = (options?.asType ?? "span") as T;
-    return createObservation(
-      name,
-      attributes,
-      type,
-      options?.startTime,
-      trace.setSpan(context.active(), this.otelSpan),
-    );
+    const type = (readField<T>(options, "asType") ?? "span") as T;
+    const startTime = validTime(readField(options, "startTime"), "startObservation");
+    return createObservation(name, attributes, type, startTime, trace.setSpan(context.active(), this.otelSpan));
   }
 
   /** Makes the whole trace viewable by anyone with its link. */
@@ -168,7 +168,7 @@ const CLASSES: { [T in SvcObservationType]: new (span: Span, type: T) => SvcObse
 
 /** Wraps an existing span as an observation of `type` (unknown types become `span`). */
 export function wrapSpan<T extends SvcObservationType>(span: Span, type: T): SvcObservationByType[T] {
-  const Class = (Object.hasOwn(CLASSES, type) ? CLASSES[type] : CLASSES.span) as new (
+  const Class = (isKnownType(type) ? CLASSES[type] : CLASSES.span) as new (
     span: Span,
     type: T,
   ) => SvcObservationByType[T];
@@ -187,29 +187,39 @@ export function createObservation<T extends SvcObservationType>(
   startTime: TimeInput | undefined,
   parent: Context,
 ): SvcObservationByType[T] {
-  const type: T = Object.hasOwn(CLASSES, requestedType) ? requestedType : unknownType<T>(requestedType, name);
+  const spanName = observationName(name);
+  const type: T = isKnownType(requestedType) ? requestedType : unknownType<T>(requestedType, spanName);
   try {
     const propagated = getPropagatedAttributes(parent);
     const out: Attributes = {};
     for (const key in propagated) out[key] = propagated[key];
     out[A.OBSERVATION_TYPE] = type;
-    if (attributes) writeAttributesSafely(out, attributes as SvcObservationAttributes, name);
+    if (attributes) writeAttributesSafely(out, attributes as SvcObservationAttributes, spanName);
     const seen = processorStarts();
-    const span = getSvcTracer().startSpan(name, { attributes: out, startTime }, parent);
-    if (processorStarts() === seen) warnUnprocessedObservation(name, span);
+    const span = getSvcTracer().startSpan(spanName, { attributes: out, startTime }, parent);
+    if (processorStarts() === seen) warnUnprocessedObservation(spanName, span);
     if (type === "event") span.end(startTime);
     return new (CLASSES[type] as new (span: Span, type: T) => SvcObservationByType[T])(span, type);
   } catch (err) {
     const kind = "startObservation: span not recorded";
-    repeats.warn(kind, `${kind}: ${describeError(err)} (name="${name}")`);
+    repeats.warn(kind, `${kind}: ${describeError(err)} (name="${spanName}")`);
     return wrapSpan(trace.wrapSpanContext(INVALID_SPAN_CONTEXT), type);
   }
+}
+
+/** The span name for what was given: text, cut at {@link MAX_NAME_LENGTH} on a code-point boundary. */
+function observationName(name: unknown): string {
+  return truncateText(stableText(name), MAX_NAME_LENGTH);
+}
+
+function isKnownType(type: unknown): type is SvcObservationType {
+  return typeof type === "string" && Object.hasOwn(CLASSES, type);
 }
 
 function unknownType<T extends SvcObservationType>(type: unknown, name: string): T {
   repeats.warn(
     "startObservation: unknown observation type",
-    `startObservation: unknown observation type ${String(type)}; using span (name="${name}")`,
+    `startObservation: unknown observation type ${truncateText(stableText(type), 100)}; using span (name="${name}")`,
   );
   return "span" as T;
 }

@@ -1,6 +1,7 @@
 import { type Context, context } from "@opentelemetry/api";
-import { isThenable } from "@svc/core";
+import { isThenable, readField, safely } from "@svc/core";
 import { activeContext, parentContext } from "./internal/context.js";
+import { isCallable } from "./internal/options.js";
 import { createObservation, markFailed, type SvcObservationBase, setOutput } from "./observation.js";
 import type { ObserveOptions, SvcObservationType } from "./types.js";
 
@@ -19,12 +20,14 @@ type AnyFunction = (...args: any[]) => any;
  * const answer = observe(async (question: string) => callModel(question), { name: "answer", asType: "generation" });
  */
 export function observe<F extends AnyFunction>(fn: F, options: ObserveOptions<SvcObservationType> = {}): F {
-  const name = options.name ?? (fn.name || "anonymous-function");
-  const type = options.asType ?? "span";
-  const captureInput = options.captureInput !== false;
-  const captureOutput = options.captureOutput !== false;
-  const endOnExit = options.endOnExit !== false;
-  const parentSpanContext = options.parentSpanContext;
+  if (!isCallable(fn, "observe")) return fn;
+  const fnName = safely("observe: read the function name", () => fn.name);
+  const name = readField<string>(options, "name") ?? (fnName || "anonymous-function");
+  const type = readField<SvcObservationType>(options, "asType") ?? "span";
+  const captureInput = readField(options, "captureInput") !== false;
+  const captureOutput = readField(options, "captureOutput") !== false;
+  const endOnExit = readField(options, "endOnExit") !== false;
+  const parentSpanContext = readField(options, "parentSpanContext");
 
   const observed = function (this: unknown, ...args: unknown[]): unknown {
     const parent = parentContext(parentSpanContext);
@@ -41,8 +44,10 @@ export function observe<F extends AnyFunction>(fn: F, options: ObserveOptions<Sv
     }
     return settle(observation, active, result, captureOutput, endOnExit);
   };
-  Object.defineProperty(observed, "name", { value: fn.name, configurable: true });
-  Object.defineProperty(observed, "length", { value: fn.length, configurable: true });
+  safely("observe: copy the function name and length", () => {
+    Object.defineProperty(observed, "name", { value: fn.name, configurable: true });
+    Object.defineProperty(observed, "length", { value: fn.length, configurable: true });
+  });
   return observed as F;
 }
 

@@ -5,9 +5,12 @@ import {
   ENVIRONMENT_RULE,
   getPropagatedAttributes,
   isValidEnvironment,
+  noteUnreadable,
+  readField,
   safely,
   writeMetadata,
 } from "@svc/core";
+import { isCallable } from "./internal/options.js";
 import { repeats } from "./internal/repeats.js";
 
 const MAX_VALUE_LENGTH = 200;
@@ -48,30 +51,36 @@ export interface PropagateAttributesParams {
  * await propagateAttributes({ userId: "u-1", sessionId: "s-1", tags: ["beta"] }, () => handleRequest(req));
  */
 export function propagateAttributes<R>(params: PropagateAttributesParams, fn: () => R): R {
+  if (!isCallable(fn, "propagateAttributes")) return undefined as R;
   const active = context.active();
   const next = safely("propagateAttributes", () => {
     const attributes = toPropagatedAttributes(params, active);
-    return buildPropagationContext(active, attributes, { asBaggage: params.asBaggage === true });
+    return buildPropagationContext(active, attributes, { asBaggage: readField(params, "asBaggage") === true });
   });
   return next === undefined ? fn() : context.with(next, fn);
 }
 
+/** The attributes to propagate; each parameter is read and checked on its own, so a bad one costs only itself. */
 function toPropagatedAttributes(params: PropagateAttributesParams, active: ReturnType<typeof context.active>) {
   const out: Attributes = {};
-  setShortString(out, A.TRACE_USER_ID, "userId", params.userId);
-  setShortString(out, A.TRACE_SESSION_ID, "sessionId", params.sessionId);
-  setShortString(out, A.VERSION, "version", params.version);
-  setShortString(out, A.TRACE_NAME, "traceName", params.traceName);
-  if (params.environment !== undefined) {
-    if (isValidEnvironment(params.environment)) out[A.ENVIRONMENT] = params.environment;
+  setShortString(out, A.TRACE_USER_ID, "userId", readField(params, "userId"));
+  setShortString(out, A.TRACE_SESSION_ID, "sessionId", readField(params, "sessionId"));
+  setShortString(out, A.VERSION, "version", readField(params, "version"));
+  setShortString(out, A.TRACE_NAME, "traceName", readField(params, "traceName"));
+  const environment = readField(params, "environment");
+  if (environment !== undefined) {
+    if (isValidEnvironment(environment)) out[A.ENVIRONMENT] = environment;
     else dropped("environment", `must be ${ENVIRONMENT_RULE}`);
   }
-  if (params.tags !== undefined) {
-    const tags = mergeTags(getPropagatedAttributes(active)[A.TRACE_TAGS], params.tags);
-    if (tags.length > 0) out[A.TRACE_TAGS] = tags;
+  const tags = readField(params, "tags");
+  if (tags !== undefined) {
+    const merged = mergeTags(getPropagatedAttributes(active)[A.TRACE_TAGS], tags);
+    if (merged.length > 0) out[A.TRACE_TAGS] = merged;
   }
-  if (params.metadata !== undefined) writeMetadata(out, A.TRACE_METADATA, params.metadata);
-  if (params.prompt !== undefined) setPrompt(out, params.prompt);
+  const metadata = readField(params, "metadata");
+  if (metadata !== undefined) writeMetadata(out, A.TRACE_METADATA, metadata);
+  const prompt = readField<PropagatedPromptInput>(params, "prompt");
+  if (prompt !== undefined) safely("propagateAttributes: prompt", () => setPrompt(out, prompt));
   return out;
 }
 
@@ -87,9 +96,13 @@ function mergeTags(existing: unknown, added: unknown): string[] {
     dropped("tags", "must be an array of strings");
     return [...tags];
   }
-  for (const tag of added) {
-    if (typeof tag === "string" && tag.length > 0 && tag.length <= MAX_VALUE_LENGTH) tags.add(tag);
-    else dropped("tags", `each tag must be a non-empty string of at most ${MAX_VALUE_LENGTH} characters`);
+  try {
+    for (const tag of added) {
+      if (typeof tag === "string" && tag.length > 0 && tag.length <= MAX_VALUE_LENGTH) tags.add(tag);
+      else dropped("tags", `each tag must be a non-empty string of at most ${MAX_VALUE_LENGTH} characters`);
+    }
+  } catch (error) {
+    noteUnreadable(error);
   }
   return [...tags];
 }

@@ -1,6 +1,7 @@
 import { type Attributes, type Context, context, trace } from "@opentelemetry/api";
-import { SvcOtelSpanAttributes as A, isThenable, safely } from "@svc/core";
+import { SvcOtelSpanAttributes as A, isThenable, readField, safely, stableText, truncateText } from "@svc/core";
 import { activeContext, parentContext } from "./internal/context.js";
+import { isCallable, validTime } from "./internal/options.js";
 import { repeats } from "./internal/repeats.js";
 import { createObservation, markFailed, type SvcObservationBase, type SvcObservationByType } from "./observation.js";
 import { writeObservationAttributes } from "./observation-attributes.js";
@@ -24,8 +25,10 @@ export function startObservation<T extends SvcObservationType = "span">(
   attributes?: SvcAttributesByType[T],
   options?: StartObservationOptions<T>,
 ): SvcObservationByType[T] {
-  const type = (options?.asType ?? "span") as T;
-  return createObservation(name, attributes, type, options?.startTime, parentContext(options?.parentSpanContext));
+  const type = (readField<T>(options, "asType") ?? "span") as T;
+  const startTime = validTime(readField(options, "startTime"), "startObservation");
+  const parent = parentContext(readField(options, "parentSpanContext"));
+  return createObservation(name, attributes, type, startTime, parent);
 }
 
 /**
@@ -46,11 +49,16 @@ export function startActiveObservation<R, T extends SvcObservationType = "span">
   fn: (observation: SvcObservationByType[T]) => R,
   options?: StartActiveObservationOpts<T>,
 ): R {
-  const type = (options?.asType ?? "span") as T;
-  const parent = parentContext(options?.parentSpanContext);
-  const observation = createObservation(name, undefined, type, options?.startTime, parent);
+  const type = (readField<T>(options, "asType") ?? "span") as T;
+  const startTime = validTime(readField(options, "startTime"), "startActiveObservation");
+  const parent = parentContext(readField(options, "parentSpanContext"));
+  const observation = createObservation(name, undefined, type, startTime, parent);
+  if (!isCallable(fn, "startActiveObservation")) {
+    observation.end();
+    return undefined as R;
+  }
   const active = activeContext(parent, observation);
-  return runObserved(observation, active, fn, options?.endOnExit !== false);
+  return runObserved(observation, active, fn, readField(options, "endOnExit") !== false);
 }
 
 function runObserved<R, O extends SvcObservationBase>(
@@ -100,7 +108,8 @@ export function updateActiveObservation<T extends SvcObservationType = "span">(
   }
   safely("updateActiveObservation", () => {
     const out: Attributes = {};
-    if (options?.asType !== undefined) out[A.OBSERVATION_TYPE] = options.asType;
+    const asType = readField(options, "asType");
+    if (asType !== undefined) out[A.OBSERVATION_TYPE] = truncateText(stableText(asType), 100);
     writeObservationAttributes(out, attributes as SvcObservationAttributes);
     span.setAttributes(out);
   });

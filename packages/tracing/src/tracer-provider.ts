@@ -1,5 +1,5 @@
 import { type Tracer, type TracerProvider, trace } from "@opentelemetry/api";
-import { globalSlot, SDK_VERSION, SVC_TRACER_NAME } from "@svc/core";
+import { getGlobalLogger, globalSlot, SDK_VERSION, SVC_TRACER_NAME } from "@svc/core";
 
 interface SvcGlobalState {
   tracerProvider?: TracerProvider;
@@ -15,6 +15,10 @@ const state = globalSlot<SvcGlobalState>("svc", () => ({}));
  * svc spans can be kept apart from an application's own tracing. Pass `null` to go back to the global one.
  */
 export function setSvcTracerProvider(provider: TracerProvider | null): void {
+  if (provider != null && typeof (provider as { getTracer?: unknown }).getTracer !== "function") {
+    getGlobalLogger().warn("setSvcTracerProvider: ignored a value that is not a tracer provider (no getTracer method)");
+    return;
+  }
   const s = state();
   s.tracerProvider = provider ?? undefined;
   s.cachedFor = undefined;

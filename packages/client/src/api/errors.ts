@@ -40,6 +40,29 @@ export class SvcAPIError extends Error {
     const body = this.body === undefined ? "" : `\n  body: ${excerpt(this.body)}`;
     return `${this.stack ?? `${this.name}: ${this.message}`}${status}${body}`;
   }
+
+  /** The error for `JSON.stringify`: name, message, status and body, with registered secrets redacted. */
+  toJSON(): { name: string; message: string; statusCode?: number; body?: unknown } {
+    const out: { name: string; message: string; statusCode?: number; body?: unknown } = {
+      name: this.name,
+      message: this.message,
+    };
+    if (this.statusCode !== undefined) out.statusCode = this.statusCode;
+    if (this.body !== undefined) out.body = redactedBody(this.body);
+    return out;
+  }
+}
+
+/** The body with registered secrets redacted in every string it holds. */
+function redactedBody(body: unknown): unknown {
+  try {
+    const text = typeof body === "string" ? body : JSON.stringify(body);
+    if (text === undefined) return undefined;
+    const redacted = redactSecrets(text);
+    return typeof body === "string" ? redacted : (JSON.parse(redacted) as unknown);
+  } catch {
+    return excerpt(body);
+  }
 }
 
 /** HTTP 400: the server rejected the request as invalid. */

@@ -165,12 +165,27 @@ export class RequestRuntime {
     return new ApiPromise(this.#call<T>(op, pathArgs, request, options ?? {}));
   }
 
-  /** Runs one operation and returns the transport's result; never rejects (for queues that handle failures). */
-  send(op: Operation, pathArgs: PathArgs, request: unknown, options: RequestOptions = {}): Promise<HttpResult> {
-    return this.#send(this.#prepare(op, pathArgs, request, options));
+  /**
+   * Runs one operation in the background and returns the transport's result; never rejects (for queues that
+   * handle failures). `body` is the request already encoded as JSON, when the caller has measured it.
+   */
+  send(
+    op: Operation,
+    pathArgs: PathArgs,
+    request: unknown,
+    options: RequestOptions = {},
+    body?: Uint8Array,
+  ): Promise<HttpResult> {
+    return this.#send({ ...this.#prepare(op, pathArgs, request, options, body), background: true });
   }
 
-  #prepare(op: Operation, pathArgs: PathArgs, request: unknown, options: RequestOptions): HttpRequest {
+  #prepare(
+    op: Operation,
+    pathArgs: PathArgs,
+    request: unknown,
+    options: RequestOptions,
+    encoded?: Uint8Array,
+  ): HttpRequest {
     const hasBody = op.body === true;
     return {
       method: op.method,
@@ -180,7 +195,7 @@ export class RequestRuntime {
         this.#config.headers,
         options.headers,
       ]),
-      body: hasBody ? JSON.stringify(request ?? {}) : undefined,
+      body: hasBody ? (encoded ?? JSON.stringify(request ?? {})) : undefined,
       attemptTimeoutMs: (options.timeoutInSeconds ?? this.#config.timeoutSeconds) * 1000,
       maxRetries: options.maxRetries ?? this.#config.maxRetries ?? DEFAULT_MAX_RETRIES,
       signal: options.abortSignal,

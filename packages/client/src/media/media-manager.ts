@@ -55,15 +55,28 @@ export class MediaManager {
   /**
    * Returns a copy of `obj` in which every media reference string is replaced by the media's content.
    * Each distinct media is fetched once. A reference that cannot be resolved stays as it is and is logged.
+   * Never rejects: when `obj` cannot be walked, it is returned as given and the failure is logged.
    */
   async resolveReferences<T>(params: SvcMediaResolveMediaReferencesParams<T>): Promise<T> {
-    const maxDepth = params.maxDepth ?? DEFAULT_MEDIA_RESOLVE_MAX_DEPTH;
+    let obj: T | undefined;
+    try {
+      obj = params.obj;
+      return await this.#resolve(obj, params.maxDepth);
+    } catch (error) {
+      getGlobalLogger().warn(`MediaManager: media references left unresolved: ${describeError(error)}`);
+      return obj as T;
+    }
+  }
+
+  async #resolve<T>(obj: T, depth: unknown): Promise<T> {
+    const maxDepth =
+      typeof depth === "number" && Number.isFinite(depth) ? Math.min(depth, 100) : DEFAULT_MEDIA_RESOLVE_MAX_DEPTH;
     const found = new Set<string>();
-    walk(params.obj, maxDepth, (text) => {
+    walk(obj, maxDepth, (text) => {
       for (const match of text.matchAll(MEDIA_REFERENCE_PATTERN)) found.add(match[0]);
       return text;
     });
-    if (found.size === 0) return params.obj;
+    if (found.size === 0) return obj;
 
     const references = new Map<string, ParsedMediaReference>();
     for (const text of found) {
@@ -75,7 +88,7 @@ export class MediaManager {
     const contents = await mapLimit(mediaIds, MEDIA_RESOLVE_CONCURRENCY, (id) => this.#download(id));
     const byId = new Map(mediaIds.map((id, i) => [id, contents[i]]));
 
-    return walk(params.obj, maxDepth, (text) =>
+    return walk(obj, maxDepth, (text) =>
       text.replace(MEDIA_REFERENCE_PATTERN, (match) => {
         const reference = references.get(match);
         return (reference && byId.get(reference.mediaId)) ?? match;

@@ -1,3 +1,4 @@
+import { noteUnreadable, readField, serializeValue } from "@svc/core";
 import type { BasePrompt } from "../api/generated/types.js";
 import { renderTemplate, toLangchainTemplate } from "./template.js";
 import {
@@ -74,7 +75,10 @@ export class TextPromptClient extends BasePromptClient {
     this.promptResponse = data;
   }
 
-  /** Fills `{{variables}}` with the given values (no HTML escaping); missing variables render empty. */
+  /**
+   * Fills `{{variables}}` with the given values (no HTML escaping); missing variables render empty, objects and
+   * arrays as JSON text. Never throws on a value: one that cannot be written renders as a marker.
+   */
   compile(variables: PromptVariables = {}): string {
     return renderTemplate(this.prompt, variables);
   }
@@ -107,9 +111,9 @@ export class ChatPromptClient extends BasePromptClient {
   }
 
   /**
-   * Fills `{{variables}}` in every message and replaces each placeholder by the messages given for it.
-   * A placeholder with no value stays in the output; one given an empty list is dropped; one given anything
-   * other than a list of messages is inserted as its JSON text.
+   * Fills `{{variables}}` in every message (as {@link TextPromptClient.compile} does) and replaces each placeholder
+   * by the messages given for it. A placeholder with no value stays in the output; one given an empty list is
+   * dropped; one given anything other than a list of messages is inserted as its JSON text. Never throws on a value.
    */
   compile(
     variables: PromptVariables = {},
@@ -128,7 +132,7 @@ export class ChatPromptClient extends BasePromptClient {
   getLangchainPrompt(
     options: { placeholders?: PromptPlaceholders } = {},
   ): Array<ChatMessage | LangchainMessagesPlaceholder | string> {
-    return this.expand(options.placeholders ?? {}, {
+    return this.expand(readField(options, "placeholders"), {
       message: (m) => ({ role: m.role, content: render(m.content, toLangchainTemplate) }),
       unresolved: (p): LangchainMessagesPlaceholder => ["placeholder", `{${p.name}}`],
     });
@@ -143,7 +147,7 @@ export class ChatPromptClient extends BasePromptClient {
   }
 
   private expand<M, U>(
-    placeholders: PromptPlaceholders,
+    placeholders: unknown,
     build: { message: (m: ChatMessage) => M; unresolved: (p: PlaceholderWithType) => U },
   ): Array<M | U | string> {
     const out: Array<M | U | string> = [];
@@ -152,11 +156,10 @@ export class ChatPromptClient extends BasePromptClient {
         out.push(build.message(item));
         continue;
       }
-      const value = placeholders[item.name];
+      const value = readField(placeholders, item.name);
       if (value === undefined) out.push(build.unresolved(item));
       else if (Array.isArray(value) && value.length === 0) continue;
-      else if (isMessageList(value)) for (const message of value) out.push(build.message(message));
-      else out.push(JSON.stringify(value));
+      else out.push(...placeholderMessages(value, build.message));
     }
     return out;
   }
@@ -183,6 +186,16 @@ function isMessageList(value: unknown): value is ChatMessage[] {
     value.length > 0 &&
     value.every((m) => typeof m === "object" && m !== null && "role" in m && "content" in m)
   );
+}
+
+/** The messages a placeholder's value stands for, or its JSON text when it is not a list of messages. */
+function placeholderMessages<M>(value: unknown, build: (m: ChatMessage) => M): Array<M | string> {
+  try {
+    if (isMessageList(value)) return value.map(build);
+  } catch (error) {
+    noteUnreadable(error);
+  }
+  return [serializeValue(value) ?? ""];
 }
 
 function render(content: unknown, fn: (text: string) => string): string {

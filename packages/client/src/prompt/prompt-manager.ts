@@ -1,4 +1,4 @@
-import { describeError, getGlobalLogger } from "@svc/core";
+import { describeError, RepeatLog } from "@svc/core";
 import type { SvcApi } from "../api/generated/client.js";
 import type { Prompt } from "../api/generated/types.js";
 import type { RequestOptions } from "../api/runtime.js";
@@ -42,6 +42,8 @@ export type ChatPromptGetOptions = PromptGetOptions & { type: "chat"; fallback?:
 /** Fetches, caches, creates and relabels prompts. */
 export class PromptManager {
   readonly #cache: PromptCache;
+  /** Failed fetches repeat on every call while the server is down: the first line, then counts. */
+  readonly #repeats = new RepeatLog();
 
   /** Created by {@link SvcClient}; use `svc.prompt`. */
   constructor(private readonly api: SvcApi) {
@@ -69,9 +71,8 @@ export class PromptManager {
       if (cached.state === "fresh") return cached.value;
       if (cached.state === "stale") {
         this.#cache.once(key, fetchAndStore).catch((error: unknown) => {
-          getGlobalLogger().warn(
-            `PromptManager: refresh of prompt "${name}" failed, serving the cached version: ${describeError(error)}`,
-          );
+          const kind = `PromptManager: refresh of prompt "${name}" failed, serving the cached version`;
+          this.#repeats.warn(kind, `${kind}: ${describeError(error)}`);
         });
         return cached.value;
       }
@@ -80,9 +81,8 @@ export class PromptManager {
       return await (ttl > 0 ? this.#cache.once(key, fetchAndStore) : this.#fetch(name, options));
     } catch (error) {
       if (options.fallback === undefined) throw error;
-      getGlobalLogger().warn(
-        `PromptManager: prompt "${name}" could not be fetched, using the fallback: ${describeError(error)}`,
-      );
+      const kind = `PromptManager: prompt "${name}" could not be fetched, using the fallback`;
+      this.#repeats.warn(kind, `${kind}: ${describeError(error)}`);
       return fallbackClient(name, options);
     }
   }

@@ -1,12 +1,88 @@
+import {
+  describeError,
+  FAILED_TO_SERIALIZE,
+  noteUnreadable,
+  RepeatLog,
+  serializeValue,
+  stableText,
+  toJsonSafe,
+} from "@svc/core";
 import Mustache from "mustache";
+
+/** A variable's value as prompt text: strings as they are, objects and arrays as JSON, anything else as its text. */
+function formatValue(value: unknown): string {
+  if (typeof value === "string") return value;
+  if (typeof value === "object" && value !== null) return serializeValue(value) ?? "";
+  return stableText(value);
+}
 
 // Values go into prompts as written: no HTML escaping. The override is per call, so other users of the
 // shared mustache instance keep their own escape setting.
-const RAW: Mustache.RenderOptions = { escape: (value: unknown) => String(value) };
+const RAW: Mustache.RenderOptions = { escape: formatValue };
 
-/** Renders a mustache template with the given variables, without HTML escaping. */
-export function renderTemplate(template: string, variables: Record<string, unknown>): string {
-  return Mustache.render(template, variables, {}, RAW);
+/** Writes `{{{name}}}` and `{{&name}}` values the way `{{name}}` writes them, instead of `[object Object]`. */
+class PromptWriter extends Mustache.Writer {
+  override unescapedValue(token: string[], context: Mustache.Context): string {
+    const value: unknown = context.lookup(token[1] as string);
+    return (value == null ? undefined : formatValue(value)) as string;
+  }
+}
+
+const writer = new PromptWriter();
+const repeats = new RepeatLog();
+
+/**
+ * Renders a mustache template with the given variables, without HTML escaping. Never throws on a variable's
+ * value: objects and arrays render as JSON text (with markers for cycles and values that cannot be read), other
+ * values as their text; a function variable (a mustache lambda) that throws renders as a marker. Variables that
+ * are not an object (`undefined`, `null`) count as none, so every variable renders empty. A template that is
+ * not valid mustache still throws.
+ */
+export function renderTemplate(template: string, variables: unknown): string {
+  return writer.render(template, renderView(variables), {}, RAW);
+}
+
+/** A copy of the variables that mustache can render whatever they hold. */
+function renderView(variables: unknown): Record<string, unknown> {
+  const view: Record<string, unknown> = {};
+  if (typeof variables !== "object" || variables === null) return view;
+  let keys: string[];
+  try {
+    keys = Object.keys(variables);
+  } catch (error) {
+    noteUnreadable(error);
+    return view;
+  }
+  for (const key of keys) {
+    let value: unknown;
+    try {
+      value = (variables as Record<string, unknown>)[key];
+    } catch (error) {
+      noteUnreadable(error);
+      value = FAILED_TO_SERIALIZE;
+    }
+    view[key] =
+      typeof value === "function"
+        ? guardedLambda(key, value as (...args: unknown[]) => unknown)
+        : typeof value === "object" && value !== null
+          ? toJsonSafe(value)
+          : value;
+  }
+  return view;
+}
+
+/** A mustache lambda that renders a marker instead of throwing. */
+function guardedLambda(key: string, fn: (...args: unknown[]) => unknown): (...args: unknown[]) => unknown {
+  return function (this: unknown, ...args: unknown[]): unknown {
+    try {
+      const result = fn.apply(this, args);
+      return typeof result === "function" ? guardedLambda(key, result as (...a: unknown[]) => unknown) : result;
+    } catch (error) {
+      const kind = "compile: a function variable threw; it renders as a marker";
+      repeats.warn(kind, `${kind} (${key}): ${describeError(error)}`);
+      return FAILED_TO_SERIALIZE;
+    }
+  };
 }
 
 type Brace = "double" | "json" | "plain";

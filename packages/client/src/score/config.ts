@@ -1,4 +1,4 @@
-import { environmentOption, numberOption } from "@svc/core";
+import { booleanOption, environmentOption, numberOption } from "@svc/core";
 
 /** Default queue length that starts a score flush. */
 export const DEFAULT_SCORE_FLUSH_AT = 10;
@@ -6,8 +6,8 @@ export const DEFAULT_SCORE_FLUSH_AT = 10;
 export const MAX_SCORES_PER_REQUEST = 100;
 /** Score requests in flight at the same time. */
 export const MAX_CONCURRENT_SCORE_REQUESTS = 4;
-/** Largest score request body, in bytes; larger batches are split. */
-export const MAX_SCORE_REQUEST_BYTES = 4 * 1024 * 1024;
+/** Default largest score request body, in bytes; larger batches are split. */
+export const DEFAULT_SCORE_MAX_REQUEST_BYTES = 4 * 1024 * 1024;
 
 /** Score batching options of {@link SvcClient}. Units are seconds where the name does not say otherwise. */
 export interface ScoreParams {
@@ -25,10 +25,21 @@ export interface ScoreParams {
   /** Most bytes of scores held (as JSON); further scores are dropped with an error log. @defaultValue 32 MiB */
   scoreMaxQueueBytes?: number;
   /**
+   * Largest score request body, in bytes: batches are split to fit, a batch the server refuses with 413 is halved,
+   * and a single score larger than this is dropped with an error log. @defaultValue 4 MiB
+   */
+  scoreMaxRequestBytes?: number;
+  /**
    * Environment of scores that name none, by the rule of the span processor's `environment`. Falls back to
    * SVC_TRACING_ENVIRONMENT, read when the client is created, as the span processor reads it when it is created.
    */
   environment?: string;
+  /**
+   * When the event loop empties with scores still queued (Node's `beforeExit`), flush them, within
+   * `flushTimeout`, so a script that ends without `shutdown()` still delivers its scores. `false` leaves them
+   * queued (the process then ends at once, and one line counts what was not delivered). @defaultValue true
+   */
+  flushOnExit?: boolean;
 }
 
 /** Score settings after options, environment and defaults. */
@@ -39,9 +50,11 @@ export interface ScoreManagerConfig {
   maxBatchSize: number;
   maxQueueSize: number;
   maxQueueBytes: number;
+  maxRequestBytes: number;
   environment: string | undefined;
   /** `OTEL_SDK_DISABLED=true`: scores are neither queued nor sent, as spans are not. */
   disabled: boolean;
+  flushOnExit: boolean;
 }
 
 /** How the score options are read; resolved together with the client's own options. */
@@ -51,10 +64,11 @@ export const SCORE_SPECS = {
   flushTimeout: numberOption(30, { min: 0, zeroIsUnset: true }),
   scoreMaxQueueSize: numberOption(100_000, { min: 0, integer: true, zeroIsUnset: true }),
   scoreMaxQueueBytes: numberOption(32 * 1024 * 1024, { min: 0, integer: true, zeroIsUnset: true }),
+  scoreMaxRequestBytes: numberOption(DEFAULT_SCORE_MAX_REQUEST_BYTES, { min: 1024, minInclusive: true, integer: true }),
   environment: environmentOption(["SVC_TRACING_ENVIRONMENT"]),
+  flushOnExit: booleanOption(true),
 };
 
-/** The score manager's settings from resolved options. */
 /** Whether `OTEL_SDK_DISABLED` turns OpenTelemetry off (the value `true`, in any case), which turns scores off too. */
 export function isSdkDisabled(env: Record<string, string | undefined>): boolean {
   return env.OTEL_SDK_DISABLED?.trim().toLowerCase() === "true";
@@ -68,7 +82,9 @@ export function scoreConfigFrom(
     flushTimeout: number;
     scoreMaxQueueSize: number;
     scoreMaxQueueBytes: number;
+    scoreMaxRequestBytes: number;
     environment: string | undefined;
+    flushOnExit: boolean;
   },
   env: Record<string, string | undefined>,
 ): ScoreManagerConfig {
@@ -79,7 +95,9 @@ export function scoreConfigFrom(
     maxBatchSize: MAX_SCORES_PER_REQUEST,
     maxQueueSize: o.scoreMaxQueueSize,
     maxQueueBytes: o.scoreMaxQueueBytes,
+    maxRequestBytes: o.scoreMaxRequestBytes,
     environment: o.environment,
     disabled: isSdkDisabled(env),
+    flushOnExit: o.flushOnExit,
   };
 }

@@ -3,21 +3,27 @@ import {
   BatchQueue,
   type DeliveryHealth,
   describeError,
+  type ExitWatch,
   getGlobalLogger,
   outcomeOf,
   RepeatLog,
   type SendOutcome,
+  sendInHalves,
+  tooLargeOutcome,
+  watchQueueForExit,
 } from "@svc/core";
 import { scoresOps } from "../api/generated/scores.js";
 import type { CreateScoreRequest } from "../api/generated/types.js";
 import type { RequestRuntime } from "../api/runtime.js";
-import { MAX_CONCURRENT_SCORE_REQUESTS, MAX_SCORE_REQUEST_BYTES, type ScoreManagerConfig } from "./config.js";
+import { MAX_CONCURRENT_SCORE_REQUESTS, type ScoreManagerConfig } from "./config.js";
 import { logDroppedScore, prepareUnstampedScore, rejectionOf } from "./validate-score.js";
 
 /** A score for a span: the trace (and observation) ids come from the span. */
 export type ScoreForSpan = Omit<CreateScoreRequest, "traceId" | "observationId">;
 
 const OWNER = "ScoreManager";
+/** Lines of partial rejections (HTTP 207) logged in full before the others are counted. */
+const REJECTION_LINES_IN_FULL = 3;
 
 /** A queued score and the time of its `create()` call (epoch ms), written as its ISO timestamp when sent. */
 interface QueuedScore {
@@ -44,6 +50,8 @@ export class ScoreManager {
   readonly #queue: BatchQueue<QueuedScore>;
   readonly #repeats = new RepeatLog();
   readonly #context: ScoreManagerContext;
+  /** Held here: the exit hooks hold it only weakly. */
+  readonly #exit: ExitWatch;
 
   /** Created by {@link SvcClient}; use `svc.score`. */
   constructor(context: ScoreManagerContext) {
@@ -55,7 +63,7 @@ export class ScoreManager {
       flushAt: config.flushAt,
       flushIntervalMs: config.flushIntervalMs,
       maxBatchItems: config.maxBatchSize,
-      maxBatchBytes: MAX_SCORE_REQUEST_BYTES,
+      maxBatchBytes: config.maxRequestBytes,
       maxQueueItems: config.maxQueueSize,
       maxQueueBytes: config.maxQueueBytes,
       maxConcurrent: MAX_CONCURRENT_SCORE_REQUESTS,
@@ -64,6 +72,7 @@ export class ScoreManager {
     });
     if (config.disabled)
       getGlobalLogger().debug(`${OWNER}: OTEL_SDK_DISABLED=true, so scores are neither queued nor sent`);
+    this.#exit = watchQueueForExit(this.#queue, "scores", config.flushOnExit, () => this.flush());
   }
 
   /**
@@ -123,7 +132,7 @@ export class ScoreManager {
         `${OWNER}: flush() gave up`,
         `${OWNER}: flush() gave up after ${this.#context.config.flushTimeoutMs / 1000} s with ${pending} scores not yet delivered; they stay queued and are retried`,
       );
-    this.#repeats.report();
+    this.#repeats.report({ dueOnly: true });
   }
 
   /**
@@ -132,6 +141,7 @@ export class ScoreManager {
    */
   async shutdown(): Promise<void> {
     await this.#queue.shutdown(Date.now() + this.#context.config.flushTimeoutMs);
+    this.#exit.unwatch();
     this.#repeats.report();
   }
 
@@ -161,7 +171,7 @@ export class ScoreManager {
       return;
     }
     const bytes = prepared.bytes;
-    if (bytes > MAX_SCORE_REQUEST_BYTES) {
+    if (bytes > this.#context.config.maxRequestBytes) {
       this.#queue.drop(
         "tooLarge",
         1,
@@ -190,40 +200,40 @@ export class ScoreManager {
         ],
       };
     const batch = queued.map(stamp);
-    const result = await this.#context.runtime.send(scoresOps.create, {}, batch, {
-      maxRetries: 0,
-      abortSignal: signal,
-    });
-    if (!result.ok && result.failure.kind === "status" && result.failure.status === 413 && queued.length > 1) {
-      const half = Math.ceil(queued.length / 2);
-      const first = await this.#send(queued.slice(0, half), signal);
-      const second = await this.#send(queued.slice(half), signal);
-      return merge(first, second);
-    }
+    const body = new TextEncoder().encode(JSON.stringify(batch));
+    const { maxRequestBytes } = this.#context.config;
+    if (body.byteLength > maxRequestBytes) return this.#tooLarge(queued, signal, `${body.byteLength} bytes`);
+    const result = await this.#context.runtime.send(
+      scoresOps.create,
+      {},
+      batch,
+      { maxRetries: 0, abortSignal: signal },
+      body,
+    );
+    if (!result.ok && result.failure.kind === "status" && result.failure.status === 413)
+      return this.#tooLarge(queued, signal, "the server answered 413");
     if (!result.ok) return outcomeOf(result, queued, "POST");
     const rejection = rejectionOf(new TextDecoder().decode(result.response.body), batch.length);
     if (!rejection) return { delivered: queued.length };
     this.#repeats.error(`${OWNER}: scores rejected by the server`, rejection.line, {
       count: rejection.rejected,
       unit: "scores",
+      inFull: REJECTION_LINES_IN_FULL,
     });
     return {
       delivered: queued.length - rejection.rejected,
       dropped: [{ count: rejection.rejected, reason: "rejected", detail: rejection.line, logged: true }],
     };
   }
+
+  /** Halves a batch too large for one request; drops a single score that still does not fit. */
+  async #tooLarge(queued: QueuedScore[], signal: AbortSignal, why: string): Promise<SendOutcome<QueuedScore>> {
+    if (queued.length > 1) return sendInHalves(queued, (part) => this.#send(part, signal));
+    return tooLargeOutcome(`score "${queued[0]?.request.name}"`, why, "scoreMaxRequestBytes");
+  }
 }
 
 function stamp(item: QueuedScore): CreateScoreRequest {
   item.request.timestamp = new Date(item.at).toISOString();
   return item.request;
-}
-
-function merge(a: SendOutcome<QueuedScore>, b: SendOutcome<QueuedScore>): SendOutcome<QueuedScore> {
-  const retry = a.retry ?? b.retry;
-  return {
-    delivered: a.delivered + b.delivered,
-    dropped: [...(a.dropped ?? []), ...(b.dropped ?? [])],
-    retry: retry ? { ...retry, items: [...(a.retry?.items ?? []), ...(b.retry?.items ?? [])] } : undefined,
-  };
 }

@@ -1,5 +1,5 @@
 // Shared by the server client and the browser client: no Node-only imports here.
-import { describeError, type RepeatLog } from "@svc/core";
+import { describeError, type RepeatLog, serializeValue, toJsonSafe } from "@svc/core";
 import type { CreateScoreRequest } from "../api/generated/types.js";
 
 /** Why a score must be dropped: `kind` names the cause in a few fixed words, `reason` explains it with detail. */
@@ -44,9 +44,22 @@ export function traceIdProblem(traceId: unknown, name: unknown): ScoreProblem | 
 
 /** Why a score cannot be sent, or undefined when it can. Never throws, whatever it is given. */
 export function invalidScoreReason(score: unknown): ScoreProblem | undefined {
+  const read = readNameAndValue(score);
+  return "kind" in read ? read : invalidNameOrValue(read.name, read.value);
+}
+
+function readNameAndValue(score: unknown): { name: unknown; value: unknown } | ScoreProblem {
   if (typeof score !== "object" || score === null || Array.isArray(score))
     return { kind: "not an object", reason: "a score must be an object" };
-  const { name, value } = score as { name?: unknown; value?: unknown };
+  try {
+    const { name, value } = score as { name?: unknown; value?: unknown };
+    return { name, value };
+  } catch (error) {
+    return { kind: "unreadable", reason: `its name or value cannot be read: ${describeError(error)}` };
+  }
+}
+
+function invalidNameOrValue(name: unknown, value: unknown): ScoreProblem | undefined {
   if (typeof name !== "string" || name.trim() === "")
     return { kind: "empty name", reason: "name must be a non-empty string" };
   if (typeof value === "string") return undefined;
@@ -58,20 +71,24 @@ export function invalidScoreReason(score: unknown): ScoreProblem | undefined {
 }
 
 /**
- * Copies a score into plain JSON (so later changes by the caller do not reach the wire), or returns the
- * reason it cannot be copied: a cycle, a BigInt, a throwing getter.
+ * Copies a score into plain JSON data, so that later changes by the caller do not reach the wire. Fields JSON
+ * cannot express are written as the tracing serializer writes them (an error as `{name, message, stack, cause}`,
+ * a map as an object, a set as an array, a BigInt as text, a cycle or a value that cannot be read as a marker);
+ * they cost only themselves. `bytes` is about the size of the copy as JSON.
  */
-export function snapshotScore<T>(score: T): { ok: true; value: T; bytes: number } | ({ ok: false } & ScoreProblem) {
+export function snapshotScore(score: object): { value: Record<string, unknown>; bytes: number } {
   const flat = flatCopy(score);
-  if (flat !== undefined) return { ok: true, value: flat as T, bytes: flatSize(flat) };
-  const kind = "not JSON-serializable";
+  if (flat !== undefined) return { value: flat, bytes: flatSize(flat) };
+  const safe = toJsonSafe(score);
+  const value =
+    typeof safe === "object" && safe !== null && !Array.isArray(safe) ? (safe as Record<string, unknown>) : {};
+  let bytes: number;
   try {
-    const text = JSON.stringify(score);
-    if (text === undefined) return { ok: false, kind, reason: "the score is not JSON-serializable" };
-    return { ok: true, value: JSON.parse(text) as T, bytes: text.length };
-  } catch (error) {
-    return { ok: false, kind, reason: `the score is not JSON-serializable: ${describeError(error)}` };
+    bytes = JSON.stringify(value).length;
+  } catch {
+    bytes = 0;
   }
+  return { value, bytes };
 }
 
 /** About the size of a flat score as JSON: its keys and string values, and a little per field. */
@@ -86,14 +103,13 @@ function flatSize(flat: Record<string, unknown>): number {
 
 /**
  * A copy of a plain object whose own values are all strings, finite numbers, booleans, null or undefined (the
- * usual score), equal to its JSON round trip once sent; undefined for anything else, which takes the JSON path.
- * Never throws: a throwing getter also sends it to the JSON path, which reports it.
+ * usual score), equal to its JSON round trip once sent; undefined for anything else, which takes the careful path.
+ * Never throws: a throwing getter also sends it to the careful path.
  */
-function flatCopy(score: unknown): Record<string, unknown> | undefined {
-  if (typeof score !== "object" || score === null) return undefined;
-  const proto = Object.getPrototypeOf(score);
-  if (proto !== Object.prototype && proto !== null) return undefined;
+function flatCopy(score: object): Record<string, unknown> | undefined {
   try {
+    const proto = Object.getPrototypeOf(score);
+    if (proto !== Object.prototype && proto !== null) return undefined;
     const copy: Record<string, unknown> = {};
     for (const key in score) {
       if (!Object.hasOwn(score, key)) continue;
@@ -106,6 +122,30 @@ function flatCopy(score: unknown): Record<string, unknown> | undefined {
     return copy;
   } catch {
     return undefined;
+  }
+}
+
+/** Fields the server takes as text only: one of another type would make the server refuse the whole batch. */
+const TEXT_FIELDS = [
+  "id",
+  "traceId",
+  "sessionId",
+  "observationId",
+  "datasetRunId",
+  "comment",
+  "environment",
+  "queueId",
+  "dataType",
+  "configId",
+  "source",
+] as const;
+
+/** Writes the text fields of a copied score that hold another kind of value as their text. */
+function textFields(request: CreateScoreRequest): void {
+  for (const field of TEXT_FIELDS) {
+    const value: unknown = request[field];
+    if (value !== undefined && value !== null && typeof value !== "string")
+      request[field] = (serializeValue(value) ?? null) as never;
   }
 }
 
@@ -132,12 +172,17 @@ export function prepareUnstampedScore(
   ids: { traceId?: string; observationId?: string },
   environment: string | undefined,
 ): { ok: true; request: CreateScoreRequest & { id: string }; bytes: number } | ({ ok: false } & ScoreProblem) {
-  const copy = snapshotScore(score);
-  if (!copy.ok) return copy;
-  const problem = invalidScoreReason(copy.value);
+  const read = readNameAndValue(score);
+  if ("kind" in read) return { ok: false, ...read };
+  const problem = invalidNameOrValue(read.name, read.value);
   if (problem !== undefined) return { ok: false, ...problem };
-  // The copy is ours: fill it in place (keys keep the order a spread would give them).
-  const request = copy.value as CreateScoreRequest & { id: string };
+  const copy = snapshotScore(score as object);
+  // The copy is ours: fill it in place (keys keep the order a spread would give them). Name and value are the
+  // ones checked, whatever a getter would answer the second time.
+  const request = copy.value as unknown as CreateScoreRequest & { id: string };
+  request.name = read.name as string;
+  request.value = read.value as string | number;
+  textFields(request);
   if (ids.traceId !== undefined) request.traceId = ids.traceId;
   if (ids.observationId !== undefined) request.observationId = ids.observationId;
   const badTraceId = traceIdProblem(request.traceId, request.name);

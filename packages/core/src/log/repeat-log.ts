@@ -29,6 +29,8 @@ interface KindState {
   total: number;
   /** When a line of this kind (first line or summary) was last logged, from `Date.now()`. */
   loggedAt: number;
+  /** Lines still to be logged in full before repeats are counted. */
+  fullLeft: number;
 }
 
 /** Options of one {@link RepeatLog} line. */
@@ -37,11 +39,13 @@ export interface RepeatLineOptions {
   count?: number;
   /** What the count counts, in the summary line. @defaultValue "time(s)" */
   unit?: string;
+  /** Lines of this kind logged in full before repeats are counted. @defaultValue 1 */
+  inFull?: number;
 }
 
 /**
- * Log lines that can repeat many times (bad input, a server that keeps failing): the first line of each kind is
- * logged at once through the global logger; repeats are counted and logged as one summary line
+ * Log lines that can repeat many times (bad input, a server that keeps failing): the first line of each kind (or the
+ * first `inFull` lines) is logged at once through the global logger; repeats are counted and logged as one summary line
  * (`<kind>: happened N more time(s) since the last message`, or `<kind>: N more spans since the last message (T in
  * total)` for counted items) once per `summaryIntervalMs` while they go on
  * (an unref'd timer, so it never keeps a process alive), and on {@link RepeatLog.report}. A kind that stays quiet
@@ -84,9 +88,17 @@ export class RepeatLog {
     this.#log("debug", kind, message, options);
   }
 
-  /** Logs one summary line for each kind with repeats not yet reported. Call it on flush and shutdown. */
-  report(): void {
+  /**
+   * Logs one summary line for each kind with repeats not yet reported: call it on shutdown. With `dueOnly`, only
+   * for the kinds whose last line is at least the summary interval old: call it on flush, so that a flush after
+   * every request does not add a line per request.
+   */
+  report(options: { dueOnly?: boolean } = {}): void {
     this.#syncWithLogger();
+    if (options.dueOnly) {
+      this.#reportDue();
+      return;
+    }
     const now = Date.now();
     for (const [kind, state] of this.#kinds) this.#summarise(kind, state, now);
   }
@@ -103,8 +115,23 @@ export class RepeatLog {
     const state = this.#kinds.get(kind);
     if (state === undefined || (state.unreported === 0 && now - state.loggedAt >= this.#intervalMs)) {
       if (state !== undefined) this.#kinds.delete(kind);
+      const fullLeft = Math.max(1, options?.inFull ?? 1) - 1;
       if (this.#hasRoom(now))
-        this.#kinds.set(kind, { level, unit: options?.unit ?? TIMES, unreported: 0, total: count, loggedAt: now });
+        this.#kinds.set(kind, {
+          level,
+          unit: options?.unit ?? TIMES,
+          unreported: 0,
+          total: count,
+          loggedAt: now,
+          fullLeft,
+        });
+      getGlobalLogger()[level](message);
+      return;
+    }
+    if (state.fullLeft > 0 && state.unreported === 0) {
+      state.fullLeft -= 1;
+      state.total += count;
+      state.loggedAt = now;
       getGlobalLogger()[level](message);
       return;
     }

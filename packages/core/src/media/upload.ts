@@ -27,6 +27,8 @@ export interface MediaServer {
   headers: Record<string, string>;
   /** Time limit of each request attempt. */
   timeoutMs: number;
+  /** Uploads run in the background, started by the span processor rather than awaited by a caller. @defaultValue false */
+  background?: boolean;
 }
 
 /** The outcome of an upload; `reason` says what failed. */
@@ -116,6 +118,7 @@ export class MediaUploader {
       attemptTimeoutMs: this.#server.timeoutMs,
       deadline,
       maxRetries: PUT_RETRIES,
+      background: this.#server.background,
     });
     const status = put.ok ? put.response.status : put.failure.kind === "status" ? put.failure.status : 0;
     // The server records what the storage answered: its body for an error status, else what went wrong.
@@ -161,6 +164,7 @@ export class MediaUploader {
       attemptTimeoutMs: this.#server.timeoutMs,
       deadline,
       maxRetries: API_RETRIES,
+      background: this.#server.background,
     });
     if (!result.ok) return { ok: false, reason: describeFailure(result.failure, method, url) };
     try {

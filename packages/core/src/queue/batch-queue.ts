@@ -82,6 +82,12 @@ interface Waiter {
   resolve: () => void;
 }
 
+/**
+ * Longest wait between two attempts of a queue, unless the server's `Retry-After` asks for more: it bounds how long
+ * delivery takes to resume once the server is back. While a fault lasts, each attempt is one batch.
+ */
+export const MAX_QUEUE_RETRY_DELAY_MS = 10_000;
+
 const NO_DROPS: Record<DropReason, number> = {
   queueFull: 0,
   tooLarge: 0,
@@ -98,7 +104,8 @@ const NO_DROPS: Record<DropReason, number> = {
  * `flushIntervalMs`, or when a flush asks; at most `maxConcurrent` at a time. A batch that fails with a
  * retryable fault goes back to the front and the queue waits (exponential backoff with jitter, or the server's
  * `Retry-After`) before the next attempt: items are held through an outage for as long as they fit in the
- * bounds, and only what does not fit is dropped and counted. Timers are unref'd.
+ * bounds, and only what does not fit is dropped and counted. While a fault lasts, one batch at a time probes the
+ * server, at most every {@link MAX_QUEUE_RETRY_DELAY_MS}. Timers are unref'd.
  */
 export class BatchQueue<T> {
   readonly #options: BatchQueueOptions<T>;
@@ -131,6 +138,11 @@ export class BatchQueue<T> {
   /** Items waiting and being sent. */
   get size(): number {
     return this.#entries.length + this.#inFlightItems;
+  }
+
+  /** Items queued since the queue was created (grows only). */
+  get accepted(): number {
+    return this.#seq;
   }
 
   /** Queues an item; returns false (and counts the drop) when the queue is closed or full. */
@@ -189,7 +201,7 @@ export class BatchQueue<T> {
       clearTimeout(timer);
       this.#waiters.delete(waiter);
       this.#draining--;
-      this.#log.report();
+      this.#log.report({ dueOnly: true });
     }
     return { pending: waiter.remaining };
   }
@@ -215,7 +227,7 @@ export class BatchQueue<T> {
       this.drop("shutdown", left, `the shutdown deadline passed before they could be delivered${cause}`);
       await Promise.allSettled([...this.#inFlightSends]);
     }
-    this.#log.report();
+    this.#log.close();
     return result;
   }
 
@@ -246,9 +258,13 @@ export class BatchQueue<T> {
 
   #pumpScheduled = false;
 
-  /** Starts sends while a slot is free, the queue is not waiting out a failure, and a batch is due. */
+  /**
+   * Starts sends while a slot is free, the queue is not waiting out a failure, and a batch is due. While a fault
+   * lasts, one batch at a time probes the server; the others follow once it is accepted.
+   */
   #pump(): void {
-    const { maxConcurrent, flushAt, immediate } = this.#options;
+    const { flushAt, immediate } = this.#options;
+    const maxConcurrent = this.#failures > 0 ? 1 : this.#options.maxConcurrent;
     const now = Date.now();
     if (now < this.#pausedUntil) {
       this.#arm(this.#pausedUntil - now);
@@ -307,6 +323,8 @@ export class BatchQueue<T> {
       // No longer in flight before they are requeued, so no count holds them twice.
       this.#inFlightItems -= batch.length;
     }
+    // The batch is answered: from here its items are delivered, dropped or queued again, not in flight.
+    this.#inFlightItems -= batch.length;
     if (this.#closed) {
       // Shutdown has counted what was still held; a late answer changes nothing.
       return;
@@ -316,8 +334,11 @@ export class BatchQueue<T> {
     const settled = retried ? batch.filter((e) => !retried.has(e.item)) : batch;
     this.#sent += outcome.delivered;
     for (const drop of outcome.dropped ?? []) {
-      if (drop.logged) this.#dropped[drop.reason] += drop.count;
-      else this.drop(drop.reason, drop.count, drop.detail);
+      if (!drop.logged) this.drop(drop.reason, drop.count, drop.detail);
+      else {
+        this.#dropped[drop.reason] += drop.count;
+        this.#log.lost(drop.count);
+      }
     }
     if (outcome.delivered > 0) {
       this.#lastSuccessAt = Date.now();
@@ -337,9 +358,15 @@ export class BatchQueue<T> {
     this.#entries.unshift(...entries);
     for (const entry of entries) this.#bytes += entry.bytes;
     this.#retries += 1;
-    const delayMs = retryDelayMs(this.#failures, retry.retryAfterMs);
-    this.#failures += 1;
-    this.#pausedUntil = Math.max(this.#pausedUntil, Date.now() + delayMs);
+    const now = Date.now();
+    // Batches that were in flight together fail together: the backoff grows once per round, not per batch.
+    if (now >= this.#pausedUntil) {
+      this.#pausedUntil = now + retryDelayMs(this.#failures, retry.retryAfterMs, { maxMs: MAX_QUEUE_RETRY_DELAY_MS });
+      this.#failures += 1;
+    } else if (retry.retryAfterMs !== undefined) {
+      this.#pausedUntil = Math.max(this.#pausedUntil, now + retry.retryAfterMs);
+    }
+    const delayMs = this.#pausedUntil - now;
     const { fault } = retry;
     this.#lastError = {
       kind: fault.kind,

@@ -29,18 +29,28 @@ export interface Fault {
 
 const STILL_FAILING_EVERY_MS = 10_000;
 
+/** A fault under way: since when, what it is, and what became of the items meanwhile. */
+interface Outage {
+  since: number;
+  fault: Fault;
+  failedAttempts: number;
+  lost: number;
+  deliveredLate: number;
+  /** Set once the server accepts items again: how many were waiting then, and how many have settled since. */
+  recovery: { backlog: number; settled: number } | undefined;
+}
+
 /**
  * The log lines of one kind of delivery (spans, scores): one line when a fault starts (what it is and what
- * happens to the data), a count line per interval while it lasts, and one line when delivery recovers with how
- * much was delivered late and how much was lost; drops are logged the first time per cause, then as counts.
+ * happens to the data), a count line per interval while it lasts, and one line once delivery has recovered and
+ * the backlog held through the fault has been sent, with how much was delivered late and how much was lost.
+ * A server that fails and recovers again and again gets the start and recovery lines in full once per interval,
+ * then counts. Drops are logged the first time per cause, then as counts.
  */
 export class DeliveryLog {
   readonly #drops = new RepeatLog();
-  #faultSince: number | undefined;
-  #fault: Fault | undefined;
-  #failedAttempts = 0;
-  #lostDuringFault = 0;
-  #deliveredLate = 0;
+  readonly #lines = new RepeatLog();
+  #outage: Outage | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
@@ -49,21 +59,33 @@ export class DeliveryLog {
     private readonly waiting: () => number,
   ) {}
 
-  /** Whether a fault is going on. */
+  /** Whether a fault is going on (including a recovery whose backlog is not yet sent). */
   get faulty(): boolean {
-    return this.#faultSince !== undefined;
+    return this.#outage !== undefined;
   }
 
   /** An attempt failed and its items wait for another one. */
   retrying(fault: Fault, count: number, delayMs: number): void {
-    this.#failedAttempts += 1;
-    this.#fault = fault;
-    if (this.#faultSince !== undefined) return;
-    this.#faultSince = Date.now();
-    this.#deliveredLate = 0;
-    this.#lostDuringFault = 0;
-    getGlobalLogger().warn(
-      `${this.owner}: cannot deliver ${this.items}: ${fault.description}. ${count} ${this.items} kept and retried ` +
+    const outage = this.#outage;
+    if (outage !== undefined) {
+      // Failing again while the backlog drains is the same fault going on.
+      outage.failedAttempts += 1;
+      outage.fault = fault;
+      outage.recovery = undefined;
+      return;
+    }
+    this.#outage = {
+      since: Date.now(),
+      fault,
+      failedAttempts: 1,
+      lost: 0,
+      deliveredLate: 0,
+      recovery: undefined,
+    };
+    const kind = `${this.owner}: cannot deliver ${this.items}`;
+    this.#lines.warn(
+      kind,
+      `${kind}: ${fault.description}. ${count} ${this.items} kept and retried ` +
         `(next attempt in ${Math.round(delayMs / 100) / 10} s, ${this.waiting()} ${this.items} waiting); ` +
         `they are dropped only when the queue fills up.${fault.hint ? ` ${fault.hint}` : ""}`,
     );
@@ -72,42 +94,78 @@ export class DeliveryLog {
 
   /** Items reached the server. */
   delivered(count: number): void {
-    if (this.#faultSince === undefined || count <= 0) return;
-    this.#deliveredLate += count;
-    const seconds = Math.round((Date.now() - this.#faultSince) / 1000);
-    getGlobalLogger().info(
-      `${this.owner}: delivery recovered after ${seconds} s: ${this.#deliveredLate} ${this.items} delivered late, ` +
-        `${this.#lostDuringFault} lost.`,
-    );
-    this.#faultSince = undefined;
-    this.#failedAttempts = 0;
-    clearTimeout(this.#timer);
-    this.#timer = undefined;
+    const outage = this.#outage;
+    if (outage === undefined || count <= 0) return;
+    outage.deliveredLate += count;
+    // What was waiting besides these items, and these items.
+    outage.recovery ??= { backlog: this.waiting() + count, settled: 0 };
+    outage.recovery.settled += count;
+    this.#recoveredWhenDrained();
   }
 
   /** Items given up on: error level, the first time per cause in full, then as counts. */
   dropped(reason: DropReason, count: number, detail: string): void {
     if (count <= 0) return;
-    if (this.#faultSince !== undefined) this.#lostDuringFault += count;
     const kind = `${this.owner}: ${this.items} dropped, ${REASON_TEXT[reason]}`;
     this.#drops.error(kind, `${kind}: ${count} ${this.items}: ${detail}`, { count, unit: this.items });
+    this.lost(count);
   }
 
-  /** Logs the drop counts not yet reported. */
-  report(): void {
-    this.#drops.report();
+  /** Items given up on that the sender has already logged in its own words: counted, no line. */
+  lost(count: number): void {
+    const outage = this.#outage;
+    if (outage === undefined || count <= 0) return;
+    outage.lost += count;
+    if (outage.recovery) outage.recovery.settled += count;
+    this.#recoveredWhenDrained();
+  }
+
+  /** Logs the drop counts not yet reported (with `dueOnly`, those whose summary interval has passed). */
+  report(options: { dueOnly?: boolean } = {}): void {
+    this.#drops.report(options);
+    this.#lines.report(options);
+  }
+
+  /** Ends the fault lines (the component has shut down): a recovery under way is reported, the timer stopped. */
+  close(): void {
+    if (this.#outage?.recovery) this.#recovered();
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.report();
+  }
+
+  #recoveredWhenDrained(): void {
+    const recovery = this.#outage?.recovery;
+    if (recovery && recovery.settled >= recovery.backlog) this.#recovered();
+  }
+
+  #recovered(): void {
+    const outage = this.#outage;
+    if (outage === undefined) return;
+    this.#outage = undefined;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    const seconds = Math.round((Date.now() - outage.since) / 1000);
+    const kind = `${this.owner}: delivery recovered`;
+    this.#lines.info(
+      kind,
+      `${kind} after ${seconds} s: ${outage.deliveredLate} ${this.items} delivered late, ${outage.lost} lost.`,
+    );
   }
 
   #arm(): void {
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
-      if (this.#faultSince === undefined) return;
-      const seconds = Math.round((Date.now() - this.#faultSince) / 1000);
-      getGlobalLogger().warn(
-        `${this.owner}: still cannot deliver ${this.items} after ${seconds} s (${this.#fault?.description}): ` +
-          `${this.#failedAttempts} failed attempts, ${this.waiting()} ${this.items} waiting, ` +
-          `${this.#lostDuringFault} dropped so far.`,
-      );
+      const outage = this.#outage;
+      if (outage === undefined) return;
+      if (outage.recovery === undefined) {
+        const seconds = Math.round((Date.now() - outage.since) / 1000);
+        getGlobalLogger().warn(
+          `${this.owner}: still cannot deliver ${this.items} after ${seconds} s (${outage.fault.description}): ` +
+            `${outage.failedAttempts} failed attempts, ${this.waiting()} ${this.items} waiting, ` +
+            `${outage.lost} dropped so far.`,
+        );
+      }
       this.#arm();
     }, STILL_FAILING_EVERY_MS);
     (this.#timer as { unref?: () => void }).unref?.();

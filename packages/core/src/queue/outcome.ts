@@ -59,3 +59,36 @@ export function outcomeOf<T>(result: HttpResult, items: T[], method: string): Se
     ],
   };
 }
+
+/**
+ * Sends a batch as two requests, the first half then the second (a batch too large for one request, or refused
+ * with 413), and adds up what became of both.
+ */
+export async function sendInHalves<T>(
+  batch: T[],
+  send: (part: T[]) => Promise<SendOutcome<T>>,
+): Promise<SendOutcome<T>> {
+  const half = Math.ceil(batch.length / 2);
+  const first = await send(batch.slice(0, half));
+  const second = await send(batch.slice(half));
+  const retry = first.retry ?? second.retry;
+  return {
+    delivered: first.delivered + second.delivered,
+    dropped: [...(first.dropped ?? []), ...(second.dropped ?? [])],
+    retry: retry ? { ...retry, items: [...(first.retry?.items ?? []), ...(second.retry?.items ?? [])] } : undefined,
+  };
+}
+
+/** What becomes of a single item that does not fit in one request even alone: dropped and counted as too large. */
+export function tooLargeOutcome<T>(item: string, why: string, option: string): SendOutcome<T> {
+  return {
+    delivered: 0,
+    dropped: [
+      {
+        count: 1,
+        reason: "tooLarge",
+        detail: `${item} does not fit in one request (${why}); raise ${option} or send smaller values`,
+      },
+    ],
+  };
+}

@@ -13,6 +13,8 @@ export interface AttemptRequest {
   signal: AbortSignal | undefined;
   /** Reading more response bytes than this fails the attempt with {@link ResponseTooLargeError}. */
   maxResponseBytes: number;
+  /** The request must not keep the process alive by itself (where the runtime can tell its sockets so). */
+  background?: boolean;
 }
 
 /** What came back: status, headers (lower-case names) and the whole body. */
@@ -48,6 +50,7 @@ interface HttpModule {
 
 interface NodeRequest {
   on(event: "error", listener: (error: Error) => void): unknown;
+  on(event: "socket", listener: (socket: { unref?: () => void }) => void): unknown;
   destroy(error?: Error): void;
   end(body?: Uint8Array): void;
 }
@@ -119,6 +122,8 @@ function nodeBackend(): Backend | undefined {
       const onAbort = () => req.destroy(abortReason(request.signal));
       request.signal?.addEventListener("abort", onAbort, { once: true });
       req.on("error", (error) => finish(error));
+      // A background request (a queue's export) leaves keeping the process alive to flush() and shutdown().
+      if (request.background) req.on("socket", (socket) => socket.unref?.());
       req.end(request.body);
     });
 }

@@ -34,6 +34,12 @@ export interface HttpRequest {
   onRetry?: (failure: HttpFailure, delayMs: number, attempt: number) => void;
   /** Waits between attempts; replaceable so tests of the retry loop need not wait. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /**
+   * Sent in the background (a queue's export, a media upload started by a span): on Node its socket does not keep
+   * the process alive by itself, so a process can end while such a request waits for a server that does not
+   * answer; `flush()` and `shutdown()` hold the process while they wait. @defaultValue false
+   */
+  background?: boolean;
 }
 
 /** An answer from the server (any status). */
@@ -173,7 +179,16 @@ async function attemptWithRedirects(
   for (let hop = 0; ; hop++) {
     let answer: AttemptResponse;
     try {
-      answer = await send({ method, url, headers, body: payload, timeoutMs, signal: request.signal, maxResponseBytes });
+      answer = await send({
+        method,
+        url,
+        headers,
+        body: payload,
+        timeoutMs,
+        signal: request.signal,
+        maxResponseBytes,
+        background: request.background,
+      });
     } catch (error) {
       return { failure: thrownFailure(error, request.signal) };
     }

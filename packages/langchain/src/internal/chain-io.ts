@@ -1,3 +1,4 @@
+import { readField } from "@svc/core";
 import { convertMessages, isMessageList } from "./messages.js";
 
 /**
@@ -6,10 +7,12 @@ import { convertMessages, isMessageList } from "./messages.js";
  */
 export function chainInput(inputs: unknown): unknown {
   if (!isObject(inputs)) return inputs;
-  if (isMessageList(inputs.input)) return convertMessages(inputs.input);
-  if (isMessageList(inputs.messages)) return convertMessages(inputs.messages);
-  const keys = Object.keys(inputs);
-  if (keys.length === 1 && keys[0] === "content" && typeof inputs.content === "string") return inputs.content;
+  const input = readField(inputs, "input");
+  if (isMessageList(input)) return convertMessages(input);
+  const messages = readField(inputs, "messages");
+  if (isMessageList(messages)) return convertMessages(messages);
+  const content = readField(inputs, "content");
+  if (typeof content === "string" && keysOf(inputs).join() === "content") return content;
   return inputs;
 }
 
@@ -19,11 +22,21 @@ export function chainInput(inputs: unknown): unknown {
  */
 export function chainOutput(outputs: unknown): unknown {
   if (!isObject(outputs)) return outputs;
-  if (typeof outputs.output === "string") return outputs.output;
-  if (isMessageList(outputs.messages)) return { messages: convertMessages(outputs.messages) };
+  const output = readField(outputs, "output");
+  if (typeof output === "string") return output;
+  const messages = readField(outputs, "messages");
+  if (isMessageList(messages)) return { messages: convertMessages(messages) };
   return outputs;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function keysOf(value: object): string[] {
+  try {
+    return Object.keys(value);
+  } catch {
+    return [];
+  }
 }

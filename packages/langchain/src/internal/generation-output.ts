@@ -1,16 +1,18 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import type { Generation, LLMResult } from "@langchain/core/outputs";
+import { readField } from "@svc/core";
 import { convertMessage, isMessage, type LlmMessage } from "./messages.js";
 
 /** The last generation of the last prompt of a model run, if any. */
 export function lastGeneration(result: LLMResult): Generation | undefined {
-  const perPrompt = Array.isArray(result.generations) ? result.generations.at(-1) : undefined;
-  return Array.isArray(perPrompt) ? perPrompt.at(-1) : undefined;
+  const generations = readField<unknown>(result, "generations");
+  const perPrompt: unknown = Array.isArray(generations) ? generations.at(-1) : undefined;
+  return Array.isArray(perPrompt) ? (perPrompt.at(-1) as Generation | undefined) : undefined;
 }
 
 /** The message of the last generation (chat models), if any. */
 export function lastGenerationMessage(result: LLMResult): BaseMessage | undefined {
-  const message = (lastGeneration(result) as { message?: unknown } | undefined)?.message;
+  const message = readField(lastGeneration(result), "message");
   return isMessage(message) ? message : undefined;
 }
 
@@ -18,5 +20,5 @@ export function lastGenerationMessage(result: LLMResult): BaseMessage | undefine
 export function generationOutput(result: LLMResult): LlmMessage | string | undefined {
   const message = lastGenerationMessage(result);
   if (message) return convertMessage(message);
-  return lastGeneration(result)?.text;
+  return readField<string>(lastGeneration(result), "text");
 }

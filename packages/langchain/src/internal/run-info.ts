@@ -1,5 +1,5 @@
 import type { Serialized } from "@langchain/core/load/serializable";
-import { textOf } from "@svc/core";
+import { FAILED_TO_SERIALIZE, isPlainObject, noteUnreadable, readField, serializeValue, textOf } from "@svc/core";
 
 const RESERVED_METADATA_KEYS = new Set(["svcPrompt", "svcUserId", "svcSessionId"]);
 const HIDDEN_TAG = "langsmith:hidden";
@@ -21,9 +21,22 @@ export function observationMetadata(
   metadata: Record<string, unknown> | undefined,
 ): Record<string, unknown> | undefined {
   const result: Record<string, unknown> = {};
-  if (tags && tags.length > 0) result.tags = [...tags];
-  for (const [key, value] of Object.entries(metadata ?? {})) {
-    if (!RESERVED_METADATA_KEYS.has(key)) result[key] = value;
+  if (Array.isArray(tags) && tags.length > 0) result.tags = [...tags];
+  let keys: string[] = [];
+  try {
+    // LangChain passes a plain object; anything else (a string or a byte array has a key per item) is none.
+    if (isPlainObject(metadata)) keys = Object.keys(metadata);
+  } catch (error) {
+    noteUnreadable(error);
+  }
+  for (const key of keys) {
+    if (RESERVED_METADATA_KEYS.has(key)) continue;
+    try {
+      result[key] = (metadata as Record<string, unknown>)[key];
+    } catch (error) {
+      noteUnreadable(error);
+      result[key] = FAILED_TO_SERIALIZE;
+    }
   }
   return Object.keys(result).length > 0 ? result : undefined;
 }
@@ -36,21 +49,23 @@ export function runLevel(tags: readonly string[] | undefined): "DEBUG" | undefin
 /** The status message of a failed run: the error's text, plus the provider's error details when it carries them. */
 export function errorMessage(err: unknown): string {
   const text = textOf(err);
-  const details = (err as { error?: unknown } | null | undefined)?.error;
+  const details = readField(err, "error");
   if (details === undefined || details === null) return text;
   return `${text}\n\nError details:\n${prettyJson(details)}`;
 }
 
 function prettyJson(value: unknown): string {
   try {
-    return JSON.stringify(value, null, 2) ?? String(value);
+    const text = JSON.stringify(value, null, 2);
+    if (text !== undefined) return text;
   } catch {
-    return String(value);
+    // Written by the careful serializer below.
   }
+  return serializeValue(value) ?? "";
 }
 
 /** A string value from run metadata, if the key holds a non-empty string. */
 export function metadataString(metadata: Record<string, unknown> | undefined, key: string): string | undefined {
-  const value = metadata?.[key];
+  const value = readField(metadata, key);
   return typeof value === "string" && value !== "" ? value : undefined;
 }

@@ -65,10 +65,12 @@ export class RunTracker {
     runId: string,
     parentRunId: string | undefined,
     name: string,
-    tags: string[] | undefined,
+    givenTags: string[] | undefined,
     metadata: Record<string, unknown> | undefined,
     attributes: SvcGenerationAttributes,
   ): void {
+    // LangChain passes a list of strings; anything else (a string would be spread into its characters) is none.
+    const tags = Array.isArray(givenTags) ? givenTags.filter((tag) => typeof tag === "string") : undefined;
     const full: SvcGenerationAttributes = { ...attributes, version: this.#options.version };
     const observationMetadataValue = observationMetadata(tags, metadata);
     if (observationMetadataValue) full.metadata = observationMetadataValue;

@@ -1,4 +1,5 @@
 import type { LLMResult } from "@langchain/core/outputs";
+import { isPlainObject, readField } from "@svc/core";
 import { lastGenerationMessage } from "./generation-output.js";
 
 /** Usage of one generation in svc's keys: `input`, `output`, `total` and `input_<k>` / `output_<k>` details. */
@@ -12,8 +13,8 @@ type Counts = Record<string, unknown>;
  * `input` / `output` counts (never below 0). Returns undefined when no count is reported.
  */
 export function extractUsageDetails(result: LLMResult): UsageDetails | undefined {
-  const metadata = asRecord(asRecord(lastGenerationMessage(result))?.usage_metadata);
-  const tokenUsage = asRecord(asRecord(result.llmOutput)?.tokenUsage);
+  const metadata = asRecord(readField(lastGenerationMessage(result), "usage_metadata"));
+  const tokenUsage = asRecord(readField(readField(result, "llmOutput"), "tokenUsage"));
   const source: Counts | undefined = metadata ?? tokenUsage;
   if (!source) return undefined;
 
@@ -44,6 +45,7 @@ function isCount(value: unknown): value is number {
   return typeof value === "number" && Number.isFinite(value);
 }
 
+/** `value` when it is a plain object (as LangChain reports usage), else undefined: a byte array has a key per byte. */
 function asRecord(value: unknown): Counts | undefined {
-  return typeof value === "object" && value !== null ? (value as Counts) : undefined;
+  return isPlainObject(value) ? value : undefined;
 }

@@ -69,8 +69,8 @@ export class EnrichStage {
   }
 
   /** Logs the counts of repeated lines. */
-  report(): void {
-    this.#repeats.report();
+  report(options: { dueOnly?: boolean } = {}): void {
+    this.#repeats.report(options);
   }
 
   /** Enriches one span; returns a promise only when there is asynchronous work (an async mask, media). */

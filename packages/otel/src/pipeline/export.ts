@@ -1,5 +1,6 @@
 import type { Attributes } from "@opentelemetry/api";
 import {
+  cutAtCodePoint,
   describeError,
   getGlobalLogger,
   httpRequest,
@@ -9,6 +10,8 @@ import {
   outcomeOf,
   runtimeGzip,
   type SendOutcome,
+  sendInHalves,
+  tooLargeOutcome,
 } from "@svc/core";
 import type { ProcessorConfig, SpanExporterLike } from "../config.js";
 import { encodeTraceRequestPieces } from "../internal/otlp-json.js";
@@ -84,6 +87,7 @@ export class ExportStage {
       attemptTimeoutMs: this.config.timeoutMs,
       maxRetries: 0, // the queue retries, with backoff, for as long as the spans fit in it
       signal,
+      background: true,
     });
     if (!result.ok && result.failure.kind === "status" && result.failure.status === 413)
       return this.#tooLarge(batch, signal, cuts, "the server answered 413");
@@ -101,24 +105,10 @@ export class ExportStage {
     cuts: number,
     why: string,
   ): Promise<SendOutcome<OutgoingSpan>> {
-    if (batch.length > 1) {
-      const half = Math.ceil(batch.length / 2);
-      const first = await this.#post(batch.slice(0, half), signal, cuts);
-      const second = await this.#post(batch.slice(half), signal, cuts);
-      return merge(first, second);
-    }
+    if (batch.length > 1) return sendInHalves(batch, (part) => this.#post(part, signal, cuts));
     const [item] = batch as [OutgoingSpan];
     if (cuts < MAX_CUTS && cutLargestValue(item)) return this.#post(batch, signal, cuts + 1);
-    return {
-      delivered: 0,
-      dropped: [
-        {
-          count: 1,
-          reason: "tooLarge",
-          detail: `span "${item.span.name}" does not fit in one request (${why}); raise maxRequestBytes or send smaller values`,
-        },
-      ],
-    };
+    return tooLargeOutcome(`span "${item.span.name}"`, why, "maxRequestBytes");
   }
 
   async #encode(batch: readonly OutgoingSpan[]): Promise<{ bytes: Uint8Array; headers: Record<string, string> }> {
@@ -135,16 +125,6 @@ export class ExportStage {
   }
 }
 
-function merge(a: SendOutcome<OutgoingSpan>, b: SendOutcome<OutgoingSpan>): SendOutcome<OutgoingSpan> {
-  const retryItems = [...(a.retry?.items ?? []), ...(b.retry?.items ?? [])];
-  const retry = a.retry ?? b.retry;
-  return {
-    delivered: a.delivered + b.delivered,
-    dropped: [...(a.dropped ?? []), ...(b.dropped ?? [])],
-    retry: retry ? { ...retry, items: retryItems } : undefined,
-  };
-}
-
 /** Halves the longest string value of a span's attributes, with a marker; false when there is nothing to cut. */
 function cutLargestValue(item: OutgoingSpan): boolean {
   const attributes: Attributes = { ...(item.attributes ?? item.span.attributes) };
@@ -157,10 +137,7 @@ function cutLargestValue(item: OutgoingSpan): boolean {
   if (longest === undefined) return false;
   const value = attributes[longest] as string;
   if (value.length < 2 * CUT_MARKER.length) return false;
-  let end = Math.floor(value.length / 2);
-  // Never split a surrogate pair.
-  if (end > 0 && /[\uD800-\uDBFF]/.test(value.charAt(end - 1))) end -= 1;
-  attributes[longest] = value.slice(0, end) + CUT_MARKER;
+  attributes[longest] = cutAtCodePoint(value, Math.floor(value.length / 2)) + CUT_MARKER;
   item.attributes = attributes;
   return true;
 }

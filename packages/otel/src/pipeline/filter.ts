@@ -38,8 +38,8 @@ export class FilterStage {
   }
 
   /** Logs the counts of repeated lines. */
-  report(): void {
-    this.#repeats.report();
+  report(options: { dueOnly?: boolean } = {}): void {
+    this.#repeats.report(options);
   }
 
   #decide(span: FilterableSpan, atEnd: boolean): boolean {

@@ -1,12 +1,15 @@
-import { type Context, context, type SpanContext, trace } from "@opentelemetry/api";
+import { type Context, context, trace } from "@opentelemetry/api";
 import { safely, withTraceIdClaim } from "@svc/core";
 import type { SvcObservationBase } from "../observation.js";
+import { validSpanContext } from "./options.js";
 
 /** The context new observations start in: the active one, re-parented when a parent is given. */
-export function parentContext(parentSpanContext: SpanContext | undefined): Context {
+export function parentContext(parentSpanContext: unknown): Context {
   const active = context.active();
   if (parentSpanContext === undefined) return active;
-  return safely("parentSpanContext", () => trace.setSpanContext(active, parentSpanContext)) ?? active;
+  const valid = validSpanContext(parentSpanContext);
+  if (valid === undefined) return active;
+  return safely("parentSpanContext", () => trace.setSpanContext(active, valid)) ?? active;
 }
 
 /** `parent` with `observation` as active span and the trace-id claim for its trace. */

@@ -1,0 +1,199 @@
+// The outage scenario: the SDK under load while the server fails, then recovers; and how long flush, shutdown
+// and prompt.get take against a server that accepts connections and never answers.
+//   node outage.ts [--seconds 60] [--fault 503|refused|reset] [--skip-deadlines]   (after a build of @svc/*)
+import { spawn } from "node:child_process";
+import { createServer, request, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { parseArgs } from "node:util";
+import { type Sink, startSink } from "./sink.ts";
+
+const { values } = parseArgs({
+  options: {
+    seconds: { type: "string", default: "60" },
+    fault: { type: "string", default: "503" },
+    "skip-deadlines": { type: "boolean", default: false },
+  },
+});
+const seconds = Number(values.seconds);
+const fault = values.fault as "503" | "refused" | "reset";
+
+type Mode = "fail" | "forward" | "silent";
+
+/**
+ * A gate in front of the sink: while failing it answers 503 (or resets connections), while silent it accepts
+ * requests and never answers, else it forwards each request to the sink as it came.
+ */
+async function startGate(sink: Sink): Promise<{ url: string; set(mode: Mode): void; close(): Promise<void> }> {
+  let mode: Mode = "fail";
+  const target = new URL(sink.url);
+  const server: Server = createServer((req, res) => {
+    if (mode === "silent") return;
+    if (mode === "fail") {
+      if (fault === "reset") {
+        req.socket.destroy();
+        return;
+      }
+      res.writeHead(503, { "content-type": "application/json" });
+      res.end('{"message":"unavailable"}');
+      return;
+    }
+    const forward = request(
+      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    forward.on("error", () => res.destroy());
+    req.pipe(forward);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  const listening = { value: true };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    set(next) {
+      mode = next;
+      // "refused": nothing listens while the server is down.
+      if (fault === "refused" && next === "fail" && listening.value) {
+        server.close();
+        server.closeAllConnections();
+        listening.value = false;
+      } else if (fault === "refused" && next !== "fail" && !listening.value) {
+        server.listen(port, "127.0.0.1");
+        listening.value = true;
+      }
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        if (listening.value) server.close(() => resolve());
+        else resolve();
+      }),
+  };
+}
+
+interface ChildEvent {
+  event: string;
+  [key: string]: unknown;
+}
+
+/** Runs the child in `mode`, calling `onEvent` for each event line; resolves with the SDK's log line count. */
+function runChild(
+  mode: string,
+  url: string,
+  onEvent: (event: ChildEvent, tell: () => void) => void,
+): Promise<{ sdkLines: string[]; code: number | null }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ["--expose-gc", "outage-child.ts", mode], {
+      cwd: import.meta.dirname,
+      env: { ...process.env, SINK_URL: url, OUTAGE_SECONDS: String(seconds) },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    const tell = () => child.stdin.write("done\n");
+    const sdkLines: string[] = [];
+    const onLine = (line: string) => {
+      if (line.startsWith("bench:")) onEvent(JSON.parse(line.slice("bench:".length)) as ChildEvent, tell);
+      else if (line.includes("[Svc SDK]")) sdkLines.push(line);
+      else if (line.trim()) process.stderr.write(`child: ${line}\n`);
+    };
+    for (const stream of [child.stdout, child.stderr]) {
+      let buffered = "";
+      stream.on("data", (chunk: Buffer) => {
+        buffered += chunk.toString("utf8");
+        const lines = buffered.split("\n");
+        buffered = lines.pop() ?? "";
+        for (const line of lines) onLine(line);
+      });
+    }
+    child.on("close", (code) => resolve({ sdkLines, code }));
+  });
+}
+
+const mb = (bytes: unknown) => `${(Number(bytes) / 1024 / 1024).toFixed(1)} MB`;
+
+/** Longest wait for delivery after the server is back. */
+const DELIVERY_LIMIT_MS = 300_000;
+
+async function outageScenario(): Promise<void> {
+  const sink = await startSink();
+  const gate = await startGate(sink);
+  gate.set("fail");
+  let startedAt = 0;
+  let recoveredAt = 0;
+  let deliveredAt = 0;
+  let expected = { spans: 0, scores: 0 };
+  let recoveryTimer: NodeJS.Timeout | undefined;
+  let poll: NodeJS.Timeout | undefined;
+  const events: ChildEvent[] = [];
+  const { sdkLines } = await runChild("outage", gate.url, (event, tell) => {
+    events.push(event);
+    if (event.event === "start") {
+      startedAt = performance.now();
+      recoveryTimer = setTimeout(() => {
+        gate.set("forward");
+        recoveredAt = performance.now();
+      }, seconds * 1000);
+    }
+    if (event.event === "load-done") {
+      expected = { spans: Number(event.spans), scores: Number(event.scores) };
+      // Every 100 ms after the server is back: has the sink everything? Then the child may stop measuring.
+      poll = setInterval(() => {
+        if (recoveredAt === 0) return;
+        const stats = sink.stats();
+        const all = stats.uniqueSpans >= expected.spans && stats.uniqueScores >= expected.scores;
+        if (all) deliveredAt = performance.now();
+        if (all || performance.now() - recoveredAt > DELIVERY_LIMIT_MS) {
+          clearInterval(poll);
+          tell();
+        }
+      }, 100);
+    }
+  });
+  clearTimeout(recoveryTimer);
+  clearInterval(poll);
+  const stats = sink.stats();
+  const drained = events.find((e) => e.event === "drained") ?? { event: "drained" };
+  console.log(`\n## Outage: ${seconds} s of ${fault === "503" ? "HTTP 503" : fault} at 500 spans/s and 50 scores/s\n`);
+  console.log("| | spans | scores |\n| --- | --- | --- |");
+  console.log(`| sent during the outage | ${expected.spans} | ${expected.scores} |`);
+  console.log(`| delivered (unique, at the sink) | ${stats.uniqueSpans} | ${stats.uniqueScores} |`);
+  console.log(`| lost | ${expected.spans - stats.uniqueSpans} | ${expected.scores - stats.uniqueScores} |`);
+  console.log(`| duplicates at the sink | ${stats.duplicateSpans} | ${stats.scores - stats.uniqueScores} |`);
+  console.log("");
+  console.log(
+    `- peak memory of the SDK process: ${mb(drained.peakRss)} resident, ${mb(drained.peakHeap)} heap; ` +
+      `growth during the outage ${mb(drained.growthRss)} resident`,
+  );
+  console.log(
+    `- time to deliver everything after the server was back: ${deliveredAt ? `${((deliveredAt - recoveredAt) / 1000).toFixed(1)} s` : "not within the limit"}` +
+      ` (load ran ${((recoveredAt - startedAt) / 1000).toFixed(1)} s)`,
+  );
+  console.log(`- SDK log lines: ${sdkLines.length}`);
+  for (const line of sdkLines) console.log(`  - \`${line.length > 240 ? `${line.slice(0, 240)}…` : line}\``);
+  if (stats.malformed.length > 0) console.log(`- malformed requests: ${stats.malformed.join("; ")}`);
+  await gate.close();
+  await sink.close();
+}
+
+async function deadlineScenario(): Promise<void> {
+  const sink = await startSink();
+  const gate = await startGate(sink);
+  gate.set("silent");
+  const rows: string[] = [];
+  const started = performance.now();
+  const { sdkLines } = await runChild("deadlines", gate.url, (event) => {
+    if (event.event === "timed") rows.push(`| \`${String(event.what)}\` | ${(Number(event.ms) / 1000).toFixed(2)} s |`);
+  });
+  console.log("\n## Deadlines against a server that accepts connections and never answers (default settings)\n");
+  console.log("| call | returned after |\n| --- | --- |");
+  for (const row of rows) console.log(row);
+  console.log(`\n- the process ended ${((performance.now() - started) / 1000).toFixed(1)} s after it started`);
+  console.log(`- SDK log lines: ${sdkLines.length}`);
+  for (const line of sdkLines) console.log(`  - \`${line.length > 240 ? `${line.slice(0, 240)}…` : line}\``);
+  await gate.close();
+  await sink.close();
+}
+
+await outageScenario();
+if (!values["skip-deadlines"]) await deadlineScenario();

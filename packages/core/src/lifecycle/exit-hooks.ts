@@ -1,0 +1,131 @@
+import { getGlobalLogger } from "../log/logger.js";
+import { globalSlot } from "../log/slot.js";
+
+/** A component that holds data for the server (the span processor, the score manager), as the exit hooks see it. */
+export interface ExitParticipant {
+  /** What its items are called in log lines, plural (`spans`, `scores`). */
+  readonly items: string;
+  /** Items neither delivered nor dropped yet. */
+  pending(): number;
+  /** Items accepted since it was created; grows only. A flush on exit is tried again only when it has grown. */
+  accepted(): number;
+  /** Whether to flush when the event loop empties. */
+  readonly flushOnExit: boolean;
+  /** Sends what is pending, within the component's flush deadline; never rejects. */
+  flush(): Promise<void>;
+}
+
+interface ExitState {
+  participants: Set<WeakRef<ExitParticipant>>;
+  /** `accepted()` of each participant at its last flush on exit. */
+  flushedAt: WeakMap<ExitParticipant, number>;
+  installed: boolean;
+}
+
+interface ProcessEvents {
+  on(event: "beforeExit" | "exit", listener: () => void): unknown;
+}
+
+// One set for every copy of the SDK in the process, so that one listener of each kind serves them all.
+const state = globalSlot<ExitState>("svc.exit", () => ({
+  participants: new Set(),
+  flushedAt: new WeakMap(),
+  installed: false,
+}));
+
+/**
+ * Watches a component until the returned function is called (at its shutdown): when the event loop empties
+ * (`beforeExit`) with items pending, the component is flushed if it asks for it (the flush holds the process
+ * until it is done; a component is flushed again only after it accepted more items, so a server that stays down
+ * cannot keep the process alive). When the process exits (`process.exit()`, or the end of the loop) with items
+ * still pending, one line says how many of each kind were not delivered. Held weakly: a component that is
+ * garbage collected stops being watched. Does nothing where there is no `process`.
+ */
+export function watchForExit(participant: ExitParticipant): () => void {
+  const proc = nodeProcess();
+  if (proc === undefined) return () => {};
+  const s = state();
+  const ref = new WeakRef(participant);
+  s.participants.add(ref);
+  if (!s.installed) {
+    s.installed = true;
+    proc.on("beforeExit", onBeforeExit);
+    proc.on("exit", onExit);
+  }
+  return () => {
+    s.participants.delete(ref);
+  };
+}
+
+/** What a component keeps while it is watched: the watcher holds the participant only weakly. */
+export interface ExitWatch {
+  readonly participant: ExitParticipant;
+  /** Stops watching (call it at shutdown). */
+  unwatch(): void;
+}
+
+/** Watches a component's delivery queue for exit (see {@link watchForExit}); keep the result as long as the component. */
+export function watchQueueForExit(
+  queue: { readonly size: number; readonly accepted: number },
+  items: string,
+  flushOnExit: boolean,
+  flush: () => Promise<void>,
+): ExitWatch {
+  const participant: ExitParticipant = {
+    items,
+    flushOnExit,
+    pending: () => queue.size,
+    accepted: () => queue.accepted,
+    flush,
+  };
+  return { participant, unwatch: watchForExit(participant) };
+}
+
+function live(): ExitParticipant[] {
+  const s = state();
+  const out: ExitParticipant[] = [];
+  for (const ref of s.participants) {
+    const participant = ref.deref();
+    if (participant === undefined) s.participants.delete(ref);
+    else out.push(participant);
+  }
+  return out;
+}
+
+function onBeforeExit(): void {
+  const { flushedAt } = state();
+  for (const participant of live()) {
+    try {
+      if (!participant.flushOnExit || participant.pending() === 0) continue;
+      const accepted = participant.accepted();
+      if (flushedAt.get(participant) === accepted) continue;
+      flushedAt.set(participant, accepted);
+      void participant.flush().catch(() => undefined);
+    } catch {
+      // A participant that cannot answer is left alone; the exit line below still counts the others.
+    }
+  }
+}
+
+function onExit(): void {
+  const pending = new Map<string, number>();
+  for (const participant of live()) {
+    try {
+      const count = participant.pending();
+      if (count > 0) pending.set(participant.items, (pending.get(participant.items) ?? 0) + count);
+    } catch {
+      // Counted as nothing.
+    }
+  }
+  if (pending.size === 0) return;
+  const counts = [...pending].map(([items, count]) => `${count} ${items}`).join(" and ");
+  getGlobalLogger().error(
+    `the process is exiting with ${counts} not delivered; await shutdown() of the span processor (or of the tracer ` +
+      `provider) and of SvcClient before the process ends.`,
+  );
+}
+
+function nodeProcess(): ProcessEvents | undefined {
+  const proc = (globalThis as { process?: { on?: unknown; versions?: { node?: string } } }).process;
+  return typeof proc?.on === "function" ? (proc as ProcessEvents) : undefined;
+}

@@ -1,0 +1,146 @@
+import type { Attributes, AttributeValue } from "@opentelemetry/api";
+import {
+  FAILED_TO_SERIALIZE,
+  MAX_SERIALIZED_LENGTH,
+  noteUnreadable,
+  serializeValue,
+  truncateText,
+} from "./serialize.js";
+
+/** Path segments of a dotted metadata attribute below its top-level key (`a.b.c.d.e` has four). */
+export const MAX_METADATA_PATH_DEPTH = 4;
+/** Dotted metadata attributes written per metadata value at most (top-level keys are not counted). */
+export const MAX_METADATA_PATHS = 32;
+/** Longest metadata key, in UTF-16 code units; longer keys are cut. */
+export const MAX_METADATA_KEY_LENGTH = 200;
+
+/**
+ * Writes metadata under `prefix` into `target`.
+ * A plain object gives one attribute per top-level key: strings stay strings, finite numbers and
+ * booleans keep their type, anything else is JSON text; nested plain objects are also written
+ * leaf by leaf under dotted paths (`prefix.a.b = 1`), bounded by {@link MAX_METADATA_PATH_DEPTH}
+ * and {@link MAX_METADATA_PATHS}. A dotted path never replaces a top-level key of the same name
+ * (`{"a.b": 1, "a": {"b": 2}}` keeps `a.b = 1`, and `2` stays in the JSON text of `a`), nor an earlier path.
+ * Any other value is written whole as JSON text at `prefix`. A value that cannot be read costs only that
+ * value: it is written as {@link FAILED_TO_SERIALIZE} and the other keys go through. Never throws.
+ */
+export function writeMetadata(target: Attributes, prefix: string, metadata: unknown): void {
+  if (metadata === undefined || metadata === null) return;
+  if (!isPlainObject(metadata)) {
+    const text = serializeValue(metadata);
+    if (text !== undefined) target[prefix] = text;
+    return;
+  }
+  const keys = ownKeys(metadata);
+  if (keys === undefined) {
+    target[prefix] = FAILED_TO_SERIALIZE;
+    return;
+  }
+  const paths = metadataPaths(prefix);
+  const nested: [string, Record<string, unknown>][] = [];
+  for (const key of keys) {
+    const value = read(metadata, key);
+    const attribute = toAttributeValue(value);
+    if (attribute === undefined) continue;
+    const path = metadataKey(paths, prefix, key);
+    target[path] = attribute;
+    if (typeof attribute === "string" && isPlainObject(value)) nested.push([path, value]);
+  }
+  if (nested.length === 0) return;
+  // Written after every top-level key, so that a dotted key given at the top level wins over a derived path.
+  const written = new Set<string>(keys.map((key) => metadataKey(paths, prefix, key)));
+  const budget = { left: MAX_METADATA_PATHS };
+  for (const [path, value] of nested) writeLeaves(target, path, value, 1, budget, written);
+}
+
+// Metadata keys repeat from call to call; building and hashing "prefix.key" each time shows up in profiles.
+const KEY_CACHE_LIMIT = 1024;
+const keyCaches = new Map<string, Map<string, string>>();
+
+/** The cache of "prefix.key" paths of one prefix. */
+function metadataPaths(prefix: string): Map<string, string> {
+  let cache = keyCaches.get(prefix);
+  if (cache === undefined) {
+    cache = new Map();
+    keyCaches.set(prefix, cache);
+  }
+  return cache;
+}
+
+function metadataKey(cache: Map<string, string>, prefix: string, key: string): string {
+  let path = cache.get(key);
+  if (path === undefined) {
+    path = `${prefix}.${truncateText(key, MAX_METADATA_KEY_LENGTH)}`;
+    if (cache.size < KEY_CACHE_LIMIT) cache.set(key, path);
+  }
+  return path;
+}
+
+function writeLeaves(
+  target: Attributes,
+  path: string,
+  obj: Record<string, unknown>,
+  depth: number,
+  budget: { left: number },
+  written: Set<string>,
+): void {
+  for (const key of ownKeys(obj) ?? []) {
+    if (budget.left <= 0) return;
+    const value = read(obj, key);
+    const leafPath = `${path}.${truncateText(key, MAX_METADATA_KEY_LENGTH)}`;
+    if (isPlainObject(value) && depth < MAX_METADATA_PATH_DEPTH) {
+      writeLeaves(target, leafPath, value, depth + 1, budget, written);
+      continue;
+    }
+    const attribute = toAttributeValue(value);
+    if (attribute === undefined || written.has(leafPath)) continue;
+    target[leafPath] = attribute;
+    written.add(leafPath);
+    budget.left--;
+  }
+}
+
+/** One metadata value as an attribute value: string, finite number, boolean, or JSON text. */
+function toAttributeValue(value: unknown): AttributeValue | undefined {
+  switch (typeof value) {
+    case "string":
+      return truncateText(value, MAX_SERIALIZED_LENGTH);
+    case "boolean":
+      return value;
+    case "number":
+      return Number.isFinite(value) ? value : String(value);
+    case "bigint":
+      return value.toString();
+    default:
+      return serializeValue(value);
+  }
+}
+
+function ownKeys(obj: object): string[] | undefined {
+  try {
+    return Object.keys(obj);
+  } catch (error) {
+    noteUnreadable(error);
+    return undefined;
+  }
+}
+
+function read(obj: Record<string, unknown>, key: string): unknown {
+  try {
+    return obj[key];
+  } catch (error) {
+    noteUnreadable(error);
+    return FAILED_TO_SERIALIZE;
+  }
+}
+
+/** Whether `value` is a plain object (`{}` or `Object.create(null)`); never throws, a Proxy that does counts as not. */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== "object" || value === null) return false;
+  try {
+    const proto = Object.getPrototypeOf(value);
+    return proto === Object.prototype || proto === null;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,134 @@
+import { BatchQueue, type BatchQueueOptions, MAX_QUEUE_RETRY_DELAY_MS, type SendOutcome } from "@svc/core";
+import { LogLevel } from "@svc/tracing";
+import { describe, expect, it, onTestFinished, vi } from "vitest";
+import { captureLogs } from "../support/logs.ts";
+
+interface Attempt {
+  batch: number[];
+  at: number;
+  settled: boolean;
+  resolve(outcome: SendOutcome<number>): void;
+}
+
+/** A queue whose sends wait for the test to answer them, on fake time. */
+function queue(options: Partial<BatchQueueOptions<number>> = {}) {
+  vi.useFakeTimers({ now: 0 });
+  onTestFinished(() => {
+    vi.useRealTimers();
+  });
+  const attempts: Attempt[] = [];
+  const q = new BatchQueue<number>({
+    owner: "Test",
+    items: "items",
+    flushAt: 2,
+    flushIntervalMs: 60_000,
+    maxBatchItems: 2,
+    maxBatchBytes: 1_000_000,
+    maxQueueItems: 1_000,
+    maxQueueBytes: 1_000_000,
+    maxConcurrent: 4,
+    sizeOf: () => 10,
+    send: (batch) =>
+      new Promise((resolve) => {
+        const attempt: Attempt = {
+          batch,
+          at: Date.now(),
+          settled: false,
+          resolve: (outcome: SendOutcome<number>) => {
+            attempt.settled = true;
+            resolve(outcome);
+          },
+        };
+        attempts.push(attempt);
+      }),
+    ...options,
+  });
+  const unavailable = (attempt: Attempt, retryAfterMs?: number) =>
+    attempt.resolve({
+      delivered: 0,
+      retry: { items: attempt.batch, fault: { kind: "status", status: 503, description: "HTTP 503" }, retryAfterMs },
+    });
+  const accepted = (attempt: Attempt) => attempt.resolve({ delivered: attempt.batch.length });
+  const open = () => attempts.filter((a) => !a.settled);
+  return { q, attempts, open, unavailable, accepted };
+}
+
+async function settle(): Promise<void> {
+  for (let i = 0; i < 10; i++) await Promise.resolve();
+}
+
+describe("BatchQueue through an outage", () => {
+  it("probes with one batch at a time while a fault lasts, and sends at full concurrency once it is over", async () => {
+    captureLogs(LogLevel.ERROR);
+    const { q, open, unavailable, accepted } = queue();
+    for (let i = 0; i < 16; i++) q.push(i);
+    await settle();
+    expect(open()).toHaveLength(4);
+
+    for (const attempt of open()) unavailable(attempt);
+    await settle();
+    await vi.advanceTimersByTimeAsync(MAX_QUEUE_RETRY_DELAY_MS);
+    expect(open()).toHaveLength(1); // the probe
+
+    accepted(open()[0]!);
+    await settle();
+    expect(open()).toHaveLength(4);
+  });
+
+  it("grows the wait once per round of failed batches, up to the cap, unless Retry-After asks for more", async () => {
+    captureLogs(LogLevel.ERROR);
+    const { q, open, unavailable } = queue();
+    for (let i = 0; i < 8; i++) q.push(i);
+    await settle();
+    for (const attempt of open()) unavailable(attempt); // four batches fail together: one step of backoff
+    await settle();
+    let failedAt = Date.now();
+    const waits: number[] = [];
+    for (let round = 0; round < 8; round++) {
+      const attempt = await nextAttempt(open);
+      waits.push(attempt.at - failedAt);
+      unavailable(attempt, round === 7 ? 45_000 : undefined);
+      await settle();
+      failedAt = Date.now();
+    }
+    waits.push((await nextAttempt(open)).at - failedAt);
+
+    expect(waits[0]).toBeLessThanOrEqual(1_300); // the first step: about 1 s, with jitter
+    expect(waits[1]).toBeGreaterThan(waits[0] as number); // then it grows
+    for (const wait of waits.slice(0, -1)) expect(wait).toBeLessThanOrEqual(MAX_QUEUE_RETRY_DELAY_MS + 100);
+    expect(waits.slice(4, -1).every((wait) => wait >= 7_500)).toBe(true); // at the cap, with jitter
+    expect(waits.at(-1)).toBeGreaterThanOrEqual(45_000);
+  });
+
+  it("holds items through the failures, drops only what exceeds the bounds, and counts it", async () => {
+    const logs = captureLogs(LogLevel.INFO);
+    const { q, open, unavailable, accepted } = queue({ maxQueueItems: 10 });
+    for (let i = 0; i < 14; i++) q.push(i);
+    await settle();
+    for (const attempt of open()) unavailable(attempt);
+    await settle();
+
+    for (let round = 0; round < 5 && q.health().sent < 10; round++) {
+      await vi.advanceTimersByTimeAsync(MAX_QUEUE_RETRY_DELAY_MS);
+      for (const attempt of open()) accepted(attempt);
+      await settle();
+    }
+
+    expect(q.health()).toMatchObject({ sent: 10, queued: 0, dropped: expect.objectContaining({ queueFull: 4 }) });
+    expect(logs.map((l) => l.message)).toEqual([
+      expect.stringMatching(/items dropped, the queue is full: 1 items: 10 items/),
+      expect.stringMatching(/Test: cannot deliver items: HTTP 503\. 2 items kept and retried .*, 10 items waiting\)/),
+      "[Svc SDK] Test: items dropped, the queue is full: 3 more items since the last message (4 in total)",
+      "[Svc SDK] Test: still cannot deliver items after 10 s (HTTP 503): 4 failed attempts, 10 items waiting, 0 dropped so far.",
+      expect.stringMatching(/^\[Svc SDK\] Test: delivery recovered after \d+ s: 10 items delivered late, 0 lost\.$/),
+    ]);
+  });
+});
+
+/** Advances fake time in steps of 100 ms until the queue makes an attempt (within 70 s). */
+async function nextAttempt(open: () => Attempt[]): Promise<Attempt> {
+  for (let i = 0; i < 700 && open().length === 0; i++) await vi.advanceTimersByTimeAsync(100);
+  const attempt = open()[0];
+  if (!attempt) throw new Error("no attempt was made");
+  return attempt;
+}
