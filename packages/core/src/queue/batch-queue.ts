@@ -323,8 +323,6 @@ export class BatchQueue<T> {
       // No longer in flight before they are requeued, so no count holds them twice.
       this.#inFlightItems -= batch.length;
     }
-    // The batch is answered: from here its items are delivered, dropped or queued again, not in flight.
-    this.#inFlightItems -= batch.length;
     if (this.#closed) {
       // Shutdown has counted what was still held; a late answer changes nothing.
       return;
