@@ -232,7 +232,7 @@ describe("ScoreManager scores that would attach to no trace", () => {
 
     svc.score.trace({ otelSpan: unrecorded }, { name: "helpfulness", value: 1 });
     svc.score.observation({ otelSpan: unrecorded }, { name: "helpfulness", value: 1 });
-    await svc.flush();
+    await svc.shutdown();
 
     expect(scoreRequests(server)).toHaveLength(0);
     expect(logs.filter((l) => l.level === "warn").map((l) => l.message)).toEqual([
@@ -243,7 +243,7 @@ describe("ScoreManager scores that would attach to no trace", () => {
     ]);
   });
 
-  it("drops a score whose traceId is empty or not a string with a warning, and sends the others", async () => {
+  it("drops a score whose traceId is empty with a warning, sends a non-string one as its text, and sends the others", async () => {
     const logs = captureLogs();
     const { server, svc } = await setup();
 
@@ -253,7 +253,11 @@ describe("ScoreManager scores that would attach to no trace", () => {
     svc.score.create({ name: "no-trace", value: 1, sessionId: "session-1" });
     await svc.flush();
 
-    expect(sentScores(server).map((s) => s.name)).toEqual(["kept", "no-trace"]);
+    expect(sentScores(server).map((s) => [s.name, s.traceId])).toEqual([
+      ["number", "42"],
+      ["kept", "trace-1"],
+      ["no-trace", undefined],
+    ]);
     expect(logs).toContainEqual({
       level: "warn",
       message: '[Svc SDK] ScoreManager: score dropped: traceId must be a non-empty string, got "" (name="empty")',

@@ -132,3 +132,34 @@ async function nextAttempt(open: () => Attempt[]): Promise<Attempt> {
   if (!attempt) throw new Error("no attempt was made");
   return attempt;
 }
+
+describe("BatchQueue counts", () => {
+  it("counts a delivered batch out of flight once, so the next flush still sends what was queued after it", async () => {
+    const { q, attempts, accepted } = queue({ flushAt: 100 });
+
+    q.push(1);
+    const first = q.flush(Date.now() + 10_000);
+    await settle();
+    accepted(attempts[0] as Attempt);
+    await first;
+    q.push(2);
+    const second = q.flush(Date.now() + 10_000);
+    await settle();
+    accepted(attempts[1] as Attempt);
+    await second;
+
+    expect(attempts.map((a) => a.batch)).toEqual([[1], [2]]);
+    expect(q.health()).toMatchObject({ queued: 0, inFlight: 0, sent: 2 });
+  });
+
+  it("counts a retried batch out of flight once, while it waits to be sent again", async () => {
+    const { q, attempts, unavailable } = queue({ flushAt: 1 });
+
+    q.push(1);
+    await settle();
+    unavailable(attempts[0] as Attempt);
+    await settle();
+
+    expect(q.health()).toMatchObject({ queued: 1, inFlight: 0, retries: 1 });
+  });
+});

@@ -111,7 +111,7 @@ describe("prompt.get through faults", () => {
 
     expect(fallback.isFallback).toBe(true);
     expect(error).toBeInstanceOf(UnauthorizedError);
-    expect((error as Error).message).toMatch(/Status 401 .*bad keys; check the public and secret keys/);
+    expect((error as Error).message).toMatch(/Status 401 .*bad keys.*[Cc]heck the public and secret keys/);
     expect(server.seen).toHaveLength(2);
   });
 });

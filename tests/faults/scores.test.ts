@@ -195,7 +195,7 @@ describe("score delivery through faults", () => {
     expect(svc.health().score.dropped.auth).toBe(3);
     expect(logs.map((l) => l.message)).toEqual([
       expect.stringMatching(
-        /scores dropped, the server refused the keys: 3 scores: HTTP 403 .*check the public and secret keys/,
+        /scores dropped, the server refused the keys: 3 scores: HTTP 403 .*[Cc]heck the public and secret keys/,
       ),
     ]);
   });

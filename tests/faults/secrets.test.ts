@@ -85,7 +85,7 @@ describe("the secret key never appears", () => {
       expect(error).toBeInstanceOf(SvcAPIError);
       expectNoSecret(printed(error));
     }
-    expect((errors[0] as Error).message).toMatch(/Status 401 .*check the public and secret keys/);
+    expect((errors[0] as Error).message).toMatch(/Status 401 .*[Cc]heck the public and secret keys/);
   });
 
   it("in any log line at any level, through faults, retries, rejections and debug output", async () => {

@@ -213,7 +213,7 @@ describe("span export through faults", () => {
     expect(processor.health().dropped.auth).toBe(20);
     expect(lines(logs)).toEqual([
       expect.stringMatching(
-        /^error .*spans dropped, the server refused the keys: 5 spans: HTTP 401 .*check the public and secret keys/,
+        /^error .*spans dropped, the server refused the keys: 5 spans: HTTP 401 .*[Cc]heck the public and secret keys/,
       ),
     ]);
   });
