@@ -36,6 +36,16 @@ describe("CallbackHandler.copy", () => {
 });
 
 describe("CallbackHandler options", () => {
+  it("names at most ten unknown options and counts the others, so options with millions of keys cost nothing", () => {
+    const logs = captureLogs();
+
+    new CallbackHandler(new Uint8Array(2_000_000) as never);
+
+    const warnings = logs.filter((l) => l.level === "warn").map((l) => l.message);
+    expect(warnings).toHaveLength(11);
+    expect(warnings.at(-1)).toBe("[Svc SDK] CallbackHandler: 1999990 more unknown options are ignored");
+  });
+
   it("warns about an unknown option name with the closest known one, and logs its options at debug level", () => {
     const logs = captureLogs();
 

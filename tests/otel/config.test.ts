@@ -211,6 +211,13 @@ describe("resolveProcessorConfig", () => {
     });
   });
 
+  it("ignores options given as a typed array, a buffer or an array, with one warning, whatever their size", () => {
+    const logs = captureLogs();
+    for (const options of [new Uint8Array(2_000_000), Buffer.alloc(1_000_000), ["flushAt"]])
+      expect(resolveProcessorConfig(options, {}).flushAt).toBe(512);
+    expect(logs.filter((l) => l.message.includes("options must be an object"))).toHaveLength(3);
+  });
+
   it("names the closest known option for a misspelt one", () => {
     const logs = captureLogs(LogLevel.INFO);
     resolveProcessorConfig({ ...keys, flushInteval: 1 } as never, {});

@@ -87,14 +87,21 @@ export function warnUnknownOptions(component: string, options: object, known: re
   } catch {
     return;
   }
+  let warned = 0;
   for (const key of keys) {
     if (known.includes(key)) continue;
-    const near = closest(key, known);
+    if (++warned > MAX_UNKNOWN_OPTION_LINES) continue;
+    const near = closest(key.slice(0, 64), known);
     getGlobalLogger().warn(
-      `${component}: unknown option "${key}" is ignored${near ? `; did you mean "${near}"?` : ""}`,
+      `${component}: unknown option ${show(key)} is ignored${near ? `; did you mean "${near}"?` : ""}`,
     );
   }
+  if (warned > MAX_UNKNOWN_OPTION_LINES)
+    getGlobalLogger().warn(`${component}: ${warned - MAX_UNKNOWN_OPTION_LINES} more unknown options are ignored`);
 }
+
+/** Unknown option names named one by one at most; the others are counted in one line. */
+const MAX_UNKNOWN_OPTION_LINES = 10;
 
 function resolveOne(
   name: string,
@@ -125,9 +132,15 @@ function resolveOne(
 
 function toRecord(component: string, params: unknown): Record<string, unknown> {
   if (params === undefined || params === null) return {};
-  if (typeof params === "object" && !Array.isArray(params)) return params as Record<string, unknown>;
+  if (isOptionsObject(params)) return params as Record<string, unknown>;
   getGlobalLogger().warn(`${component}: options must be an object, got ${show(params)}; using the defaults`);
   return {};
+}
+
+/** An object that can hold options: not an array, a typed array, a buffer, a map or another collection. */
+function isOptionsObject(value: object): boolean {
+  if (typeof value !== "object" || Array.isArray(value) || ArrayBuffer.isView(value)) return false;
+  return !(value instanceof Map || value instanceof Set || value instanceof ArrayBuffer);
 }
 
 /** A short, printable form of a value given as an option. */
