@@ -105,6 +105,8 @@ export {
   SVC_TRACE_ID_BAGGAGE_KEY,
   withTraceIdClaim,
 } from "./tracing/propagation.js";
+export type { SampleRate } from "./tracing/sampling.js";
+export { isTraceSampledIn, sampleRateOption, traceSampler } from "./tracing/sampling.js";
 export type { AttemptRequest, AttemptResponse, Backend } from "./transport/backend.js";
 export { AttemptTimeoutError, defaultBackend, fetchBackend, ResponseTooLargeError } from "./transport/backend.js";
 export type { Gzip, RuntimeGlobals } from "./transport/compress.js";
