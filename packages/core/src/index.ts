@@ -37,6 +37,8 @@ export {
 export { connectionSettings, logStartup, optionSettings } from "./config/startup.js";
 export type { ExitParticipant, ExitWatch } from "./lifecycle/exit-hooks.js";
 export { watchForExit, watchQueueForExit } from "./lifecycle/exit-hooks.js";
+export type { Settled, SettleWithinOptions } from "./lifecycle/settle-within.js";
+export { settleWithin } from "./lifecycle/settle-within.js";
 export { describeError, messageOf, textOf } from "./log/describe.js";
 export type { LoggerOptions, LogSink, SvcLogger } from "./log/logger.js";
 export {
