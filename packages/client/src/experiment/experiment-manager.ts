@@ -1,11 +1,11 @@
 import { describeError, getGlobalLogger, mapLimit } from "@svc/core";
 import { deleteExperimentData, type ExperimentDataApi } from "./delete-experiment-data.js";
 import { evaluatorFailureSummaries, formatExperimentResult, statusCounts } from "./format.js";
-import { runEvaluators } from "./internal/evaluate.js";
+import { type EvaluationOutcome, runEvaluators } from "./internal/evaluate.js";
 import { flushSpans } from "./internal/flush-spans.js";
 import { defaultProgressStream, type ProgressStream, RunProgress } from "./internal/progress.js";
 import { type RunContext, runItem, toScoreFields } from "./internal/run-item.js";
-import { resolveRunOptions } from "./internal/run-options.js";
+import { type RunOptions, resolveRunOptions } from "./internal/run-options.js";
 import type {
   DeleteExperimentDataParams,
   DeleteExperimentDataResult,
@@ -17,6 +17,9 @@ import type {
 } from "./types.js";
 
 export type { ProgressStream } from "./internal/progress.js";
+
+type ItemResult = ExperimentItemResult<unknown, unknown, unknown, unknown>;
+
 export { DEFAULT_EXPERIMENT_MAX_CONCURRENCY } from "./internal/run-options.js";
 
 /** What the experiment runner needs from {@link SvcClient}. */
@@ -95,30 +98,9 @@ export class ExperimentManager {
       },
     };
 
-    const stream = options.showProgress ? (this.#deps.progressStream ?? defaultProgressStream()) : undefined;
-    const progress = new RunProgress(params.data.length, runName, options.onProgress, stream);
-    let itemResults: ExperimentItemResult<unknown, unknown, unknown, unknown>[];
-    try {
-      itemResults = await mapLimit(params.data, options.maxConcurrency, async (item) => {
-        const result = await runItem(item, run);
-        progress.itemEnded(result.status);
-        return result;
-      });
-    } finally {
-      progress.finish();
-    }
+    const itemResults = await this.#runItems(run, options);
     logItemOutcomes(itemResults, runName);
-
-    const aborted = options.signal?.aborted === true;
-    const runOutcome = aborted
-      ? { evaluations: [], failures: [] }
-      : await runEvaluators(anyParams.runEvaluators ?? [], { itemResults }, { signal: options.signal });
-    for (const evaluation of runOutcome.evaluations) {
-      this.#deps.score.create({ ...toScoreFields(evaluation), datasetRunId: experimentId });
-    }
-    for (const f of runOutcome.failures) log.warn(`ExperimentManager: run ${f.evaluator} failed: ${f.message}`);
-    if (aborted && anyParams.runEvaluators?.length)
-      log.info(`ExperimentManager: run "${runName}" was aborted; its run evaluators were not called`);
+    const runOutcome = await this.#evaluateRun(run, itemResults, options.signal);
 
     const [experimentUrl] = await Promise.all([
       this.#deps.getExperimentUrl(experimentId).catch((error: unknown) => {
@@ -144,6 +126,42 @@ export class ExperimentManager {
       format: (formatOptions) => formatExperimentResult(summary, formatOptions),
     };
     return result as unknown as ExperimentResult<Input, ExpectedOutput, Metadata, Output>;
+  }
+
+  /** Runs every item, at most `maxConcurrency` at once, reporting progress as each ends. */
+  async #runItems(run: RunContext, options: RunOptions): Promise<ItemResult[]> {
+    const stream = options.showProgress ? (this.#deps.progressStream ?? defaultProgressStream()) : undefined;
+    const progress = new RunProgress(run.params.data.length, run.runName, options.onProgress, stream);
+    try {
+      return await mapLimit(run.params.data, options.maxConcurrency, async (item) => {
+        const result = await runItem(item, run);
+        progress.itemEnded(result.status);
+        return result;
+      });
+    } finally {
+      progress.finish();
+    }
+  }
+
+  /** Calls the run evaluators (not after an abort) and queues their evaluations as run-level scores. */
+  async #evaluateRun(
+    run: RunContext,
+    itemResults: ItemResult[],
+    signal: AbortSignal | undefined,
+  ): Promise<EvaluationOutcome> {
+    const log = getGlobalLogger();
+    const evaluators = run.params.runEvaluators ?? [];
+    if (signal?.aborted) {
+      if (evaluators.length)
+        log.info(`ExperimentManager: run "${run.runName}" was aborted; its run evaluators were not called`);
+      return { evaluations: [], failures: [] };
+    }
+    const outcome = await runEvaluators(evaluators, { itemResults }, { signal });
+    for (const evaluation of outcome.evaluations) {
+      this.#deps.score.create({ ...toScoreFields(evaluation), datasetRunId: run.experimentId });
+    }
+    for (const f of outcome.failures) log.warn(`ExperimentManager: run ${f.evaluator} failed: ${f.message}`);
+    return outcome;
   }
 
   /** Says once per run that items of traces outside the client's `sampleRate` lose their scores. */
@@ -179,10 +197,7 @@ function checkParams(params: RunContext["params"]): void {
 }
 
 /** One line for the items that did not succeed, and one per evaluator that failed, instead of a line per item. */
-function logItemOutcomes(
-  itemResults: ExperimentItemResult<unknown, unknown, unknown, unknown>[],
-  runName: string,
-): void {
+function logItemOutcomes(itemResults: ItemResult[], runName: string): void {
   const log = getGlobalLogger();
   const firstFailure = itemResults.findIndex((r) => r.status === "failed" || r.status === "timeout");
   if (firstFailure >= 0) {
