@@ -89,6 +89,8 @@ describe("formatExperimentResult", () => {
   };
   const item = (input: string, output: string | undefined, evaluations: Evaluation[], error?: string) => ({
     item: { input },
+    status: error ? ("failed" as const) : ("ok" as const),
+    attempts: 1,
     input,
     expectedOutput: undefined,
     output,
@@ -104,26 +106,26 @@ describe("formatExperimentResult", () => {
       itemResults: [
         item("France", "Paris", [{ name: "exact", value: 1 }]),
         item("Japan", "Kyoto", [{ name: "exact", value: 0 }]),
-        item("Peru", undefined, [], "timeout"),
+        item("Peru", undefined, [], "no capital found"),
       ],
       runEvaluations: [{ name: "accuracy", value: 1 / 3, comment: "1 of 3" }],
     });
 
     expect(text).toBe(
       [
-        'Experiment run "capitals - 2026-01-01T00:00:00.000Z" (3 items, 1 failed)',
+        'Experiment run "capitals - 2026-01-01T00:00:00.000Z" (3 items: 2 ok, 1 failed)',
         "",
-        "#  Input   Output          Evaluations",
-        "-  ------  --------------  -----------",
-        "1  France  Paris           exact=1",
-        "2  Japan   Kyoto           exact=0",
-        "3  Peru    error: timeout  -",
+        "#  Status  Input   Output                   Evaluations",
+        "-  ------  ------  -----------------------  -----------",
+        "1  ok      France  Paris                    exact=1",
+        "2  ok      Japan   Kyoto                    exact=0",
+        "3  failed  Peru    error: no capital found  -",
         "",
         "Item evaluation averages",
         "  exact: 0.5 (2 values)",
         "",
         "Failures",
-        "  item 3: task failed: timeout",
+        "  item 3: task failed: no capital found",
         "",
         "Run evaluations",
         "  accuracy=0.333  (1 of 3)",

@@ -62,6 +62,7 @@ export class SvcClient {
       score: this.score,
       api: this.api,
       getExperimentUrl: (experimentId) => this.getExperimentUrl(experimentId),
+      sampleRate: config.score.sampleRate,
     });
     const uploader = new MediaUploader({
       baseUrl: config.baseUrl,

@@ -81,7 +81,7 @@ export type {
 export { DatasetManager } from "./dataset/dataset-manager.js";
 export { createEvaluatorFromAutoevals } from "./experiment/autoevals.js";
 export type { ExperimentDataApi } from "./experiment/delete-experiment-data.js";
-export type { ExperimentManagerDeps } from "./experiment/experiment-manager.js";
+export type { ExperimentManagerDeps, ProgressStream } from "./experiment/experiment-manager.js";
 export { DEFAULT_EXPERIMENT_MAX_CONCURRENCY, ExperimentManager } from "./experiment/experiment-manager.js";
 export type {
   RegressionErrorMessageOptions,
@@ -100,11 +100,14 @@ export type {
   EvaluatorParams,
   ExperimentItem,
   ExperimentItemResult,
+  ExperimentItemStatus,
   ExperimentMetadata,
   ExperimentParams,
+  ExperimentProgress,
   ExperimentResult,
   ExperimentScoreBody,
   ExperimentTask,
+  ExperimentTaskContext,
   ExperimentTaskParams,
   FormatOptions,
   RunEvaluator,

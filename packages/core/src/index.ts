@@ -37,6 +37,8 @@ export {
 export { connectionSettings, logStartup, optionSettings } from "./config/startup.js";
 export type { ExitParticipant, ExitWatch } from "./lifecycle/exit-hooks.js";
 export { watchForExit, watchQueueForExit } from "./lifecycle/exit-hooks.js";
+export type { Settled, SettleWithinOptions } from "./lifecycle/settle-within.js";
+export { settleWithin } from "./lifecycle/settle-within.js";
 export { describeError, messageOf, textOf } from "./log/describe.js";
 export type { LoggerOptions, LogSink, SvcLogger } from "./log/logger.js";
 export {
@@ -105,6 +107,8 @@ export {
   SVC_TRACE_ID_BAGGAGE_KEY,
   withTraceIdClaim,
 } from "./tracing/propagation.js";
+export type { SampleRate } from "./tracing/sampling.js";
+export { isTraceSampledIn, sampleRateOption, traceSampler } from "./tracing/sampling.js";
 export type { AttemptRequest, AttemptResponse, Backend } from "./transport/backend.js";
 export { AttemptTimeoutError, defaultBackend, fetchBackend, ResponseTooLargeError } from "./transport/backend.js";
 export type { Gzip, RuntimeGlobals } from "./transport/compress.js";

@@ -15,6 +15,7 @@ import {
   readEnv,
   resolveConnection,
   resolveOptions,
+  sampleRateOption,
   stringOption,
   stringRecordOption,
   userAgent,
@@ -121,6 +122,13 @@ export interface SvcSpanProcessorParams {
    * then ends at once, and one line counts what was not delivered). @defaultValue true
    */
   flushOnExit?: boolean;
+  /**
+   * Share of traces exported, from 0 (none) to 1 (all), decided per trace id by a pure function of its bits: every
+   * process and service with the same rate keeps the same traces, and `SvcClient` with the same rate keeps their
+   * scores. Applies to the spans an OpenTelemetry sampler has sampled; a span it left unsampled is never exported.
+   * Falls back to SVC_SAMPLE_RATE. @defaultValue 1
+   */
+  sampleRate?: number;
 }
 
 /** Default spans per export request. */
@@ -181,6 +189,7 @@ export const PROCESSOR_SPECS = {
   additionalHeaders: stringRecordOption(),
   exporter: objectOption<SpanExporterLike>(["export", "shutdown"], "a span exporter (export and shutdown methods)"),
   flushOnExit: booleanOption(true),
+  sampleRate: sampleRateOption(),
 };
 
 /** Settings of a span processor after options, environment and defaults are applied. */
@@ -211,6 +220,8 @@ export interface ProcessorConfig {
   shouldExportSpan: ShouldExportSpan | undefined;
   exporter: SpanExporterLike | undefined;
   flushOnExit: boolean;
+  /** Share of traces exported, 0 to 1. */
+  sampleRate: number;
 }
 
 /**
@@ -273,6 +284,7 @@ export function resolveProcessorConfig(params: unknown, env: Env = readEnv()): P
     shouldExportSpan: o.shouldExportSpan,
     exporter: o.exporter,
     flushOnExit: o.flushOnExit,
+    sampleRate: o.sampleRate,
   };
 }
 

@@ -14,6 +14,7 @@ import { type ProcessorConfig, resolveProcessorConfig, type SvcSpanProcessorPara
 import { EnrichStage, type OutgoingSpan } from "./pipeline/enrich.js";
 import { ExportStage } from "./pipeline/export.js";
 import { FilterStage } from "./pipeline/filter.js";
+import { SampleStage } from "./pipeline/sample.js";
 import { type StartedSpan, StartStage } from "./pipeline/start.js";
 import type { ReadableSpan } from "./readable-span.js";
 
@@ -23,10 +24,11 @@ const NAME = "SvcSpanProcessor";
  * OpenTelemetry span processor that sends svc observations (and LLM spans of other instrumentation)
  * to the svc server over OTLP/HTTP. It never throws into application code.
  *
- * A span goes through four stages: at start it is stamped (environment, release, propagated attributes, the
- * app-root mark); when it ends the filter decides whether it is exported and it is queued, bounded in count and
- * bytes; when its batch is sent it is enriched (mask, media) and exported (encoded, compressed, posted). Failed
- * batches stay queued and are retried with backoff.
+ * A span of a trace that `sampleRate` (or an OpenTelemetry sampler) leaves out is only counted. Any other span goes
+ * through four stages: at start it is stamped (environment, release, propagated attributes, the app-root mark); when
+ * it ends the filter decides whether it is exported and it is queued, bounded in count and bytes; when its batch is
+ * sent it is enriched (mask, media) and exported (encoded, compressed, posted). Failed batches stay queued and are
+ * retried with backoff.
  *
  * @example
  * ```ts
@@ -41,6 +43,7 @@ const NAME = "SvcSpanProcessor";
  */
 export class SvcSpanProcessor {
   readonly #config: ProcessorConfig;
+  readonly #sample: SampleStage;
   readonly #start: StartStage;
   readonly #filter: FilterStage;
   readonly #enrich: EnrichStage;
@@ -61,6 +64,7 @@ export class SvcSpanProcessor {
   constructor(params: SvcSpanProcessorParams = {}, env?: Record<string, string | undefined>) {
     const config = resolveProcessorConfig(params, env);
     this.#config = config;
+    this.#sample = new SampleStage(config.sampleRate);
     this.#filter = new FilterStage(config.shouldExportSpan);
     this.#start = new StartStage(config, (span) => this.#filter.expects(span));
     this.#uploader =
@@ -99,7 +103,7 @@ export class SvcSpanProcessor {
     countProcessorStart();
     if (this.#shutdown) return;
     try {
-      this.#start.onStart(span, parentContext);
+      if (this.#sample.keeps(span.spanContext())) this.#start.onStart(span, parentContext);
     } catch (error) {
       const kind = `${NAME}: onStart failed; the span is left as it was`;
       this.#repeats.warn(kind, `${kind}: ${describeError(error)}`);
@@ -109,7 +113,12 @@ export class SvcSpanProcessor {
   /** Filters and queues an ended span; masking, media handling and export run later, off the caller's path. */
   onEnd(span: ReadableSpan): void {
     try {
-      this.#start.onEnd(span.spanContext());
+      const spanContext = span.spanContext();
+      if (!this.#sample.keeps(spanContext)) {
+        this.#queue.drop("sampledOut", 1, "their traces are outside sampleRate, or a sampler did not sample them");
+        return;
+      }
+      this.#start.onEnd(spanContext);
       if (this.#shutdown)
         this.#queue.drop("shutdown", 1, `span "${span.name}" ended after shutdown() and is not exported`);
       else if (this.#filter.accepts(span)) this.#queue.push({ span });

@@ -1,20 +1,26 @@
 import { describeError, getGlobalLogger, mapLimit } from "@svc/core";
 import { deleteExperimentData, type ExperimentDataApi } from "./delete-experiment-data.js";
-import { formatExperimentResult } from "./format.js";
-import { runEvaluators } from "./internal/evaluate.js";
+import { evaluatorFailureSummaries, formatExperimentResult, statusCounts } from "./format.js";
+import { type EvaluationOutcome, runEvaluators } from "./internal/evaluate.js";
 import { flushSpans } from "./internal/flush-spans.js";
+import { defaultProgressStream, type ProgressStream, RunProgress } from "./internal/progress.js";
 import { type RunContext, runItem, toScoreFields } from "./internal/run-item.js";
+import { type RunOptions, resolveRunOptions } from "./internal/run-options.js";
 import type {
   DeleteExperimentDataParams,
   DeleteExperimentDataResult,
+  ExperimentItemResult,
   ExperimentMetadata,
   ExperimentParams,
   ExperimentResult,
   ExperimentScoreBody,
 } from "./types.js";
 
-/** Items in flight at once when `maxConcurrency` is not given. */
-export const DEFAULT_EXPERIMENT_MAX_CONCURRENCY = 50;
+export type { ProgressStream } from "./internal/progress.js";
+
+type ItemResult = ExperimentItemResult<unknown, unknown, unknown, unknown>;
+
+export { DEFAULT_EXPERIMENT_MAX_CONCURRENCY } from "./internal/run-options.js";
 
 /** What the experiment runner needs from {@link SvcClient}. */
 export interface ExperimentManagerDeps {
@@ -24,6 +30,10 @@ export interface ExperimentManagerDeps {
   getExperimentUrl(experimentId: string): Promise<string>;
   /** REST calls of {@link ExperimentManager.deleteData}. */
   api: ExperimentDataApi;
+  /** The client's `sampleRate`: below 1, a run warns that some of its items' scores are not sent. @defaultValue 1 */
+  sampleRate?: number;
+  /** Where the progress line is drawn, when it is a terminal. @defaultValue `process.stderr` */
+  progressStream?: ProgressStream;
 }
 
 /**
@@ -40,18 +50,23 @@ export class ExperimentManager {
 
   /**
    * Runs `task` on every item of `data`, at most `maxConcurrency` at a time, each inside a root span
-   * `experiment-item-run` of a new trace that records the experiment as `svc.experiment.*` attributes.
-   * Item evaluators then score each output on its trace; run evaluators score the whole run. A task or
-   * evaluator that throws fails only that item or evaluation. Spans and scores are flushed before it resolves.
-   * The experiment id is generated here (16 random hex characters); the server groups the run's items by it.
+   * `experiment-item-run` of a new trace that records the experiment as `svc.experiment.*` attributes. An attempt of
+   * the task may be limited in time (`itemTimeoutMs`) and retried (`maxRetries`); the run may be aborted (`signal`).
+   * Item evaluators then score each output on its trace; run evaluators score the whole run. A task or evaluator that
+   * throws, hangs or times out fails only that item or evaluation: each item's `status` says how it ended. Progress
+   * goes to `onProgress`, and to a line on stderr when it is a terminal. Spans and scores are flushed before it
+   * resolves, also after an abort. The experiment id is generated here (16 random hex characters); the server groups
+   * the run's items by it.
    * @throws {TypeError} when `name`, `data` or `task` is missing or of the wrong type.
    * @example
    * ```ts
    * const result = await svc.experiment.run({
    *   name: "capitals",
    *   data: [{ input: "France", expectedOutput: "Paris" }],
-   *   task: async ({ input }) => askModel(`Capital of ${input}?`),
+   *   task: async ({ input }, { signal }) => askModel(`Capital of ${input}?`, { signal }),
    *   evaluators: [({ output, expectedOutput }) => ({ name: "exact_match", value: output === expectedOutput })],
+   *   itemTimeoutMs: 30_000,
+   *   maxRetries: 2,
    * });
    * console.log(result.format());
    * ```
@@ -61,15 +76,18 @@ export class ExperimentManager {
   ): Promise<ExperimentResult<Input, ExpectedOutput, Metadata, Output>> {
     const anyParams = params as unknown as RunContext["params"];
     checkParams(anyParams);
+    const options = resolveRunOptions(params);
     const log = getGlobalLogger();
     const experimentId = randomHex(8);
     const runName = params.runName ?? `${params.name} - ${new Date().toISOString()}`;
+    this.#warnWhenSampled(runName);
     let warnedNotRecording = false;
     const run: RunContext = {
       experimentId,
       runName,
       params: anyParams,
       datasetVersion: resolveDatasetVersion(params.datasetVersion),
+      attempts: { maxRetries: options.maxRetries, itemTimeoutMs: options.itemTimeoutMs, signal: options.signal },
       createScore: (body) => this.#deps.score.create(body),
       onRootSpan: (isRecording) => {
         if (isRecording || warnedNotRecording) return;
@@ -80,21 +98,9 @@ export class ExperimentManager {
       },
     };
 
-    const maxConcurrency = resolveMaxConcurrency(params.maxConcurrency);
-    const itemResults = await mapLimit(params.data, maxConcurrency, (item) => runItem(item, run));
-    for (const [index, r] of itemResults.entries()) {
-      if (r.error !== undefined)
-        log.warn(`ExperimentManager: item ${index + 1} of run "${runName}" failed: ${r.error}`);
-      for (const f of r.evaluationFailures) {
-        log.warn(`ExperimentManager: ${f.evaluator} failed on item ${index + 1} of run "${runName}": ${f.message}`);
-      }
-    }
-
-    const runOutcome = await runEvaluators(anyParams.runEvaluators ?? [], { itemResults });
-    for (const evaluation of runOutcome.evaluations) {
-      this.#deps.score.create({ ...toScoreFields(evaluation), datasetRunId: experimentId });
-    }
-    for (const f of runOutcome.failures) log.warn(`ExperimentManager: run ${f.evaluator} failed: ${f.message}`);
+    const itemResults = await this.#runItems(run, options);
+    logItemOutcomes(itemResults, runName);
+    const runOutcome = await this.#evaluateRun(run, itemResults, options.signal);
 
     const [experimentUrl] = await Promise.all([
       this.#deps.getExperimentUrl(experimentId).catch((error: unknown) => {
@@ -117,9 +123,54 @@ export class ExperimentManager {
     };
     const result: ExperimentResult<unknown, unknown, unknown, unknown> = {
       ...summary,
-      format: (options) => formatExperimentResult(summary, options),
+      format: (formatOptions) => formatExperimentResult(summary, formatOptions),
     };
     return result as unknown as ExperimentResult<Input, ExpectedOutput, Metadata, Output>;
+  }
+
+  /** Runs every item, at most `maxConcurrency` at once, reporting progress as each ends. */
+  async #runItems(run: RunContext, options: RunOptions): Promise<ItemResult[]> {
+    const stream = options.showProgress ? (this.#deps.progressStream ?? defaultProgressStream()) : undefined;
+    const progress = new RunProgress(run.params.data.length, run.runName, options.onProgress, stream);
+    try {
+      return await mapLimit(run.params.data, options.maxConcurrency, async (item) => {
+        const result = await runItem(item, run);
+        progress.itemEnded(result.status);
+        return result;
+      });
+    } finally {
+      progress.finish();
+    }
+  }
+
+  /** Calls the run evaluators (not after an abort) and queues their evaluations as run-level scores. */
+  async #evaluateRun(
+    run: RunContext,
+    itemResults: ItemResult[],
+    signal: AbortSignal | undefined,
+  ): Promise<EvaluationOutcome> {
+    const log = getGlobalLogger();
+    const evaluators = run.params.runEvaluators ?? [];
+    if (signal?.aborted) {
+      if (evaluators.length)
+        log.info(`ExperimentManager: run "${run.runName}" was aborted; its run evaluators were not called`);
+      return { evaluations: [], failures: [] };
+    }
+    const outcome = await runEvaluators(evaluators, { itemResults }, { signal });
+    for (const evaluation of outcome.evaluations) {
+      this.#deps.score.create({ ...toScoreFields(evaluation), datasetRunId: run.experimentId });
+    }
+    for (const f of outcome.failures) log.warn(`ExperimentManager: run ${f.evaluator} failed: ${f.message}`);
+    return outcome;
+  }
+
+  /** Says once per run that items of traces outside the client's `sampleRate` lose their scores. */
+  #warnWhenSampled(runName: string): void {
+    const rate = this.#deps.sampleRate ?? 1;
+    if (rate >= 1) return;
+    getGlobalLogger().warn(
+      `ExperimentManager: the client's sampleRate is ${rate}, so the item scores of run "${runName}" are sent only for the traces in that share (and a SvcSpanProcessor with the same rate exports only those traces); run experiments with a client and processor at sampleRate 1 to keep every item.`,
+    );
   }
 
   /**
@@ -145,13 +196,20 @@ function checkParams(params: RunContext["params"]): void {
   }
 }
 
-function resolveMaxConcurrency(value: number | undefined): number {
-  if (value === undefined) return DEFAULT_EXPERIMENT_MAX_CONCURRENCY;
-  if (Number.isInteger(value) && value > 0) return value;
-  getGlobalLogger().warn(
-    `ExperimentManager: maxConcurrency must be a positive integer, got ${String(value)}; using ${DEFAULT_EXPERIMENT_MAX_CONCURRENCY}`,
-  );
-  return DEFAULT_EXPERIMENT_MAX_CONCURRENCY;
+/** One line for the items that did not succeed, and one per evaluator that failed, instead of a line per item. */
+function logItemOutcomes(itemResults: ItemResult[], runName: string): void {
+  const log = getGlobalLogger();
+  const firstFailure = itemResults.findIndex((r) => r.status === "failed" || r.status === "timeout");
+  if (firstFailure >= 0) {
+    const first = itemResults[firstFailure];
+    log.warn(
+      `ExperimentManager: run "${runName}": ${statusCounts(itemResults)}; first failure, item ${firstFailure + 1}: ${first?.error}`,
+    );
+  } else if (itemResults.some((r) => r.status === "skipped")) {
+    log.info(`ExperimentManager: run "${runName}" was aborted: ${statusCounts(itemResults)}`);
+  }
+  for (const { line } of evaluatorFailureSummaries(itemResults))
+    log.warn(`ExperimentManager: run "${runName}": ${line}`);
 }
 
 function resolveDatasetVersion(version: string | Date | undefined): string | undefined {

@@ -1,4 +1,10 @@
-import type { Evaluation, EvaluationFailure, ExperimentItemResult, FormatOptions } from "./types.js";
+import type {
+  Evaluation,
+  EvaluationFailure,
+  ExperimentItemResult,
+  ExperimentItemStatus,
+  FormatOptions,
+} from "./types.js";
 
 /** What {@link formatExperimentResult} renders; the fields of an experiment result minus `format`. */
 export interface FormattableResult {
@@ -9,24 +15,35 @@ export interface FormattableResult {
   experimentUrl: string | undefined;
 }
 
+type Items = ExperimentItemResult<unknown, unknown, unknown, unknown>[];
+
 const EXCERPT_WIDTH = 40;
 const COLUMN_GAP = "  ";
+/** Items listed by name in the failures section; the others are counted. */
+const FAILURES_LISTED = 10;
+const STATUS_WORDS: Record<ExperimentItemStatus, string> = {
+  ok: "ok",
+  failed: "failed",
+  timeout: "timed out",
+  skipped: "skipped",
+};
 
 /**
- * Renders a run as plain text: a table of items (input, output excerpt, evaluations), the average of
- * each numeric item evaluation, failures, run evaluations and the experiment link.
+ * Renders a run as plain text: the counts of each status, a table of items (status, input, output excerpt,
+ * evaluations), the average of each numeric item evaluation, failures of tasks and, per evaluator, of evaluators,
+ * run evaluations and the experiment link.
  */
 export function formatExperimentResult(result: FormattableResult, options: FormatOptions = {}): string {
   const items = result.itemResults;
-  const failedCount = items.filter((r) => r.error !== undefined).length;
-  const counts = `${items.length} item${items.length === 1 ? "" : "s"}${failedCount ? `, ${failedCount} failed` : ""}`;
-  const sections = [`Experiment run "${result.runName}" (${counts})`];
+  const sections = [`Experiment run "${result.runName}" (${statusCounts(items)})`];
 
   if (options.includeItemResults ?? true) sections.push(itemTable(items));
   const averages = averageLines(items);
   if (averages.length) sections.push(["Item evaluation averages", ...averages].join("\n"));
   const failures = failureLines(items);
   if (failures.length) sections.push(["Failures", ...failures].join("\n"));
+  const evaluatorFailures = evaluatorFailureSummaries(items).map((f) => `  ${f.line}`);
+  if (evaluatorFailures.length) sections.push(["Evaluator failures", ...evaluatorFailures].join("\n"));
   if (result.runEvaluations.length || result.runEvaluationFailures.length) {
     const lines = result.runEvaluations.map((e) => `  ${formatEvaluation(e)}${e.comment ? `  (${e.comment})` : ""}`);
     for (const f of result.runEvaluationFailures) lines.push(`  ${f.evaluator} failed: ${f.message}`);
@@ -36,14 +53,46 @@ export function formatExperimentResult(result: FormattableResult, options: Forma
   return sections.join("\n\n");
 }
 
-function itemTable(items: FormattableResult["itemResults"]): string {
+/**
+ * `3 items: 2 ok, 1 failed; 1 retried`: the number of items, then of each status that occurs (`ok` always), then of
+ * the items that took more than one attempt, if any.
+ */
+export function statusCounts(items: Items): string {
+  const counts = new Map<ExperimentItemStatus, number>([["ok", 0]]);
+  for (const { status } of items) counts.set(status, (counts.get(status) ?? 0) + 1);
+  const parts = (Object.keys(STATUS_WORDS) as ExperimentItemStatus[])
+    .filter((status) => counts.has(status))
+    .map((status) => `${counts.get(status)} ${STATUS_WORDS[status]}`);
+  const retried = items.filter((r) => r.attempts > 1).length;
+  return `${items.length} item${items.length === 1 ? "" : "s"}: ${parts.join(", ")}${retried ? `; ${retried} retried` : ""}`;
+}
+
+/** One summary per evaluator that failed: on how many items, and the first failure with its item number. */
+export function evaluatorFailureSummaries(items: Items): { evaluator: string; line: string }[] {
+  const byEvaluator = new Map<string, { count: number; first: string }>();
+  items.forEach((r, index) => {
+    for (const f of r.evaluationFailures) {
+      const seen = byEvaluator.get(f.evaluator);
+      if (seen) seen.count++;
+      else byEvaluator.set(f.evaluator, { count: 1, first: `item ${index + 1}: ${f.message}` });
+    }
+  });
+  const evaluated = items.filter((r) => r.status === "ok").length;
+  return [...byEvaluator].map(([evaluator, { count, first }]) => ({
+    evaluator,
+    line: `${evaluator} failed on ${count} of ${evaluated} item${evaluated === 1 ? "" : "s"}; first, ${first}`,
+  }));
+}
+
+function itemTable(items: Items): string {
   const rows = items.map((r, index) => [
     String(index + 1),
+    r.status,
     excerpt(r.input),
-    r.error === undefined ? excerpt(r.output) : excerpt(`error: ${r.error}`),
+    r.status === "ok" ? excerpt(r.output) : r.error === undefined ? "-" : excerpt(`error: ${r.error}`),
     r.evaluations.length ? r.evaluations.map(formatEvaluation).join(", ") : "-",
   ]);
-  return renderTable(["#", "Input", "Output", "Evaluations"], rows);
+  return renderTable(["#", "Status", "Input", "Output", "Evaluations"], rows);
 }
 
 function renderTable(header: string[], rows: string[][]): string {
@@ -56,7 +105,7 @@ function renderTable(header: string[], rows: string[][]): string {
   return [line(header), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");
 }
 
-function averageLines(items: FormattableResult["itemResults"]): string[] {
+function averageLines(items: Items): string[] {
   const byName = new Map<string, number[]>();
   for (const { evaluations } of items) {
     for (const e of evaluations) {
@@ -73,13 +122,16 @@ function averageLines(items: FormattableResult["itemResults"]): string[] {
   });
 }
 
-function failureLines(items: FormattableResult["itemResults"]): string[] {
+/** Items that failed or timed out, the first ten by number, then a count. Skipped items are in the counts only. */
+function failureLines(items: Items): string[] {
   const lines: string[] = [];
   items.forEach((r, index) => {
-    if (r.error !== undefined) lines.push(`  item ${index + 1}: task failed: ${r.error}`);
-    for (const f of r.evaluationFailures) lines.push(`  item ${index + 1}: ${f.evaluator} failed: ${f.message}`);
+    if (r.status !== "failed" && r.status !== "timeout") return;
+    const attempts = r.attempts > 1 ? ` (${r.attempts} attempts)` : "";
+    lines.push(`  item ${index + 1}: ${r.status === "timeout" ? "" : "task failed: "}${r.error}${attempts}`);
   });
-  return lines;
+  if (lines.length <= FAILURES_LISTED) return lines;
+  return [...lines.slice(0, FAILURES_LISTED), `  and ${lines.length - FAILURES_LISTED} more`];
 }
 
 function formatEvaluation(evaluation: Evaluation): string {

@@ -25,13 +25,27 @@ export type ExperimentTaskParams<
   Metadata = ExperimentMetadata,
 > = ExperimentItem<Input, ExpectedOutput, Metadata>;
 
+/** What a task receives besides the item. A task may ignore it. */
+export interface ExperimentTaskContext {
+  /**
+   * Aborts when this attempt runs out of time (`itemTimeoutMs`) or the run is aborted (`signal`): the runner then
+   * stops waiting for the attempt. Pass it on to calls that take one (`fetch`, model clients) so they stop too.
+   */
+  signal: AbortSignal;
+  /** 1 for the first attempt, 2 for the first retry, and so on. */
+  attempt: number;
+}
+
 /** The function under test: turns an item into an output. It may be async. */
 export type ExperimentTask<
   Input = unknown,
   ExpectedOutput = unknown,
   Metadata = ExperimentMetadata,
   Output = unknown,
-> = (params: ExperimentTaskParams<Input, ExpectedOutput, Metadata>) => Output | Promise<Output>;
+> = (
+  params: ExperimentTaskParams<Input, ExpectedOutput, Metadata>,
+  context: ExperimentTaskContext,
+) => Output | Promise<Output>;
 
 /** One judgement of an output, sent as a score. */
 export interface Evaluation {
@@ -92,6 +106,13 @@ export interface EvaluationFailure {
   message: string;
 }
 
+/**
+ * How an item ended: `ok`, the task returned; `failed`, the task threw on every attempt, or the item has no input;
+ * `timeout`, the last attempt did not settle within `itemTimeoutMs`; `skipped`, the run was aborted before the item
+ * ended (not started, or abandoned while it ran).
+ */
+export type ExperimentItemStatus = "ok" | "failed" | "timeout" | "skipped";
+
 /** The outcome of one item. */
 export interface ExperimentItemResult<
   Input = unknown,
@@ -101,6 +122,10 @@ export interface ExperimentItemResult<
 > {
   /** The item as given. */
   item: ExperimentItem<Input, ExpectedOutput, Metadata>;
+  /** How the item ended; only `ok` items have an output and evaluations. */
+  status: ExperimentItemStatus;
+  /** Attempts of the task: 0 for an item that was not started, at most `maxRetries + 1`. */
+  attempts: number;
   /** The item's input. */
   input: Input | undefined;
   /** The item's expected output. */
@@ -109,9 +134,9 @@ export interface ExperimentItemResult<
   output: Output | undefined;
   /** Evaluations sent as scores on the item's trace. */
   evaluations: Evaluation[];
-  /** Id of the item's trace; `undefined` only when no span could be started. */
+  /** Id of the item's trace; `undefined` for an item that was not started, or when no span could be started. */
   traceId: string | undefined;
-  /** Message of the error the task threw; the item then has no evaluations. */
+  /** Why the item is not `ok`: the task's error message, the time-out, or the abort. */
   error?: string;
   /** Evaluators that threw or returned something that is not an evaluation. */
   evaluationFailures: EvaluationFailure[];
@@ -132,6 +157,24 @@ export interface RunEvaluatorParams<
 export type RunEvaluator<Input = unknown, ExpectedOutput = unknown, Metadata = ExperimentMetadata, Output = unknown> = (
   params: RunEvaluatorParams<Input, ExpectedOutput, Metadata, Output>,
 ) => Evaluation | Evaluation[] | Promise<Evaluation | Evaluation[]>;
+
+/** Where a run stands, passed to `onProgress` after each item ends. */
+export interface ExperimentProgress {
+  /** Items in the run. */
+  total: number;
+  /** Items that have ended, whatever their status. */
+  done: number;
+  /** Items whose task returned. */
+  ok: number;
+  /** Items whose task threw on every attempt, or that have no input. */
+  failed: number;
+  /** Items whose last attempt ran out of time. */
+  timedOut: number;
+  /** Items the run left out after it was aborted. */
+  skipped: number;
+  /** Milliseconds since the run started. */
+  elapsedMs: number;
+}
 
 /** Options of {@link ExperimentManager.run}. */
 export interface ExperimentParams<
@@ -156,8 +199,35 @@ export interface ExperimentParams<
   evaluators?: Evaluator<Input, ExpectedOutput, Metadata, Output>[];
   /** Judge the whole run once. */
   runEvaluators?: RunEvaluator<Input, ExpectedOutput, Metadata, Output>[];
-  /** Most items in flight at once. @defaultValue 50 */
+  /**
+   * Most items in flight at once. An item keeps its place while it waits to retry; an attempt that runs out of time
+   * gives its place up, and its `signal` aborts. @defaultValue 50
+   */
   maxConcurrency?: number;
+  /**
+   * Longest time, in milliseconds, one attempt of the task, and one call of each item evaluator, may take. An attempt
+   * that runs out is abandoned (its `signal` aborts) and counts as failed: it is retried while retries are left, else
+   * the item ends with status `timeout`. An evaluator that runs out is reported as failed. No limit by default.
+   */
+  itemTimeoutMs?: number;
+  /**
+   * Retries of a task that throws or runs out of time, after a wait of 1 s doubling with each retry (jitter ±25 %, at
+   * most 30 s). With retries, each attempt is a child span `experiment-item-attempt` of the item's root span, with
+   * its number in its metadata and its error as its status. At most 10. @defaultValue 0
+   */
+  maxRetries?: number;
+  /**
+   * Aborts the run: items not started are skipped, running items are abandoned (their task's `signal` aborts) and
+   * skipped, run evaluators are not called, and what was traced and scored so far is flushed before `run` resolves.
+   */
+  signal?: AbortSignal;
+  /** Called after each item ends, with the counts so far; an error it throws is logged and ignored. */
+  onProgress?: (progress: ExperimentProgress) => void;
+  /**
+   * Whether to draw a progress line on stderr while the run goes on, when stderr is a terminal (never in a pipe, a
+   * file or CI logs). `false` turns it off. @defaultValue true
+   */
+  showProgress?: boolean;
   /** Dataset version the items come from, recorded as `svc.experiment.item.version`. */
   datasetVersion?: string | Date;
 }

@@ -1,4 +1,4 @@
-import { booleanOption, environmentOption, numberOption } from "@svc/core";
+import { booleanOption, environmentOption, numberOption, sampleRateOption } from "@svc/core";
 
 /** Default queue length that starts a score flush. */
 export const DEFAULT_SCORE_FLUSH_AT = 10;
@@ -40,6 +40,13 @@ export interface ScoreParams {
    * queued (the process then ends at once, and one line counts what was not delivered). @defaultValue true
    */
   flushOnExit?: boolean;
+  /**
+   * Share of traces whose scores are sent, from 0 to 1, decided per trace id as `SvcSpanProcessor` decides which
+   * traces it exports: with the same rate, a score is sent exactly when its trace is. A score whose trace is left out
+   * is counted as `sampledOut` in `health()`; a score without a `traceId` is always sent. Falls back to
+   * SVC_SAMPLE_RATE. @defaultValue 1
+   */
+  sampleRate?: number;
 }
 
 /** Score settings after options, environment and defaults. */
@@ -55,6 +62,8 @@ export interface ScoreManagerConfig {
   /** `OTEL_SDK_DISABLED=true`: scores are neither queued nor sent, as spans are not. */
   disabled: boolean;
   flushOnExit: boolean;
+  /** Share of traces whose scores are sent, 0 to 1. */
+  sampleRate: number;
 }
 
 /** How the score options are read; resolved together with the client's own options. */
@@ -67,6 +76,7 @@ export const SCORE_SPECS = {
   scoreMaxRequestBytes: numberOption(DEFAULT_SCORE_MAX_REQUEST_BYTES, { min: 1024, minInclusive: true, integer: true }),
   environment: environmentOption(["SVC_TRACING_ENVIRONMENT"]),
   flushOnExit: booleanOption(true),
+  sampleRate: sampleRateOption(),
 };
 
 /** Whether `OTEL_SDK_DISABLED` turns OpenTelemetry off (the value `true`, in any case), which turns scores off too. */
@@ -85,6 +95,7 @@ export function scoreConfigFrom(
     scoreMaxRequestBytes: number;
     environment: string | undefined;
     flushOnExit: boolean;
+    sampleRate: number;
   },
   env: Record<string, string | undefined>,
 ): ScoreManagerConfig {
@@ -99,5 +110,6 @@ export function scoreConfigFrom(
     environment: o.environment,
     disabled: isSdkDisabled(env),
     flushOnExit: o.flushOnExit,
+    sampleRate: o.sampleRate,
   };
 }

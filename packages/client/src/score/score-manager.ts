@@ -10,6 +10,7 @@ import {
   type SendOutcome,
   sendInHalves,
   tooLargeOutcome,
+  traceSampler,
   watchQueueForExit,
 } from "@svc/core";
 import { scoresOps } from "../api/generated/scores.js";
@@ -50,6 +51,7 @@ export class ScoreManager {
   readonly #queue: BatchQueue<QueuedScore>;
   readonly #repeats = new RepeatLog();
   readonly #context: ScoreManagerContext;
+  readonly #keepsTrace: (traceId: unknown) => boolean;
   /** Held here: the exit hooks hold it only weakly. */
   readonly #exit: ExitWatch;
 
@@ -57,6 +59,7 @@ export class ScoreManager {
   constructor(context: ScoreManagerContext) {
     this.#context = context;
     const { config } = context;
+    this.#keepsTrace = traceSampler(config.sampleRate);
     this.#queue = new BatchQueue<QueuedScore>({
       owner: OWNER,
       items: "scores",
@@ -168,6 +171,10 @@ export class ScoreManager {
     const prepared = prepareUnstampedScore(score, ids, this.#context.config.environment);
     if (!prepared.ok) {
       logDroppedScore(this.#repeats, OWNER, prepared);
+      return;
+    }
+    if (!this.#keepsTrace(prepared.request.traceId)) {
+      this.#queue.drop("sampledOut", 1, "their traces are outside sampleRate");
       return;
     }
     const bytes = prepared.bytes;

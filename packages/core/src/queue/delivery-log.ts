@@ -103,10 +103,17 @@ export class DeliveryLog {
     this.#recoveredWhenDrained();
   }
 
-  /** Items given up on: error level, the first time per cause in full, then as counts. */
+  /**
+   * Items given up on: error level, the first time per cause in full, then as counts. Items sampled out are left out
+   * by the user's setting, not lost: debug level, and no part of a fault's count.
+   */
   dropped(reason: DropReason, count: number, detail: string): void {
     if (count <= 0) return;
     const kind = `${this.owner}: ${this.items} dropped, ${REASON_TEXT[reason]}`;
+    if (reason === "sampledOut") {
+      this.#drops.debug(kind, `${kind}: ${count} ${this.items}: ${detail}`, { count, unit: this.items });
+      return;
+    }
     this.#drops.error(kind, `${kind}: ${count} ${this.items}: ${detail}`, { count, unit: this.items });
     this.lost(count);
   }

@@ -1,4 +1,4 @@
-import { messageOf } from "@svc/core";
+import { messageOf, type Settled, type SettleWithinOptions, settleWithin } from "@svc/core";
 import type { Evaluation, EvaluationFailure } from "../types.js";
 
 /** Evaluations that were produced, and the evaluators that failed. */
@@ -10,16 +10,21 @@ export interface EvaluationOutcome {
 type AnyEvaluator<P> = (params: P) => Evaluation | Evaluation[] | Promise<Evaluation | Evaluation[]>;
 
 /**
- * Calls every evaluator with `params`, all at once. A throw, a rejection or an invalid evaluation is
- * recorded as a failure of that evaluator; the valid evaluations of the others are kept, in order.
+ * Calls every evaluator with `params`, all at once, each for at most `timeoutMs` and no longer than `signal` stays
+ * unaborted. A throw, a rejection, a time-out, an abort or an invalid evaluation is recorded as a failure of that
+ * evaluator; the valid evaluations of the others are kept, in order.
  */
-export async function runEvaluators<P>(evaluators: readonly AnyEvaluator<P>[], params: P): Promise<EvaluationOutcome> {
-  const settled = await Promise.allSettled(evaluators.map(async (evaluate) => evaluate(params)));
+export async function runEvaluators<P>(
+  evaluators: readonly AnyEvaluator<P>[],
+  params: P,
+  bounds: SettleWithinOptions = {},
+): Promise<EvaluationOutcome> {
+  const settled = await Promise.all(evaluators.map((evaluate) => settleWithin(() => evaluate(params), bounds)));
   const outcome: EvaluationOutcome = { evaluations: [], failures: [] };
   settled.forEach((result, index) => {
     const evaluator = evaluatorName(evaluators[index], index);
-    if (result.status === "rejected") {
-      outcome.failures.push({ evaluator, message: messageOf(result.reason) });
+    if (result.kind !== "value") {
+      outcome.failures.push({ evaluator, message: failureMessage(result, bounds.timeoutMs) });
       return;
     }
     for (const evaluation of Array.isArray(result.value) ? result.value : [result.value]) {
@@ -29,6 +34,12 @@ export async function runEvaluators<P>(evaluators: readonly AnyEvaluator<P>[], p
     }
   });
   return outcome;
+}
+
+function failureMessage(result: Settled<unknown>, timeoutMs: number | undefined): string {
+  if (result.kind === "timeout") return `did not settle within ${timeoutMs} ms`;
+  if (result.kind === "aborted") return "abandoned: the run was aborted";
+  return result.kind === "error" ? messageOf(result.error) : "";
 }
 
 function evaluatorName(evaluator: unknown, index: number): string {

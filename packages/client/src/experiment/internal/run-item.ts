@@ -1,6 +1,6 @@
 import { context, SpanStatusCode, trace } from "@opentelemetry/api";
 import { SvcOtelSpanAttributes as A, messageOf, propagateSpanAttributes } from "@svc/core";
-import { startActiveObservation } from "@svc/tracing";
+import { type SvcSpan, startActiveObservation } from "@svc/tracing";
 import type {
   Evaluation,
   ExperimentItem,
@@ -8,6 +8,7 @@ import type {
   ExperimentParams,
   ExperimentScoreBody,
 } from "../types.js";
+import { ABANDONED, type AttemptSettings, type AttemptsOutcome, runAttempts } from "./attempts.js";
 import { runEvaluators } from "./evaluate.js";
 
 /** Name of the root span of each item's trace. */
@@ -22,6 +23,8 @@ export interface RunContext {
   params: ExperimentParams<unknown, unknown, unknown, unknown>;
   /** Dataset version as an ISO timestamp, or undefined. */
   datasetVersion: string | undefined;
+  /** Retries, time limit and abort signal of every item. */
+  attempts: AttemptSettings;
   createScore(body: ExperimentScoreBody): void;
   /** Called with the item's root span once, to let the run warn when spans are not recorded. */
   onRootSpan(isRecording: boolean): void;
@@ -31,12 +34,15 @@ type Item = ExperimentItem<unknown, unknown, unknown>;
 type ItemResult = ExperimentItemResult<unknown, unknown, unknown, unknown>;
 
 /**
- * Runs the task on one item inside a new trace, then its evaluators, and queues their scores.
- * Never rejects: a task error becomes the result's `error`, an evaluator error one of its `evaluationFailures`.
+ * Runs the task on one item inside a new trace (with retries and a time limit per attempt), then its evaluators, and
+ * queues their scores. Never rejects: the item's `status` and `error` say how it ended, an evaluator's failure is one
+ * of its `evaluationFailures`.
  */
 export async function runItem(item: Item, run: RunContext): Promise<ItemResult> {
   const result: ItemResult = {
     item,
+    status: "ok",
+    attempts: 0,
     input: item.input,
     expectedOutput: item.expectedOutput,
     output: undefined,
@@ -44,7 +50,9 @@ export async function runItem(item: Item, run: RunContext): Promise<ItemResult> 
     traceId: undefined,
     evaluationFailures: [],
   };
-  if (item.input === undefined) return { ...result, error: "item has no input" };
+  if (run.attempts.signal?.aborted)
+    return { ...result, status: "skipped", error: "the run was aborted before the item started" };
+  if (item.input === undefined) return { ...result, status: "failed", error: "item has no input" };
 
   let rootSpanId: string | undefined;
   try {
@@ -62,38 +70,56 @@ export async function runItem(item: Item, run: RunContext): Promise<ItemResult> 
           // Set on the root directly too: propagation reaches it only through the active context.
           root.otelSpan.setAttributes({ ...propagated, ...rootOnlyAttributes(item, run) });
           await propagateSpanAttributes(propagated, async () => {
-            const metadata = rootMetadata(item, run);
-            try {
-              result.output = await run.params.task(item);
-              root.update({ input: item.input, output: result.output, metadata });
-            } catch (error) {
-              result.error = messageOf(error);
-              root.update({ input: item.input, metadata, level: "ERROR", statusMessage: result.error });
-              root.otelSpan.setStatus({ code: SpanStatusCode.ERROR, message: result.error });
-            }
+            const outcome = await runAttempts((taskContext) => run.params.task(item, taskContext), run.attempts);
+            recordOutcome(result, outcome, root, rootMetadata(item, run));
           });
         },
         { asType: "span" },
       ),
     );
   } catch (error) {
-    // Only reachable when tracing itself fails; the task's own errors are caught above.
+    // Only reachable when tracing itself fails; the task's own errors are caught in its attempts.
+    result.status = "failed";
     result.error ??= `could not run the item: ${messageOf(error)}`;
   }
-  if (result.error !== undefined || !run.params.evaluators?.length) return result;
+  if (result.status !== "ok" || !run.params.evaluators?.length) return result;
 
-  const outcome = await runEvaluators(run.params.evaluators, {
-    input: item.input,
-    expectedOutput: item.expectedOutput,
-    output: result.output,
-    metadata: item.metadata,
-  });
+  const outcome = await runEvaluators(
+    run.params.evaluators,
+    { input: item.input, expectedOutput: item.expectedOutput, output: result.output, metadata: item.metadata },
+    { timeoutMs: run.attempts.itemTimeoutMs, signal: run.attempts.signal },
+  );
   result.evaluations = outcome.evaluations;
   result.evaluationFailures = outcome.failures;
   for (const evaluation of outcome.evaluations) {
     run.createScore({ ...toScoreFields(evaluation), traceId: result.traceId, observationId: rootSpanId });
   }
   return result;
+}
+
+/** Writes how the attempts ended into the result and onto the item's root span. */
+function recordOutcome(
+  result: ItemResult,
+  outcome: AttemptsOutcome,
+  root: SvcSpan,
+  metadata: Record<string, unknown>,
+): void {
+  result.attempts = outcome.attempts;
+  if (outcome.kind === "ok") {
+    result.output = outcome.output;
+    root.update({ input: result.input, output: outcome.output, metadata });
+    return;
+  }
+  if (outcome.kind === "aborted") {
+    result.status = "skipped";
+    result.error = ABANDONED;
+    root.update({ input: result.input, metadata, level: "WARNING", statusMessage: ABANDONED });
+    return;
+  }
+  result.status = outcome.kind;
+  result.error = outcome.error;
+  root.update({ input: result.input, metadata, level: "ERROR", statusMessage: outcome.error });
+  root.otelSpan.setStatus({ code: SpanStatusCode.ERROR, message: outcome.error });
 }
 
 function rootOnlyAttributes(item: Item, run: RunContext): Record<string, string> {
