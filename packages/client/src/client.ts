@@ -1,10 +1,10 @@
-import type { DeliveryHealth } from "@svc/core";
 import { MediaUploader, redactUrl } from "@svc/core";
 import { SvcAPIError } from "./api/errors.js";
 import { SvcApi } from "./api/generated/client.js";
 import { RequestRuntime } from "./api/runtime.js";
 import { resolveClientConfig, type SvcClientConfig, type SvcClientParams } from "./config.js";
 import { DatasetManager } from "./dataset/dataset-manager.js";
+import type { SvcClientHealth } from "./health.js";
 import { ExperimentManager } from "./experiment/experiment-manager.js";
 import { createRunExperimentOnDataset } from "./experiment/run-on-dataset.js";
 import { MediaManager } from "./media/media-manager.js";
@@ -85,9 +85,13 @@ export class SvcClient {
     await this.score.shutdown();
   }
 
-  /** Counts of the client's score delivery: queued, in flight, sent, dropped by reason, retries, the last error. */
-  health(): { score: DeliveryHealth } {
-    return { score: this.score.health() };
+  /**
+   * What the client's managers have done so far, cheap to call at any time: score delivery (queued, in flight, sent,
+   * dropped by reason, retries, the last error), prompt fetches (with the cache and the fallbacks returned) and media
+   * downloads.
+   */
+  health(): SvcClientHealth {
+    return { score: this.score.health(), prompt: this.prompt.health(), media: this.media.health() };
   }
 
   /**

@@ -112,6 +112,7 @@ export type {
   RunExperimentOnDataset,
   RunExperimentOnDatasetParams,
 } from "./experiment/types.js";
+export type { MediaHealth, PromptHealth, RequestHealth, SvcClientHealth } from "./health.js";
 export type { ParsedMediaReference, SvcMediaResolveMediaReferencesParams } from "./media/media-manager.js";
 export { MediaManager } from "./media/media-manager.js";
 export type { SvcMediaReferenceParams } from "./media/media-reference.js";
