@@ -35,7 +35,8 @@ describe("SvcSpanProcessor.health()", () => {
         }),
     );
     const { processor, svc } = svcProvider(server, HELD, {});
-    for (let i = 0; i < 3; i++) svc.startSpan(`s${i}`, { attributes: { "svc.observation.input": "x".repeat(100) } }).end();
+    for (let i = 0; i < 3; i++)
+      svc.startSpan(`s${i}`, { attributes: { "svc.observation.input": "x".repeat(100) } }).end();
 
     const waiting = processor.health();
     expect(waiting).toMatchObject({ queued: 3, inFlight: 0, sent: 0 });

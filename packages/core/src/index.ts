@@ -1,6 +1,7 @@
 // The private core every published package bundles at build time: one module per concern.
 export type { SvcOtelSpanAttribute } from "./attributes.js";
 export { SVC_TRACER_NAME, SvcOtelSpanAttributes } from "./attributes.js";
+export { COMPRESSION_ENV_VARS, compressionOption } from "./config/compression.js";
 export type { Connection, ConnectionParams } from "./config/connection.js";
 export { DEFAULT_BASE_URL, resolveConnection } from "./config/connection.js";
 export {
@@ -36,7 +37,7 @@ export {
 } from "./config/options.js";
 export { connectionSettings, logStartup, optionSettings } from "./config/startup.js";
 export type { ExitParticipant, ExitWatch } from "./lifecycle/exit-hooks.js";
-export { watchForExit, watchQueueForExit } from "./lifecycle/exit-hooks.js";
+export { flushWatched, watchForExit, watchQueueForExit } from "./lifecycle/exit-hooks.js";
 export { describeError, messageOf, textOf } from "./log/describe.js";
 export type { LoggerOptions, LogSink, SvcLogger } from "./log/logger.js";
 export {
@@ -91,9 +92,12 @@ export {
   toJsonSafe,
   truncateText,
 } from "./serialize.js";
+export type { ProcessorProbe } from "./tracing/processor-presence.js";
 export {
   countProcessorStart,
+  processorProbes,
   processorStarts,
+  registerProcessorProbe,
   warnUnprocessedObservation,
 } from "./tracing/processor-presence.js";
 export type { PropagateSpanAttributesOptions } from "./tracing/propagation.js";
@@ -106,6 +110,7 @@ export {
   SVC_TRACE_ID_BAGGAGE_KEY,
   withTraceIdClaim,
 } from "./tracing/propagation.js";
+export { getSvcTracer, getSvcTracerProvider, setSvcTracerProvider } from "./tracing/tracer-provider.js";
 export type { AttemptRequest, AttemptResponse, Backend } from "./transport/backend.js";
 export { AttemptTimeoutError, defaultBackend, fetchBackend, ResponseTooLargeError } from "./transport/backend.js";
 export type { Gzip, RuntimeGlobals } from "./transport/compress.js";
@@ -122,7 +127,17 @@ export {
   setDefaultBackend,
   suppressed,
 } from "./transport/http.js";
-export { basicAuth, fromBase64, identityHeaders, SDK_NAME, toBase64, userAgent } from "./transport/identity.js";
+export {
+  basicAuth,
+  fromBase64,
+  identityHeaders,
+  otlpHeaders,
+  SDK_NAME,
+  toBase64,
+  userAgent,
+} from "./transport/identity.js";
+export type { TransportInterceptor } from "./transport/interceptor.js";
+export { isTransportIntercepted, setTransportInterceptor } from "./transport/interceptor.js";
 export {
   isRetryableStatus,
   MAX_RETRIES_CAP,

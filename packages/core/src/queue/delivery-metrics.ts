@@ -1,4 +1,10 @@
-import { type BatchObservableResult, type MeterProvider, metrics, type Observable, ValueType } from "@opentelemetry/api";
+import {
+  type BatchObservableResult,
+  type MeterProvider,
+  metrics,
+  type Observable,
+  ValueType,
+} from "@opentelemetry/api";
 import { globalSlot } from "../log/slot.js";
 import { SDK_VERSION } from "../version.js";
 import type { DeliveryHealth } from "./batch-queue.js";
