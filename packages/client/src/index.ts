@@ -79,6 +79,8 @@ export type {
   FetchedDataset,
 } from "./dataset/dataset-manager.js";
 export { DatasetManager } from "./dataset/dataset-manager.js";
+export type { DoctorOptions } from "./doctor/doctor.js";
+export type { DoctorCheck, DoctorReport, DoctorStatus } from "./doctor/report.js";
 export { createEvaluatorFromAutoevals } from "./experiment/autoevals.js";
 export type { ExperimentDataApi } from "./experiment/delete-experiment-data.js";
 export type { ExperimentManagerDeps } from "./experiment/experiment-manager.js";

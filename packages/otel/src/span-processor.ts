@@ -55,6 +55,7 @@ export class SvcSpanProcessor {
   /** What the doctor reads of this processor; held here, the list of probes holds it only weakly. */
   readonly #probe: ProcessorProbe;
   #flushing = 0;
+  #starts = 0;
   #shutdown: Promise<void> | undefined;
 
   /**
@@ -102,6 +103,7 @@ export class SvcSpanProcessor {
       publicKey: config.publicKey,
       cannotSend: config.cannotSend,
       health: () => this.health(),
+      starts: () => this.#starts,
       claims: (span) => this.#start.onEnd(span),
     };
     registerProcessorProbe(this.#probe);
@@ -110,6 +112,7 @@ export class SvcSpanProcessor {
   /** Stamps environment, release and propagated attributes on a starting span, and marks app roots. */
   onStart(span: StartedSpan, parentContext: Context): void {
     countProcessorStart();
+    this.#starts++;
     if (this.#shutdown) return;
     try {
       this.#start.onStart(span, parentContext);

@@ -25,6 +25,8 @@ export interface ProcessorProbe {
   /** Why no span can be sent at all (no keys, an invalid base URL), or undefined. */
   readonly cannotSend: string | undefined;
   health(): DeliveryHealth;
+  /** Span starts this processor was given, shut down or not; grows only. */
+  starts(): number;
   /**
    * Whether the processor saw this span start and expects to export it; it then forgets the span, which the caller
    * promises never to end (a probe span of the doctor).
