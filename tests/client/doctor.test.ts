@@ -75,7 +75,9 @@ describe("svc.doctor() against the dev server", () => {
     });
     expect(report.ok).toBe(true);
     expect(line(report, "credentials")).toBe('pass accepted for project "Dev project" (dev-project)');
-    expect(line(report, "OTLP endpoint")).toMatch(/^pass accepted a test span \(gzip \(as SvcSpanProcessor sends\);/);
+    expect(line(report, "OTLP endpoint")).toMatch(
+      /^pass accepted a test span, gzip \(as SvcSpanProcessor sends\): trace [0-9a-f]{32} in environment sdk-doctor$/,
+    );
     expect([...server.store.spans.values()].map((s) => s.name)).toEqual(["svc doctor test span"]);
     expect(processor.health()).toMatchObject({ queued: 0, sent: 0 }); // the probe span is never exported
   });
@@ -349,7 +351,7 @@ describe("svc.doctor() on the tracing of the process", () => {
     const report = await svc.doctor();
 
     expect(line(report, "OTLP endpoint")).toMatch(
-      /^pass accepted a test span \(uncompressed \(as SvcSpanProcessor sends\)/,
+      /^pass accepted a test span, uncompressed \(as SvcSpanProcessor sends\)/,
     );
     const sent = server.seen.find((r) => r.path === "/api/public/otel/v1/traces");
     expect(sent?.headers["content-encoding"]).toBeUndefined();

@@ -187,7 +187,7 @@ export async function checkOtlp(session: ServerSession): Promise<DoctorCheck> {
     return {
       name,
       status: "pass",
-      detail: `accepted a test span (${how}; trace ${traceId}, environment "sdk-doctor")`,
+      detail: `accepted a test span, ${how}: trace ${traceId} in environment sdk-doctor`,
     };
   const { failure } = answer.result;
   const status = failure.kind === "status" ? failure.status : undefined;
