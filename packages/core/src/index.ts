@@ -58,7 +58,7 @@ export { BASE64_MARKER, findDataUris, parseDataUri } from "./media/data-uri.js";
 export type { MediaDownload, MediaDownloadOptions } from "./media/download.js";
 export { downloadMedia } from "./media/download.js";
 export type { MediaHash } from "./media/hash.js";
-export { mediaHash } from "./media/hash.js";
+export { mediaHash, mediaIdOf } from "./media/hash.js";
 export type { MediaReferenceParts } from "./media/reference.js";
 export { formatMediaReference, MEDIA_REFERENCE_PATTERN, parseMediaReference } from "./media/reference.js";
 export type { MediaServer, MediaTarget, MediaUpload, MediaUploadResult } from "./media/upload.js";
