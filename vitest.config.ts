@@ -9,6 +9,7 @@ const { version } = JSON.parse(readFileSync(here("./packages/tracing/package.jso
 const alias = [
   { find: /^@svc\/core$/, replacement: here("./packages/core/src/index.ts") },
   { find: /^@svc\/tracing$/, replacement: here("./packages/tracing/src/index.ts") },
+  { find: /^@svc\/otel\/testing$/, replacement: here("./packages/otel/src/testing/index.ts") },
   { find: /^@svc\/otel$/, replacement: here("./packages/otel/src/index.ts") },
   { find: /^@svc\/client\/browser$/, replacement: here("./packages/client/src/browser.ts") },
   { find: /^@svc\/client$/, replacement: here("./packages/client/src/index.ts") },

@@ -5,6 +5,7 @@ import { type Application, Converter, ReflectionKind } from "typedoc";
 const NAMES: Record<string, string> = {
   "tracing/src": "@svc/tracing",
   "otel/src": "@svc/otel",
+  "otel/src/testing": "@svc/otel/testing",
   "client/src": "@svc/client",
   "client/src/browser": "@svc/client/browser",
   "langchain/src": "@svc/langchain",

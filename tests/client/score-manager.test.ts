@@ -1,7 +1,6 @@
 import { context, INVALID_SPAN_CONTEXT, trace as otelTrace } from "@opentelemetry/api";
 import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
 import { NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
-import { SvcClient, type SvcClientParams } from "@svc/client";
 import { SvcSpanProcessor } from "@svc/otel";
 import { LogLevel, setSvcTracerProvider, startObservation } from "@svc/tracing";
 import { describe, expect, it, onTestFinished, vi } from "vitest";
@@ -9,7 +8,6 @@ import { captureLogs } from "../support/logs.ts";
 import { attributesOf, exportedSpans } from "../support/otel.ts";
 import { type SentScore, scoreRequests, scoreSetup, sentScores } from "../support/scores.ts";
 
-type Sent = SentScore;
 const setup = scoreSetup;
 
 describe("ScoreManager batching", () => {

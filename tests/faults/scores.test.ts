@@ -1,7 +1,7 @@
 import { SvcClient, type SvcClientParams } from "@svc/client";
 import { LogLevel } from "@svc/tracing";
 import { describe, expect, it, onTestFinished } from "vitest";
-import { downServer, faultServer, RETRY_NOW, SILENT, script, timed } from "../support/faults.ts";
+import { clockedOutage, downServer, faultServer, RETRY_NOW, SILENT, script, timed } from "../support/faults.ts";
 import type { SeenRequest, TestServer } from "../support/http-server.ts";
 import { captureLogs } from "../support/logs.ts";
 
@@ -198,5 +198,22 @@ describe("score delivery through faults", () => {
         /scores dropped, the server refused the keys: 3 scores: HTTP 403 .*[Cc]heck the public and secret keys/,
       ),
     ]);
+  });
+
+  it("shows the retries of a 10-second outage in health(), with the error, the recovery and nothing dropped", async () => {
+    const logs = captureLogs(LogLevel.INFO);
+    const server = await faultServer(clockedOutage(10, { matches: isScores }));
+    const { svc, create } = client(server.url, { flushTimeout: 5 });
+
+    create(150);
+    await svc.flush();
+
+    const { score } = svc.health();
+    expect(delivered(server).filter((n, i, all) => all.indexOf(n) === i)).toEqual(expected(150));
+    expect(score).toMatchObject({ sent: 150, queued: 0, inFlight: 0, retries: 4, shutdown: false });
+    expect(Object.values(score.dropped).filter((count) => count > 0)).toEqual([]);
+    expect(score.lastError).toMatchObject({ kind: "status", status: 503, host: new URL(server.url).host });
+    expect(Date.parse(score.lastSuccessAt ?? "") - Date.parse(score.lastError?.at ?? "")).toBe(2_500);
+    expect(logs.at(-1)?.message).toMatch(/delivery recovered after 10 s: 150 scores delivered late, 0 lost\.$/);
   });
 });

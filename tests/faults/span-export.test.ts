@@ -2,7 +2,7 @@ import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
 import { SvcSpanProcessor, type SvcSpanProcessorParams } from "@svc/otel";
 import { LogLevel } from "@svc/tracing";
 import { describe, expect, it, onTestFinished } from "vitest";
-import { downServer, faultServer, RETRY_NOW, SILENT, script, timed } from "../support/faults.ts";
+import { clockedOutage, downServer, faultServer, RETRY_NOW, SILENT, script, timed } from "../support/faults.ts";
 import type { SeenRequest, TestServer } from "../support/http-server.ts";
 import { captureLogs } from "../support/logs.ts";
 import { attributesOf, exportedSpans, otlpRequests } from "../support/otel.ts";
@@ -232,5 +232,22 @@ describe("span export through faults", () => {
     expect(new Set(names(server))).toEqual(new Set(expected(100)));
     expect(otlpRequests(server).length).toBeGreaterThanOrEqual(40);
     expect(logs.length).toBeLessThanOrEqual(4);
+  });
+
+  it("shows the retries of a 10-second outage in health(), with the error, the recovery and nothing dropped", async () => {
+    const logs = captureLogs(LogLevel.INFO);
+    const server = await faultServer(clockedOutage(10, { matches: isTraces }));
+    const { processor, end } = tracing(server.url, { flushAt: 10, flushTimeout: 5 });
+
+    end(20);
+    await processor.forceFlush();
+
+    const health = processor.health();
+    expect(new Set(names(server))).toEqual(new Set(expected(20)));
+    expect(health).toMatchObject({ sent: 20, queued: 0, inFlight: 0, retries: 4, shutdown: false });
+    expect(Object.values(health.dropped).filter((count) => count > 0)).toEqual([]);
+    expect(health.lastError).toMatchObject({ kind: "status", status: 503, host: new URL(server.url).host });
+    expect(Date.parse(health.lastSuccessAt ?? "") - Date.parse(health.lastError?.at ?? "")).toBe(2_500);
+    expect(logs.at(-1)?.message).toMatch(/delivery recovered after 10 s: 20 spans delivered late, 0 lost\.$/);
   });
 });

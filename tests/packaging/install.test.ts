@@ -242,6 +242,14 @@ describe.each(LINES)("packed packages in a new app, OpenTelemetry $line line", (
     }
   });
 
+  it("runs the svc command of @svc/client: svc doctor passes every check against the dev server", async () => {
+    const bin = join(appDir, "node_modules", ".bin", "svc");
+    const { stdout } = await run(bin, ["doctor"], { cwd: appDir, env, encoding: "utf8", timeout: 60_000 });
+
+    expect(stdout).toMatch(/^PASS {2}OTLP endpoint {4}accepted a test span/m);
+    expect(stdout.trim().split("\n").at(-1)).toBe("No problem found: 6 passed.");
+  });
+
   it("exports spans through NodeSDK and a bare tracer provider to the OTLP route", () => {
     expect(appOutput).toContain("app done");
     const requests = sink.seen.filter((r) => r.path === "/api/public/otel/v1/traces");

@@ -85,18 +85,27 @@ describe("changeset version on a throwaway copy of the workspace", () => {
 });
 
 /**
- * What each package ships: its build output (run `pnpm build` first; the declarations both entries of @svc/client
+ * What each package ships: its build output (run `pnpm build` first; the declarations two entries of a package
  * share are one chunk, named with a content hash), its manifest and its README.
  */
 const SHIPPED: Record<string, string[]> = {
   tracing: ["README.md", "package.json", ...built("index")],
-  otel: ["README.md", "package.json", ...built("index")],
+  otel: [
+    "README.md",
+    "package.json",
+    "testing/package.json",
+    ...built("index"),
+    ...built("testing"),
+    "dist/span-processor-<hash>.d.cts",
+    "dist/span-processor-<hash>.d.ts",
+  ],
   client: [
     "README.md",
     "browser/package.json",
     "package.json",
     ...built("index"),
     ...built("browser"),
+    ...built("cli"),
     "dist/types-<hash>.d.cts",
     "dist/types-<hash>.d.ts",
   ],

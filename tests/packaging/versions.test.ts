@@ -46,10 +46,11 @@ describe("package manifests", () => {
     expect(projects.find((p) => p.name === "@svc/dev-server")?.private).toBe(true);
   });
 
-  it("require Node 22, ship only dist (and the browser entry's folder for old resolvers) and have no side effects", () => {
+  it("require Node 22, ship only dist (and a folder per subpath entry for old resolvers) and have no side effects", () => {
+    const subpaths: Record<string, string[]> = { "@svc/client": ["browser"], "@svc/otel": ["testing"] };
     for (const m of manifests) {
       expect(m.engines?.node, m.name).toBe(">=22");
-      expect(m.files, m.name).toEqual(m.name === "@svc/client" ? ["dist", "browser"] : ["dist"]);
+      expect(m.files, m.name).toEqual(["dist", ...(subpaths[m.name] ?? [])]);
       expect(m.sideEffects, m.name).toBe(false);
     }
   });

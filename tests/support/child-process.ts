@@ -39,11 +39,11 @@ export interface Child {
  */
 export async function startChild(
   source: string,
-  { env = {}, timeoutMs = 30_000 }: { env?: Record<string, string>; timeoutMs?: number } = {},
+  { env = {}, timeoutMs = 30_000, args = [] }: ChildOptions = {},
 ): Promise<Child> {
   const file = await bundle(source);
   const started = Date.now();
-  const child = spawn(process.execPath, [file], {
+  const child = spawn(process.execPath, [file, ...args], {
     env: { PATH: process.env.PATH ?? "", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -85,11 +85,15 @@ export async function startChild(
   return { process: child, done, waitFor };
 }
 
+/** How a child runs: its environment (nothing else is passed on), its time limit and its arguments. */
+export interface ChildOptions {
+  env?: Record<string, string>;
+  timeoutMs?: number;
+  args?: string[];
+}
+
 /** Runs a program to its end (see {@link startChild}). */
-export async function runChild(
-  source: string,
-  options: { env?: Record<string, string>; timeoutMs?: number } = {},
-): Promise<ChildResult> {
+export async function runChild(source: string, options: ChildOptions = {}): Promise<ChildResult> {
   return (await startChild(source, options)).done;
 }
 

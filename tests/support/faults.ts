@@ -1,4 +1,4 @@
-import { onTestFinished } from "vitest";
+import { onTestFinished, vi } from "vitest";
 import { type Reply, type ReplyFn, type SeenRequest, startServer, type TestServer } from "./http-server.ts";
 
 /** `Retry-After: 0`: retry at once, so that tests of retries need not wait. */
@@ -29,6 +29,31 @@ export function script(
     const step = steps[index++];
     if (step !== undefined) return step;
     return typeof after === "function" ? after(req) : after;
+  };
+}
+
+/**
+ * An outage of `seconds` on the SDK's clock, without the wait: `Date` is faked for the test, and each attempt after
+ * a refused one finds the clock `stepSeconds` later (the wait between attempts, taken at once). The requests that
+ * `matches` selects are refused with 503 and `Retry-After: 0` until the clock has moved `seconds` since the first
+ * one, and accepted afterwards. Other requests get 200.
+ */
+export function clockedOutage(
+  seconds: number,
+  { stepSeconds = 2.5, matches = () => true }: { stepSeconds?: number; matches?: (req: SeenRequest) => boolean } = {},
+): ReplyFn {
+  vi.useFakeTimers({ toFake: ["Date"] });
+  onTestFinished(() => {
+    vi.useRealTimers();
+  });
+  let start: number | undefined;
+  let refused = false;
+  return (req) => {
+    if (!matches(req)) return { status: 200, json: {} };
+    if (refused) vi.setSystemTime(Date.now() + stepSeconds * 1000);
+    start ??= Date.now();
+    refused = Date.now() - start < seconds * 1000;
+    return refused ? { status: 503, json: { message: "down" }, headers: RETRY_NOW } : { status: 200, json: {} };
   };
 }
 

@@ -6,7 +6,7 @@ import type { TestServer } from "./http-server.ts";
 type Env = Record<string, string | undefined>;
 
 /** A tracer provider whose only processor is a SvcSpanProcessor pointed at the test server. */
-export function svcProvider(server: TestServer, params: SvcSpanProcessorParams = {}, env: Env = {}) {
+export function svcProvider(server: Pick<TestServer, "url">, params: SvcSpanProcessorParams = {}, env: Env = {}) {
   const processor = new SvcSpanProcessor(
     { baseUrl: server.url, publicKey: "pk-test", secretKey: "sk-test", ...params },
     env,

@@ -1,12 +1,16 @@
-import type { DeliveryHealth } from "@svc/core";
-import { MediaUploader, redactUrl } from "@svc/core";
+import { type Connection, MediaUploader, readEnv, redactUrl } from "@svc/core";
 import { SvcAPIError } from "./api/errors.js";
 import { SvcApi } from "./api/generated/client.js";
 import { RequestRuntime } from "./api/runtime.js";
 import { resolveClientConfig, type SvcClientConfig, type SvcClientParams } from "./config.js";
 import { DatasetManager } from "./dataset/dataset-manager.js";
+import { type DoctorOptions, runDoctor } from "./doctor/doctor.js";
+import type { DoctorReport } from "./doctor/report.js";
+import { doctorTarget } from "./doctor/setup-checks.js";
+import { observeTracing } from "./doctor/tracing-checks.js";
 import { ExperimentManager } from "./experiment/experiment-manager.js";
 import { createRunExperimentOnDataset } from "./experiment/run-on-dataset.js";
+import type { SvcClientHealth } from "./health.js";
 import { MediaManager } from "./media/media-manager.js";
 import { PromptManager } from "./prompt/prompt-manager.js";
 import { ScoreManager } from "./score/score-manager.js";
@@ -40,9 +44,12 @@ export class SvcClient {
   /** Runs experiments on local data and deletes an experiment's data. */
   readonly experiment: ExperimentManager;
   #projectId: Promise<string> | undefined;
+  /** The address and keys, for the doctor; private, so never printed. */
+  readonly #connection: Connection;
 
   constructor(params: SvcClientParams = {}) {
     const config = resolveClientConfig(params);
+    this.#connection = config.connection;
     // A copy of the enumerable settings only: the credential stays out of the public object.
     this.config = Object.freeze({ ...config });
     const { authorization } = config;
@@ -86,9 +93,31 @@ export class SvcClient {
     await this.score.shutdown();
   }
 
-  /** Counts of the client's score delivery: queued, in flight, sent, dropped by reason, retries, the last error. */
-  health(): { score: DeliveryHealth } {
-    return { score: this.score.health() };
+  /**
+   * What the client's managers have done so far, cheap to call at any time: score delivery (queued, in flight, sent,
+   * dropped by reason, retries, the last error), prompt fetches (with the cache and the fallbacks returned) and media
+   * downloads.
+   */
+  health(): SvcClientHealth {
+    return { score: this.score.health(), prompt: this.prompt.health(), media: this.media.health() };
+  }
+
+  /**
+   * Checks the set-up, in order: the keys, the base URL, that the server answers (and its version), that it accepts
+   * the keys, the local clock against the server's, that the OTLP endpoint accepts a test span (sent as the span
+   * processor sends, with the environment `sdk-doctor`), whether a tracer provider with `SvcSpanProcessor` records
+   * svc spans, and whether a span started now would be exported. Each request waits at most `timeout` seconds and the
+   * whole run ends within twice that, whatever the server does. Never rejects; prints nothing.
+   * @example
+   * ```ts
+   * const report = await svc.doctor();
+   * console.log(report.toString()); // one line per check: PASS, WARN, FAIL or SKIP, what was found, and the fix
+   * if (!report.ok) process.exitCode = 1;
+   * ```
+   */
+  doctor(options: DoctorOptions = {}): Promise<DoctorReport> {
+    const tracing = observeTracing();
+    return runDoctor(doctorTarget(this.#connection, readEnv(), tracing.exporter), { ...options, tracing });
   }
 
   /**

@@ -1,8 +1,10 @@
 import {
   basicAuth,
+  type Connection,
   connectionSettings,
   type Env,
   identityHeaders,
+  isTransportIntercepted,
   logStartup,
   numberOption,
   optionSettings,
@@ -54,10 +56,12 @@ export const CLIENT_SPECS = {
   additionalHeaders: stringRecordOption(),
 };
 
-/** Client settings and, kept off the enumerable keys so that printing the settings never shows it, the credential. */
+/** Client settings and, kept off the enumerable keys so that printing the settings never shows them, the credentials. */
 export type ResolvedClientConfig = SvcClientConfig & {
   /** `Basic ...` for the REST calls, when both keys are set (non-enumerable). */
   readonly authorization: string | undefined;
+  /** Address and keys as resolved, with where each came from, for the doctor (non-enumerable). */
+  readonly connection: Connection;
 };
 
 /** Resolves client settings: option, then environment, then default. Never throws; problems are logged once. */
@@ -69,6 +73,8 @@ export function resolveClientConfig(params: unknown, env: Env = readEnv()): Reso
   ]);
   const connection = resolveConnection(NAME, (params ?? {}) as Record<string, unknown>, env, {
     withoutKeys: "REST calls go out without credentials (the server answers 401) and scores are not sent",
+    // Under the test kit of @svc/otel scores need no keys.
+    keysOptional: isTransportIntercepted(),
   });
   const auth = basicAuth(connection.publicKey, connection.secretKey);
   const score = scoreConfigFrom(o, env);
@@ -94,9 +100,9 @@ export function resolveClientConfig(params: unknown, env: Env = readEnv()): Reso
   };
   // The keys win over an Authorization of additionalHeaders; without them, that one is sent as given.
   const authorization = auth ?? givenAuthorization;
-  return Object.defineProperty(config, "authorization", {
-    value: authorization,
-    enumerable: false,
+  return Object.defineProperties(config, {
+    authorization: { value: authorization, enumerable: false },
+    connection: { value: connection, enumerable: false },
   }) as ResolvedClientConfig;
 }
 

@@ -79,6 +79,8 @@ export type {
   FetchedDataset,
 } from "./dataset/dataset-manager.js";
 export { DatasetManager } from "./dataset/dataset-manager.js";
+export type { DoctorOptions } from "./doctor/doctor.js";
+export type { DoctorCheck, DoctorReport, DoctorStatus } from "./doctor/report.js";
 export { createEvaluatorFromAutoevals } from "./experiment/autoevals.js";
 export type { ExperimentDataApi } from "./experiment/delete-experiment-data.js";
 export type { ExperimentManagerDeps, ProgressStream } from "./experiment/experiment-manager.js";
@@ -115,6 +117,7 @@ export type {
   RunExperimentOnDataset,
   RunExperimentOnDatasetParams,
 } from "./experiment/types.js";
+export type { MediaHealth, PromptHealth, RequestHealth, SvcClientHealth } from "./health.js";
 export type { ParsedMediaReference, SvcMediaResolveMediaReferencesParams } from "./media/media-manager.js";
 export { MediaManager } from "./media/media-manager.js";
 export type { SvcMediaReferenceParams } from "./media/media-reference.js";

@@ -1,8 +1,9 @@
 // The private core every published package bundles at build time: one module per concern.
 export type { SvcOtelSpanAttribute } from "./attributes.js";
 export { SVC_TRACER_NAME, SvcOtelSpanAttributes } from "./attributes.js";
+export { COMPRESSION_ENV_VARS, compressionOption } from "./config/compression.js";
 export type { Connection, ConnectionParams } from "./config/connection.js";
-export { DEFAULT_BASE_URL, resolveConnection } from "./config/connection.js";
+export { DEFAULT_BASE_URL, isLocalHost, resolveConnection } from "./config/connection.js";
 export {
   ENVIRONMENT_RULE,
   environmentOption,
@@ -36,7 +37,7 @@ export {
 } from "./config/options.js";
 export { connectionSettings, logStartup, optionSettings } from "./config/startup.js";
 export type { ExitParticipant, ExitWatch } from "./lifecycle/exit-hooks.js";
-export { watchForExit, watchQueueForExit } from "./lifecycle/exit-hooks.js";
+export { flushWatched, watchForExit, watchQueueForExit } from "./lifecycle/exit-hooks.js";
 export type { Settled, SettleWithinOptions } from "./lifecycle/settle-within.js";
 export { settleWithin } from "./lifecycle/settle-within.js";
 export { describeError, messageOf, textOf } from "./log/describe.js";
@@ -59,7 +60,7 @@ export { BASE64_MARKER, findDataUris, parseDataUri } from "./media/data-uri.js";
 export type { MediaDownload, MediaDownloadOptions } from "./media/download.js";
 export { downloadMedia } from "./media/download.js";
 export type { MediaHash } from "./media/hash.js";
-export { mediaHash } from "./media/hash.js";
+export { mediaHash, mediaIdOf } from "./media/hash.js";
 export type { MediaReferenceParts } from "./media/reference.js";
 export { formatMediaReference, MEDIA_REFERENCE_PATTERN, parseMediaReference } from "./media/reference.js";
 export type { MediaServer, MediaTarget, MediaUpload, MediaUploadResult } from "./media/upload.js";
@@ -75,6 +76,7 @@ export type { BatchQueueOptions, DeliveryHealth, FlushResult, SendOutcome } from
 export { BatchQueue, MAX_QUEUE_RETRY_DELAY_MS } from "./queue/batch-queue.js";
 export type { DropReason, Fault } from "./queue/delivery-log.js";
 export { DeliveryLog } from "./queue/delivery-log.js";
+export { DELIVERY_ITEMS_ATTRIBUTE, DELIVERY_METRICS, DROP_REASON_ATTRIBUTE } from "./queue/delivery-metrics.js";
 export { Limiter, mapLimit } from "./queue/limiter.js";
 export { faultOf, outcomeOf, sendInHalves, tooLargeOutcome } from "./queue/outcome.js";
 export {
@@ -92,9 +94,12 @@ export {
   toJsonSafe,
   truncateText,
 } from "./serialize.js";
+export type { ProcessorProbe } from "./tracing/processor-presence.js";
 export {
   countProcessorStart,
+  processorProbes,
   processorStarts,
+  registerProcessorProbe,
   warnUnprocessedObservation,
 } from "./tracing/processor-presence.js";
 export type { PropagateSpanAttributesOptions } from "./tracing/propagation.js";
@@ -109,6 +114,7 @@ export {
 } from "./tracing/propagation.js";
 export type { SampleRate } from "./tracing/sampling.js";
 export { isTraceSampledIn, sampleRateOption, traceSampler } from "./tracing/sampling.js";
+export { getSvcTracer, getSvcTracerProvider, setSvcTracerProvider } from "./tracing/tracer-provider.js";
 export type { AttemptRequest, AttemptResponse, Backend } from "./transport/backend.js";
 export { AttemptTimeoutError, defaultBackend, fetchBackend, ResponseTooLargeError } from "./transport/backend.js";
 export type { Gzip, RuntimeGlobals } from "./transport/compress.js";
@@ -125,7 +131,17 @@ export {
   setDefaultBackend,
   suppressed,
 } from "./transport/http.js";
-export { basicAuth, fromBase64, identityHeaders, SDK_NAME, toBase64, userAgent } from "./transport/identity.js";
+export {
+  basicAuth,
+  fromBase64,
+  identityHeaders,
+  otlpHeaders,
+  SDK_NAME,
+  toBase64,
+  userAgent,
+} from "./transport/identity.js";
+export type { TransportInterceptor } from "./transport/interceptor.js";
+export { isTransportIntercepted, setTransportInterceptor } from "./transport/interceptor.js";
 export {
   isRetryableStatus,
   MAX_RETRIES_CAP,

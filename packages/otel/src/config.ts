@@ -1,6 +1,7 @@
 import {
   basicAuth,
   booleanOption,
+  compressionOption,
   connectionSettings,
   type Env,
   enumOption,
@@ -12,6 +13,7 @@ import {
   numberOption,
   objectOption,
   optionSettings,
+  otlpHeaders,
   readEnv,
   resolveConnection,
   resolveOptions,
@@ -138,19 +140,12 @@ export const DEFAULT_FLUSH_AT = 512;
  * provider's `forceFlush()`, which rejects when a processor takes as long.
  */
 export const DEFAULT_FLUSH_TIMEOUT_SECONDS = 25;
-/** Environment variables read for the compression setting, first valid value wins. */
-export const COMPRESSION_ENV_VARS = [
-  "SVC_OTEL_COMPRESSION",
-  "OTEL_EXPORTER_OTLP_TRACES_COMPRESSION",
-  "OTEL_EXPORTER_OTLP_COMPRESSION",
-] as const;
-
 const NAME = "SvcSpanProcessor";
 const MIB = 1024 * 1024;
 
 /** How each option of {@link SvcSpanProcessor} is read: its variables, its default and what is valid. */
 export const PROCESSOR_SPECS = {
-  compression: enumOption<SpanCompression, SpanCompression>(["gzip", "none"], "gzip", COMPRESSION_ENV_VARS),
+  compression: compressionOption(),
   exportMode: enumOption<SpanExportMode, SpanExportMode>(["batched", "immediate"], "batched"),
   flushAt: numberOption(DEFAULT_FLUSH_AT, {
     min: 0,
@@ -195,6 +190,7 @@ export const PROCESSOR_SPECS = {
 /** Settings of a span processor after options, environment and defaults are applied. */
 export interface ProcessorConfig {
   baseUrl: string;
+  publicKey: string | undefined;
   /** Why spans cannot be sent at all (invalid base URL, missing keys), or undefined. */
   cannotSend: string | undefined;
   /** `{baseUrl}/api/public/otel/v1/traces` */
@@ -236,13 +232,7 @@ export function resolveProcessorConfig(params: unknown, env: Env = readEnv()): P
   });
   const auth = basicAuth(connection.publicKey, connection.secretKey);
   const identity = identityHeaders(connection.publicKey);
-  const headers: Record<string, string> = {
-    ...(auth ? { authorization: auth } : {}),
-    ...identity,
-    "x-svc-public-key": connection.publicKey ?? "<missing>",
-    "x-svc-ingestion-version": "4",
-    "user-agent": userAgent(),
-  };
+  const headers = otlpHeaders(connection.publicKey, connection.secretKey);
   for (const [name, value] of Object.entries(o.additionalHeaders)) headers[name.toLowerCase()] = value;
   // OpenTelemetry's header variables add headers but, as with the OTLP exporters, never replace ones set in code.
   const fromEnv = {
@@ -263,6 +253,7 @@ export function resolveProcessorConfig(params: unknown, env: Env = readEnv()): P
   ]);
   return {
     baseUrl: connection.baseUrl,
+    publicKey: connection.publicKey,
     cannotSend: o.exporter ? undefined : cannotSend,
     endpoint: `${connection.baseUrl}/api/public/otel/v1/traces`,
     headers,

@@ -7,7 +7,9 @@ import {
   type ExitWatch,
   getGlobalLogger,
   MediaUploader,
+  type ProcessorProbe,
   RepeatLog,
+  registerProcessorProbe,
   watchQueueForExit,
 } from "@svc/core";
 import { type ProcessorConfig, resolveProcessorConfig, type SvcSpanProcessorParams } from "./config.js";
@@ -53,7 +55,10 @@ export class SvcSpanProcessor {
   readonly #repeats = new RepeatLog();
   /** Held here: the exit hooks hold it only weakly. */
   readonly #exit: ExitWatch;
+  /** What the doctor reads of this processor; held here, the list of probes holds it only weakly. */
+  readonly #probe: ProcessorProbe;
   #flushing = 0;
+  #starts = 0;
   #shutdown: Promise<void> | undefined;
 
   /**
@@ -96,11 +101,22 @@ export class SvcSpanProcessor {
       },
     });
     this.#exit = watchQueueForExit(this.#queue, "spans", config.flushOnExit, () => this.forceFlush());
+    this.#probe = {
+      endpoint: config.exporter ? "a custom exporter" : config.endpoint,
+      compression: config.compression,
+      publicKey: config.publicKey,
+      cannotSend: config.cannotSend,
+      health: () => this.health(),
+      starts: () => this.#starts,
+      claims: (span) => this.#start.onEnd(span),
+    };
+    registerProcessorProbe(this.#probe);
   }
 
   /** Stamps environment, release and propagated attributes on a starting span, and marks app roots. */
   onStart(span: StartedSpan, parentContext: Context): void {
     countProcessorStart();
+    this.#starts++;
     if (this.#shutdown) return;
     try {
       if (this.#sample.keeps(span.spanContext())) this.#start.onStart(span, parentContext);

@@ -9,6 +9,7 @@ import {
   toBase64,
 } from "@svc/core";
 import type { SvcApi } from "../api/generated/client.js";
+import { type MediaHealth, RequestTally } from "../health.js";
 
 /** The parts of a media reference string `@@@svcMedia:type=<MIME>|id=<mediaId>|source=<source>@@@`. */
 export type ParsedMediaReference = MediaReferenceParts;
@@ -36,6 +37,9 @@ export interface MediaManagerConfig {
 
 /** Works with media stored by the server: images, audio and files referenced from traces and datasets. */
 export class MediaManager {
+  readonly #requests = new RequestTally();
+  #unresolved = 0;
+
   /** Created by {@link SvcClient}; use `svc.media`. */
   constructor(
     private readonly api: SvcApi,
@@ -68,6 +72,11 @@ export class MediaManager {
     }
   }
 
+  /** Media downloads made and failed, the last failure, and references left unresolved. */
+  health(): MediaHealth {
+    return { ...this.#requests.health(), unresolved: this.#unresolved };
+  }
+
   async #resolve<T>(obj: T, depth: unknown): Promise<T> {
     const maxDepth =
       typeof depth === "number" && Number.isFinite(depth) ? Math.min(depth, 100) : DEFAULT_MEDIA_RESOLVE_MAX_DEPTH;
@@ -81,13 +90,16 @@ export class MediaManager {
     const references = new Map<string, ParsedMediaReference>();
     for (const text of found) {
       const parts = parseMediaReference(text);
-      if (typeof parts === "string") getGlobalLogger().warn(`MediaManager: reference left unresolved: ${parts}`);
-      else references.set(text, parts);
+      if (typeof parts === "string") {
+        this.#unresolved++;
+        getGlobalLogger().warn(`MediaManager: reference left unresolved: ${parts}`);
+      } else references.set(text, parts);
     }
     const mediaIds = [...new Set([...references.values()].map((r) => r.mediaId))];
     const contents = await mapLimit(mediaIds, MEDIA_RESOLVE_CONCURRENCY, (id) => this.#download(id));
     const byId = new Map(mediaIds.map((id, i) => [id, contents[i]]));
 
+    for (const reference of references.values()) if (byId.get(reference.mediaId) === undefined) this.#unresolved++;
     return walk(obj, maxDepth, (text) =>
       text.replace(MEDIA_REFERENCE_PATTERN, (match) => {
         const reference = references.get(match);
@@ -101,8 +113,10 @@ export class MediaManager {
       const media = await this.api.media.get(mediaId, {});
       const result = await downloadMedia(media.url, { timeoutMs: this.config.downloadTimeoutMs });
       if (!result.ok) throw new Error(`download failed: ${result.reason}`);
+      this.#requests.succeeded();
       return `data:${media.contentType};base64,${toBase64(result.bytes)}`;
     } catch (error) {
+      this.#requests.failed(error);
       getGlobalLogger().warn(`MediaManager: media ${mediaId} left unresolved: ${describeError(error)}`);
       return undefined;
     }

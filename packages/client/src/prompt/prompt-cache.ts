@@ -42,6 +42,11 @@ export class PromptCache {
     return { state: entry.expiresAt > this.now() ? "fresh" : "stale", value: entry.value };
   }
 
+  /** Prompts held. */
+  get size(): number {
+    return this.#entries.size;
+  }
+
   /** The current invalidation count; pass it back to {@link PromptCache.set} with what was fetched. */
   get epoch(): number {
     return this.#epoch;

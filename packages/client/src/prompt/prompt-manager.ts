@@ -2,6 +2,7 @@ import { describeError, RepeatLog } from "@svc/core";
 import type { SvcApi } from "../api/generated/client.js";
 import type { Prompt } from "../api/generated/types.js";
 import type { RequestOptions } from "../api/runtime.js";
+import { type PromptHealth, RequestTally } from "../health.js";
 import { DEFAULT_PROMPT_CACHE_TTL_SECONDS, PromptCache } from "./prompt-cache.js";
 import { ChatPromptClient, type PromptClient, TextPromptClient } from "./prompt-clients.js";
 import {
@@ -44,6 +45,8 @@ export class PromptManager {
   readonly #cache: PromptCache;
   /** Failed fetches repeat on every call while the server is down: the first line, then counts. */
   readonly #repeats = new RepeatLog();
+  readonly #requests = new RequestTally();
+  #fallbacks = 0;
 
   /** Created by {@link SvcClient}; use `svc.prompt`. */
   constructor(private readonly api: SvcApi) {
@@ -83,6 +86,7 @@ export class PromptManager {
       if (options.fallback === undefined) throw error;
       const kind = `PromptManager: prompt "${name}" could not be fetched, using the fallback`;
       this.#repeats.warn(kind, `${kind}: ${describeError(error)}`);
+      this.#fallbacks++;
       return fallbackClient(name, options);
     }
   }
@@ -144,13 +148,25 @@ export class PromptManager {
     this.#cache.invalidate(name);
   }
 
+  /** Fetches made and failed, the last failure, prompts cached and fallbacks returned. */
+  health(): PromptHealth {
+    return { ...this.#requests.health(), cached: this.#cache.size, fallbacks: this.#fallbacks };
+  }
+
   async #fetch(name: string, options: PromptGetOptions): Promise<PromptClient> {
     const timeoutMs = validTimeout(options.fetchTimeoutMs) ?? DEFAULT_PROMPT_FETCH_TIMEOUT_MS;
     const requestOptions: RequestOptions = { timeoutInSeconds: timeoutMs / 1000 };
     if (options.maxRetries !== undefined) requestOptions.maxRetries = options.maxRetries;
     // With a fallback the caller wants an answer in time: the whole fetch, retries included, is bounded.
     if (options.fallback !== undefined) requestOptions.abortSignal = AbortSignal.timeout(timeoutMs);
-    const prompt = await this.api.prompts.get(name, { version: options.version, label: options.label }, requestOptions);
+    let prompt: Prompt;
+    try {
+      prompt = await this.api.prompts.get(name, { version: options.version, label: options.label }, requestOptions);
+    } catch (error) {
+      this.#requests.failed(error);
+      throw error;
+    }
+    this.#requests.succeeded();
     return toClient(prompt);
   }
 

@@ -5,6 +5,7 @@ import {
   describeError,
   type ExitWatch,
   getGlobalLogger,
+  isTransportIntercepted,
   outcomeOf,
   RepeatLog,
   type SendOutcome,
@@ -195,7 +196,8 @@ export class ScoreManager {
   }
 
   async #send(queued: QueuedScore[], signal: AbortSignal): Promise<SendOutcome<QueuedScore>> {
-    if (!this.#context.hasCredentials)
+    // Without keys nothing is sent, unless a test kit stands in for the server.
+    if (!this.#context.hasCredentials && !isTransportIntercepted())
       return {
         delivered: 0,
         dropped: [

@@ -27,6 +27,11 @@ export interface ConnectionParams {
 
 const LOCAL_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]", "0.0.0.0", "host.docker.internal"]);
 
+/** Whether a URL's host name is this machine (or the Docker host), where plain http is fine. */
+export function isLocalHost(hostname: string): boolean {
+  return LOCAL_HOSTS.has(hostname) || hostname.endsWith(".localhost") || /^127\.\d+\.\d+\.\d+$/.test(hostname);
+}
+
 /**
  * Resolves the server address (`baseUrl`, then `SVC_BASE_URL`, then `SVC_BASEURL`, then the hosted default) and
  * the keys (`publicKey`/`SVC_PUBLIC_KEY`, `secretKey`/`SVC_SECRET_KEY`). Logs once: a missing key (unless
@@ -80,7 +85,7 @@ export function resolveConnection(
   if (typeof parsed === "string") {
     baseUrlProblem = `base URL ${parsed}`;
     log.error(`${component}: the ${baseUrlProblem}; nothing will be sent. Pass baseUrl or set SVC_BASE_URL.`);
-  } else if (parsed.protocol === "http:" && !LOCAL_HOSTS.has(parsed.hostname)) {
+  } else if (parsed.protocol === "http:" && !isLocalHost(parsed.hostname)) {
     log.warn(
       `${component}: the base URL ${redactUrl(parsed.origin)} uses plain http; keys and data travel unencrypted. Use https.`,
     );

@@ -81,6 +81,14 @@ export function watchQueueForExit(
   return { participant, unwatch: watchForExit(participant) };
 }
 
+/**
+ * Flushes every watched component of the process (span processors and score queues of every copy of the SDK) and
+ * resolves when each flush has, within its own deadline. Never rejects.
+ */
+export async function flushWatched(): Promise<void> {
+  await Promise.allSettled(live().map(async (participant) => participant.flush()));
+}
+
 function live(): ExitParticipant[] {
   const s = state();
   const out: ExitParticipant[] = [];

@@ -10,5 +10,10 @@ export interface MediaHash {
 export async function mediaHash(bytes: Uint8Array): Promise<MediaHash> {
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>));
   const sha256Hash = toBase64(digest);
-  return { sha256Hash, mediaId: sha256Hash.replaceAll("+", "-").replaceAll("/", "_").slice(0, 22) };
+  return { sha256Hash, mediaId: mediaIdOf(sha256Hash) };
+}
+
+/** The media id the server derives from a SHA-256 hash in standard base64. */
+export function mediaIdOf(sha256Hash: string): string {
+  return sha256Hash.replaceAll("+", "-").replaceAll("/", "_").slice(0, 22);
 }

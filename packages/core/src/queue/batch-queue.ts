@@ -1,6 +1,7 @@
 import { describeError } from "../log/describe.js";
 import { retryDelayMs } from "../transport/retry.js";
 import { DeliveryLog, type DropReason, type Fault } from "./delivery-log.js";
+import { bindDeliveryMetrics, observeDelivery } from "./delivery-metrics.js";
 
 /** Settings of a {@link BatchQueue}. */
 export interface BatchQueueOptions<T> {
@@ -34,8 +35,11 @@ export interface BatchQueueOptions<T> {
 export interface SendOutcome<T> {
   /** Items the server accepted. */
   delivered: number;
-  /** Items given up on, by cause; `logged` when the sender has already said so in its own words. */
-  dropped?: readonly { count: number; reason: DropReason; detail: string; logged?: boolean }[];
+  /**
+   * Items given up on, by cause; `logged` when the sender has already said so in its own words; `fault` when a
+   * failed request was the cause (it becomes the last error of `health()`).
+   */
+  dropped?: readonly { count: number; reason: DropReason; detail: string; logged?: boolean; fault?: Fault }[];
   /** Items to try again after a wait (a retryable failure), with what went wrong. */
   retry?: { items: T[]; fault: Fault; retryAfterMs?: number };
 }
@@ -54,7 +58,7 @@ export interface DeliveryHealth {
   dropped: Record<DropReason, number>;
   /** Failed attempts that were retried. */
   retries: number;
-  /** The last failed attempt: what kind of failure, its status or error code, the host, when (no secret). */
+  /** The last failed request, retried or given up on: the kind of failure, its status or error code, the host, when (no secret). */
   lastError:
     | { kind: string; status?: number; code?: string; host?: string; description: string; at: string }
     | undefined;
@@ -133,6 +137,12 @@ export class BatchQueue<T> {
   constructor(options: BatchQueueOptions<T>) {
     this.#options = options;
     this.#log = new DeliveryLog(options.owner, options.items, () => this.#entries.length + this.#inFlightItems);
+    observeDelivery(this);
+  }
+
+  /** What the items are called (`spans`, `scores`). */
+  get items(): string {
+    return this.#options.items;
   }
 
   /** Items waiting and being sent. */
@@ -297,6 +307,8 @@ export class BatchQueue<T> {
   }
 
   #start(batch: Entry<T>[]): void {
+    // Once per batch: a meter provider registered after the queue was made is found here.
+    bindDeliveryMetrics();
     this.#inFlight++;
     this.#inFlightItems += batch.length;
     const sending: Promise<void> = this.#sendOne(batch).finally(() => {
@@ -332,6 +344,7 @@ export class BatchQueue<T> {
     const settled = retried ? batch.filter((e) => !retried.has(e.item)) : batch;
     this.#sent += outcome.delivered;
     for (const drop of outcome.dropped ?? []) {
+      if (drop.fault) this.#noteError(drop.fault);
       if (!drop.logged) this.drop(drop.reason, drop.count, drop.detail);
       else {
         this.#dropped[drop.reason] += drop.count;
@@ -366,6 +379,13 @@ export class BatchQueue<T> {
     }
     const delayMs = this.#pausedUntil - now;
     const { fault } = retry;
+    this.#noteError(fault);
+    this.#log.retrying(fault, entries.length, delayMs);
+    this.#arm(delayMs);
+  }
+
+  /** Keeps a failed attempt as the last error of `health()`. */
+  #noteError(fault: Fault): void {
     this.#lastError = {
       kind: fault.kind,
       status: fault.status,
@@ -375,8 +395,6 @@ export class BatchQueue<T> {
       at: new Date().toISOString(),
     };
     this.#lastHint = fault.hint;
-    this.#log.retrying(fault, entries.length, delayMs);
-    this.#arm(delayMs);
   }
 
   /** Marks entries delivered or dropped for the flushes waiting on them. */

@@ -45,6 +45,7 @@ export function outcomeOf<T>(result: HttpResult, items: T[], method: string): Se
           count: items.length,
           reason: "auth",
           detail: `${fault.description}. ${fault.hint}`,
+          fault,
         },
       ],
     };
@@ -55,6 +56,7 @@ export function outcomeOf<T>(result: HttpResult, items: T[], method: string): Se
         count: items.length,
         reason: failure.kind === "status" ? "rejected" : "failed",
         detail: fault.hint ? `${fault.description}. ${fault.hint}` : fault.description,
+        fault,
       },
     ],
   };

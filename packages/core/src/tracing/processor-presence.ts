@@ -1,6 +1,7 @@
-import { isSpanContextValid, type Span } from "@opentelemetry/api";
+import { isSpanContextValid, type Span, type SpanContext } from "@opentelemetry/api";
 import { getGlobalLogger, loggerGeneration } from "../log/logger.js";
 import { globalSlot } from "../log/slot.js";
+import type { DeliveryHealth } from "../queue/batch-queue.js";
 
 /**
  * Whether an `SvcSpanProcessor` sees the spans svc starts. The processor counts every span start it is given; the
@@ -14,6 +15,43 @@ interface PresenceState {
 }
 
 const state = globalSlot<PresenceState>("svc.processor-presence", () => ({ starts: 0, warnedGeneration: -1 }));
+
+/** What a span processor tells the doctor about itself: where it sends, how, and what it has done. */
+export interface ProcessorProbe {
+  /** The OTLP endpoint, or a note that a custom exporter sends the spans. */
+  readonly endpoint: string;
+  readonly compression: "gzip" | "none";
+  readonly publicKey: string | undefined;
+  /** Why no span can be sent at all (no keys, an invalid base URL), or undefined. */
+  readonly cannotSend: string | undefined;
+  health(): DeliveryHealth;
+  /** Span starts this processor was given, shut down or not; grows only. */
+  starts(): number;
+  /**
+   * Whether the processor saw this span start and expects to export it; it then forgets the span, which the caller
+   * promises never to end (a probe span of the doctor).
+   */
+  claims(span: SpanContext): boolean;
+}
+
+// Held weakly: a processor that is garbage collected leaves the list.
+const probes = globalSlot<{ set: Set<WeakRef<ProcessorProbe>> }>("svc.processor-probes", () => ({ set: new Set() }));
+
+/** Lists a processor for the doctor; keep `probe` as long as the processor. */
+export function registerProcessorProbe(probe: ProcessorProbe): void {
+  probes().set.add(new WeakRef(probe));
+}
+
+/** The span processors of the process (every copy of the SDK), oldest first. */
+export function processorProbes(): ProcessorProbe[] {
+  const out: ProcessorProbe[] = [];
+  for (const ref of probes().set) {
+    const probe = ref.deref();
+    if (probe === undefined) probes().set.delete(ref);
+    else out.push(probe);
+  }
+  return out;
+}
 
 /** Called by `SvcSpanProcessor.onStart` for every span start. */
 export function countProcessorStart(): void {

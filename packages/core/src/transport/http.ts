@@ -8,6 +8,7 @@ import {
   defaultBackend,
   ResponseTooLargeError,
 } from "./backend.js";
+import { interceptedBackend } from "./interceptor.js";
 import { isRetryableStatus, MAX_RETRIES_CAP, parseRetryAfter, retryDelayMs, sleep } from "./retry.js";
 
 /** HTTP methods the SDK uses. */
@@ -108,7 +109,7 @@ export async function httpRequest(request: HttpRequest, backend?: Backend): Prom
   const done = (result: DistributiveOmit<HttpResult, "url">): HttpResult =>
     ({ ...result, url: request.url }) as HttpResult;
   if (typeof url === "string") return done({ ok: false, failure: { kind: "invalid-url", detail: url }, attempts: 0 });
-  const send = backend ?? backendOverride ?? defaultBackend();
+  const send = interceptedBackend(backend ?? backendOverride ?? defaultBackend());
   const body = typeof request.body === "string" ? new TextEncoder().encode(request.body) : request.body;
   const maxRetries = Math.min(Math.max(0, Math.floor(request.maxRetries)), MAX_RETRIES_CAP);
   let last: HttpFailure | undefined;

@@ -39,6 +39,21 @@ export function identityHeaders(publicKey: string | undefined): Record<string, s
 }
 
 /**
+ * Headers of an OTLP span export before `additionalHeaders`: the credentials (when both keys are set), the identity
+ * headers, `x-svc-public-key` (`<missing>` without a key), `x-svc-ingestion-version: 4` and the user agent.
+ */
+export function otlpHeaders(publicKey: string | undefined, secretKey: string | undefined): Record<string, string> {
+  const auth = basicAuth(publicKey, secretKey);
+  return {
+    ...(auth ? { authorization: auth } : {}),
+    ...identityHeaders(publicKey),
+    "x-svc-public-key": publicKey ?? "<missing>",
+    "x-svc-ingestion-version": "4",
+    "user-agent": userAgent(),
+  };
+}
+
+/**
  * `Basic base64(publicKey:secretKey)`, or undefined unless both keys are given: a request never carries empty
  * credentials. The secret and the header are registered for redaction.
  */

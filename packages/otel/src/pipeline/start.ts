@@ -45,9 +45,9 @@ export class StartStage {
     this.#markAppRoot(span, parentContext);
   }
 
-  /** Forgets an ended span. */
-  onEnd(context: SpanContext): void {
-    this.#open.delete(`${context.traceId}:${context.spanId}`);
+  /** Forgets an ended span; true when it was open and expected to be exported. */
+  onEnd(context: SpanContext): boolean {
+    return this.#open.delete(`${context.traceId}:${context.spanId}`);
   }
 
   #markAppRoot(span: StartedSpan, parentContext: Context): void {

@@ -1,0 +1,267 @@
+import {
+  basicAuth,
+  describeFailure,
+  failureHint,
+  type HttpMethod,
+  type HttpResult,
+  httpRequest,
+  identityHeaders,
+  KEYS_HINT,
+  otlpHeaders,
+  runtimeGzip,
+  userAgent,
+} from "@svc/core";
+import type { DoctorCheck } from "./report.js";
+import type { DoctorTarget } from "./setup-checks.js";
+
+/** The oldest server version SDK v6 supports. */
+export const MIN_SERVER_VERSION = "4.59.0";
+/** Beyond this difference between the local clock and the server's, the clock check fails. */
+export const MAX_CLOCK_SKEW_MS = 60_000;
+/** Beyond this difference, the clock check warns. */
+const CLOCK_WARN_MS = 5_000;
+
+/** A conversation with the server: its deadline, and what earlier checks learned. */
+export interface ServerSession {
+  target: DoctorTarget;
+  /** Time limit of each request. */
+  timeoutMs: number;
+  /** When every request must be over (epoch ms). */
+  deadline: number;
+  /** Whether the server answered at all (any status): a connection that fails or stays silent is no answer. */
+  answered?: boolean;
+  /** The server's `Date` and the local time halfway through the request that carried it. */
+  serverTime?: { server: number; local: number };
+}
+
+interface Answer {
+  result: HttpResult;
+  ms: number;
+}
+
+async function call(
+  session: ServerSession,
+  method: HttpMethod,
+  path: string,
+  { auth = false, body, headers = {} }: { auth?: boolean; body?: Uint8Array; headers?: Record<string, string> } = {},
+): Promise<Answer> {
+  const { publicKey, secretKey, baseUrl } = session.target;
+  const authorization = auth ? basicAuth(publicKey, secretKey) : undefined;
+  const started = Date.now();
+  const result = await httpRequest({
+    method,
+    url: `${baseUrl}${path}`,
+    headers: {
+      ...identityHeaders(publicKey),
+      "user-agent": userAgent(),
+      accept: "application/json",
+      ...(authorization ? { authorization } : {}),
+      ...headers,
+    },
+    body,
+    attemptTimeoutMs: Math.max(1, Math.min(session.timeoutMs, session.deadline - started)),
+    deadline: session.deadline,
+    maxRetries: 0,
+  });
+  const ended = Date.now();
+  if (result.ok || result.failure.kind === "status") session.answered = true;
+  const date = result.ok ? result.response.headers.date : undefined;
+  const server = date === undefined ? Number.NaN : Date.parse(date);
+  if (!Number.isNaN(server)) session.serverTime = { server, local: (started + ended) / 2 };
+  return { result, ms: ended - started };
+}
+
+/** A failed request as a failed check: what happened (status or code, host and path) and what to do. */
+function failed(name: string, answer: Answer, method: string, fix?: string): DoctorCheck {
+  if (answer.result.ok) return { name, status: "pass", detail: "" };
+  const { failure, url } = answer.result;
+  const hint = fix ?? failureHint(failure, url, { delivery: true });
+  return { name, status: "fail", detail: describeFailure(failure, method, url), ...(hint ? { fix: hint } : {}) };
+}
+
+function json(result: HttpResult): unknown {
+  if (!result.ok) return undefined;
+  try {
+    return JSON.parse(new TextDecoder().decode(result.response.body)) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The health route answers as an svc server of a version SDK v6 supports. */
+export async function checkServer(session: ServerSession): Promise<DoctorCheck> {
+  const name = "server";
+  const answer = await call(session, "GET", "/api/public/health");
+  if (!answer.result.ok) {
+    const notFound = answer.result.failure.kind === "status" && answer.result.failure.status === 404;
+    return failed(
+      name,
+      answer,
+      "GET",
+      notFound ? "check that the base URL is the address of the svc server (no extra path)" : undefined,
+    );
+  }
+  const body = json(answer.result) as { status?: unknown; version?: unknown } | undefined;
+  if (typeof body?.status !== "string")
+    return {
+      name,
+      status: "fail",
+      detail: `${new URL(answer.result.url).host} answered GET /api/public/health, but not as an svc server does`,
+      fix: "check that the base URL is the address of the svc server, not of a proxy's login page or another service",
+    };
+  const version = typeof body.version === "string" ? body.version : undefined;
+  const found = `reachable (${answer.ms} ms)${version ? `, server version ${version}` : ""}`;
+  if (version && olderThan(version, MIN_SERVER_VERSION))
+    return {
+      name,
+      status: "fail",
+      detail: `${found}, older than ${MIN_SERVER_VERSION}, the oldest server SDK v6 supports`,
+      fix: "upgrade the server, or use SDK v5 with it",
+    };
+  return { name, status: "pass", detail: found };
+}
+
+/** The server accepts the keys and names their project. */
+export async function checkCredentials(session: ServerSession): Promise<DoctorCheck> {
+  const name = "credentials";
+  const answer = await call(session, "GET", "/api/public/projects", { auth: true });
+  if (!answer.result.ok) {
+    const { failure } = answer.result;
+    const refused = failure.kind === "status" && (failure.status === 401 || failure.status === 403);
+    return failed(
+      name,
+      answer,
+      "GET",
+      refused ? `${KEYS_HINT} Keys of one server (or region) are not valid on another.` : undefined,
+    );
+  }
+  const projects = (json(answer.result) as { data?: { id?: unknown; name?: unknown }[] } | undefined)?.data;
+  const project = projects?.[0];
+  if (typeof project?.id !== "string")
+    return {
+      name,
+      status: "fail",
+      detail: "the server accepted the keys but named no project",
+      fix: "create the API keys in the settings of a project",
+    };
+  const label = typeof project.name === "string" ? `"${project.name}" (${project.id})` : project.id;
+  return { name, status: "pass", detail: `accepted for project ${label}` };
+}
+
+/** The local clock is close to the server's, as the `Date` header of an earlier answer tells. */
+export function checkClock(session: ServerSession): DoctorCheck {
+  const name = "clock";
+  const times = session.serverTime;
+  if (times === undefined) return { name, status: "skip", detail: "the server sent no Date header" };
+  // The header has whole seconds: up to one second of the difference is its rounding.
+  const skewMs = times.local - times.server;
+  const abs = Math.abs(skewMs);
+  const seconds = Math.round(abs / 1000);
+  const way = skewMs > 0 ? "ahead of" : "behind";
+  if (abs <= CLOCK_WARN_MS)
+    return { name, status: "pass", detail: `within ${Math.max(1, seconds)} s of the server's clock` };
+  const detail = `the local clock is ${describeDuration(abs)} ${way} the server's`;
+  const fix =
+    "synchronise the clock (NTP): observations carry local times and would show up at the wrong time, outside the time range the web app shows";
+  return { name, status: abs > MAX_CLOCK_SKEW_MS ? "fail" : "warn", detail, fix };
+}
+
+/** The OTLP endpoint accepts a test span, sent as the span processor sends spans (headers, compression). */
+export async function checkOtlp(session: ServerSession): Promise<DoctorCheck> {
+  const name = "OTLP endpoint";
+  const { publicKey, secretKey, compression, compressionSource } = session.target;
+  const traceId = randomHex(16);
+  const text = JSON.stringify(testSpanRequest(traceId));
+  const gzip = compression === "gzip" ? runtimeGzip() : null;
+  const body = gzip ? await gzip([text][Symbol.iterator]()) : new TextEncoder().encode(text);
+  const answer = await call(session, "POST", "/api/public/otel/v1/traces", {
+    body,
+    headers: {
+      ...otlpHeaders(publicKey, secretKey),
+      "content-type": "application/json",
+      ...(gzip ? { "content-encoding": "gzip" } : {}),
+    },
+  });
+  const how = `${gzip ? "gzip" : "uncompressed"} (${compressionSource})`;
+  if (answer.result.ok)
+    return {
+      name,
+      status: "pass",
+      detail: `accepted a test span, ${how}: trace ${traceId} in environment sdk-doctor`,
+    };
+  const { failure } = answer.result;
+  const status = failure.kind === "status" ? failure.status : undefined;
+  let fix: string | undefined;
+  if (status === 401 || status === 403) fix = KEYS_HINT;
+  else if (status === 404 || status === 405)
+    fix = "the server has no OTLP endpoint at this address: check the base URL, or upgrade a self-hosted server";
+  else if (status === 413) fix = "a proxy in front of the server limits the request size; raise its limit";
+  else if (gzip && (status === 400 || status === 415))
+    fix = 'a proxy may refuse compressed requests: set SVC_OTEL_COMPRESSION=none (or compression: "none")';
+  return failed(name, answer, "POST", fix);
+}
+
+/** An OTLP/JSON request with one short span, marked with the environment `sdk-doctor`. */
+function testSpanRequest(traceId: string) {
+  const nowNs = BigInt(Date.now()) * 1_000_000n;
+  const attribute = (key: string, value: string) => ({ key, value: { stringValue: value } });
+  return {
+    resourceSpans: [
+      {
+        resource: { attributes: [attribute("service.name", "svc-doctor")], droppedAttributesCount: 0 },
+        scopeSpans: [
+          {
+            scope: { name: "svc-sdk", version: undefined },
+            spans: [
+              {
+                traceId,
+                spanId: randomHex(8),
+                name: "svc doctor test span",
+                kind: 1,
+                startTimeUnixNano: String(nowNs - 1_000_000n),
+                endTimeUnixNano: String(nowNs),
+                attributes: [
+                  attribute("svc.observation.type", "span"),
+                  attribute("svc.environment", "sdk-doctor"),
+                  attribute("svc.observation.input", "a test span sent by svc doctor"),
+                ],
+                droppedAttributesCount: 0,
+                events: [],
+                droppedEventsCount: 0,
+                status: { code: 0 },
+                links: [],
+                droppedLinksCount: 0,
+              },
+            ],
+          },
+        ],
+      },
+    ],
+  };
+}
+
+function randomHex(bytes: number): string {
+  const values = crypto.getRandomValues(new Uint8Array(bytes));
+  return Array.from(values, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** Whether version `a` (`4.40.1`) is older than `b`; false when either cannot be read. */
+export function olderThan(a: string, b: string): boolean {
+  const parse = (v: string) =>
+    v
+      .match(/^v?(\d+)\.(\d+)\.(\d+)/)
+      ?.slice(1)
+      .map(Number);
+  const x = parse(a);
+  const y = parse(b);
+  if (!x || !y) return false;
+  for (let i = 0; i < 3; i++) if ((x[i] ?? 0) !== (y[i] ?? 0)) return (x[i] ?? 0) < (y[i] ?? 0);
+  return false;
+}
+
+function describeDuration(ms: number): string {
+  const seconds = Math.round(ms / 1000);
+  if (seconds < 120) return `${seconds} s`;
+  const minutes = Math.round(seconds / 60);
+  return minutes < 120 ? `${minutes} min` : `${Math.round(minutes / 60)} h`;
+}

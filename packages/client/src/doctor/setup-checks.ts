@@ -1,0 +1,114 @@
+import {
+  type Connection,
+  compressionOption,
+  type Env,
+  isLocalHost,
+  type ProcessorProbe,
+  parseHttpUrl,
+  redactUrl,
+  resolveOptions,
+  SOURCES,
+} from "@svc/core";
+import type { DoctorCheck } from "./report.js";
+
+/** Where and as whom the doctor talks to the server, and how it sends its test span. */
+export interface DoctorTarget {
+  /** Server address without trailing slashes. */
+  baseUrl: string;
+  /** Why the base URL cannot be used, or undefined. */
+  baseUrlProblem: string | undefined;
+  publicKey: string | undefined;
+  secretKey: string | undefined;
+  /** Where each setting came from: `option`, a variable's name, `default` or `none`. */
+  sources: { baseUrl: string; publicKey: string; secretKey: string };
+  /** Compression of the test span, and where it came from. */
+  compression: "gzip" | "none";
+  compressionSource: string;
+}
+
+/**
+ * What the doctor checks: the connection given, and the compression of `processor` (the span processor of this
+ * process) when there is one, else the one the environment sets, as a processor would read it.
+ */
+export function doctorTarget(connection: Connection, env: Env, processor?: ProcessorProbe): DoctorTarget {
+  const { baseUrl, baseUrlProblem, publicKey, secretKey, sources } = connection;
+  const probe = processor;
+  let compression: "gzip" | "none";
+  let compressionSource: string;
+  if (probe) {
+    compression = probe.compression;
+    compressionSource = "as SvcSpanProcessor sends";
+  } else {
+    const resolved = resolveOptions("svc doctor", { compression: compressionOption() }, {}, env);
+    compression = resolved.compression;
+    compressionSource = resolved[SOURCES].compression;
+  }
+  return { baseUrl, baseUrlProblem, publicKey, secretKey, sources, compression, compressionSource };
+}
+
+const KEYS_FIX =
+  "set SVC_PUBLIC_KEY and SVC_SECRET_KEY (or pass publicKey and secretKey) to the API keys of your project, from its settings in the web app";
+
+/** The keys are set, and each looks like a key of its kind (`pk-...`, `sk-...`), without spaces or quotes. */
+export function checkKeys(target: DoctorTarget): DoctorCheck {
+  const { publicKey, secretKey, sources } = target;
+  const name = "keys";
+  const missing = [
+    publicKey ? undefined : "public key (SVC_PUBLIC_KEY)",
+    secretKey ? undefined : "secret key (SVC_SECRET_KEY)",
+  ].filter((m) => m !== undefined);
+  if (missing.length > 0) return { name, status: "fail", detail: `no ${missing.join(" and no ")}`, fix: KEYS_FIX };
+  const pk = publicKey as string;
+  const sk = secretKey as string;
+  if (pk.startsWith("sk-") || sk.startsWith("pk-"))
+    return {
+      name,
+      status: "fail",
+      detail:
+        "the keys are swapped: the public key holds a secret key (sk-...) or the secret key a public key (pk-...)",
+      fix: "put the key that starts with pk- in SVC_PUBLIC_KEY and the one that starts with sk- in SVC_SECRET_KEY",
+    };
+  const messy = [pk, sk].some((key) => /\s|^["'<]|["'>]$/.test(key));
+  if (messy)
+    return {
+      name,
+      status: "fail",
+      detail: "a key contains spaces, quotes or angle brackets",
+      fix: "set the keys without quotes, brackets or spaces around them (as the web app shows them)",
+    };
+  const found = `public key ${pk} (${sources.publicKey}), secret key set (${sources.secretKey})`;
+  if (!pk.startsWith("pk-") || !sk.startsWith("sk-"))
+    return {
+      name,
+      status: "warn",
+      detail: `${found}; the keys of svc start with pk- and sk-`,
+      fix: "check that these are the API keys of your project",
+    };
+  return { name, status: "pass", detail: found };
+}
+
+/** The base URL is an http(s) URL, uses https unless the host is local, and does not repeat the API path. */
+export function checkBaseUrl(target: DoctorTarget): DoctorCheck {
+  const name = "base URL";
+  const shown = `${redactUrl(target.baseUrl)} (${target.sources.baseUrl})`;
+  const setIt = "set SVC_BASE_URL (or pass baseUrl) to the address of the server, such as https://cloud.svc.dev";
+  if (target.baseUrlProblem) return { name, status: "fail", detail: target.baseUrlProblem, fix: setIt };
+  const url = parseHttpUrl(target.baseUrl);
+  if (typeof url === "string") return { name, status: "fail", detail: url, fix: setIt };
+  if (/\/api(\/public)?$/.test(url.pathname))
+    return {
+      name,
+      status: "fail",
+      detail: `${shown} ends with ${url.pathname}, which the SDK adds itself`,
+      fix: `set the base URL without it: ${redactUrl(url.origin)}${url.pathname.replace(/\/api(\/public)?$/, "")}`,
+    };
+  if (url.protocol === "http:" && !isLocalHost(url.hostname))
+    return {
+      name,
+      status: "fail",
+      detail: `${shown} uses plain http to a host that is not local: keys and data would travel unencrypted`,
+      fix: `use https://${url.host}${url.pathname === "/" ? "" : url.pathname}`,
+    };
+  const how = url.protocol === "https:" ? "https" : "plain http to a local host";
+  return { name, status: "pass", detail: `${shown}, ${how}` };
+}

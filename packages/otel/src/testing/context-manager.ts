@@ -1,0 +1,55 @@
+import { type Context, type ContextManager, ROOT_CONTEXT } from "@opentelemetry/api";
+
+interface Storage {
+  getStore(): Context | undefined;
+  run<R>(store: Context, fn: () => R): R;
+  disable(): void;
+}
+
+interface AsyncHooks {
+  AsyncLocalStorage: new () => Storage;
+}
+
+/**
+ * An OpenTelemetry context manager on Node's `AsyncLocalStorage`, so that observations nest across `await` in tests
+ * that have no context manager of their own (a bare tracer provider registers none).
+ */
+export class AsyncStorageContextManager implements ContextManager {
+  readonly #storage: Storage;
+
+  constructor() {
+    const hooks = process.getBuiltinModule("node:async_hooks") as AsyncHooks;
+    this.#storage = new hooks.AsyncLocalStorage();
+  }
+
+  active(): Context {
+    return this.#storage.getStore() ?? ROOT_CONTEXT;
+  }
+
+  with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(
+    context: Context,
+    fn: F,
+    thisArg?: ThisParameterType<F>,
+    ...args: A
+  ): ReturnType<F> {
+    return this.#storage.run(context, () => fn.call(thisArg, ...args));
+  }
+
+  bind<T>(context: Context, target: T): T {
+    if (typeof target !== "function") return target;
+    const run = (fn: (...args: unknown[]) => unknown, self: unknown, args: unknown[]) =>
+      this.with(context, () => fn.apply(self, args));
+    return function (this: unknown, ...args: unknown[]) {
+      return run(target as (...args: unknown[]) => unknown, this, args);
+    } as T;
+  }
+
+  enable(): this {
+    return this;
+  }
+
+  disable(): this {
+    this.#storage.disable();
+    return this;
+  }
+}
