@@ -1,6 +1,7 @@
 import { context, INVALID_SPAN_CONTEXT, trace as otelTrace } from "@opentelemetry/api";
 import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
 import { NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
+import type { ScoreBody } from "@svc/client";
 import { SvcSpanProcessor } from "@svc/otel";
 import { LogLevel, setSvcTracerProvider, startObservation } from "@svc/tracing";
 import { describe, expect, it, onTestFinished, vi } from "vitest";
@@ -91,6 +92,25 @@ describe("ScoreManager batching", () => {
     svc.score.create({ name: "n", value: 1 });
     svc.score.create({ name: "n", value: 2 });
     await vi.waitFor(() => expect(scoreRequests(server)).toHaveLength(1), { timeout: 2000, interval: 5 });
+  });
+});
+
+describe("ScoreManager with the previous major's types", () => {
+  it("takes a ScoreBody (metadata of any JSON type) in create() and in observation()", async () => {
+    const { server, svc } = await scoreSetup();
+    const body: ScoreBody = { name: "helpful", value: 1, traceId: "t-1", metadata: ["a", "b"] };
+    svc.score.create(body);
+    const tracer = new BasicTracerProvider().getTracer("t");
+    const span = tracer.startSpan("s");
+    const forSpan: Omit<ScoreBody, "traceId" | "observationId"> = { name: "tone", value: "calm", metadata: "plain" };
+    svc.score.observation({ otelSpan: span }, forSpan);
+    span.end();
+    await svc.flush();
+
+    expect(sentScores(server)).toMatchObject([
+      { name: "helpful", value: 1, traceId: "t-1", metadata: ["a", "b"] },
+      { name: "tone", value: "calm", metadata: "plain", observationId: span.spanContext().spanId },
+    ]);
   });
 });
 

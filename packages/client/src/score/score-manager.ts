@@ -15,13 +15,14 @@ import {
   watchQueueForExit,
 } from "@svc/core";
 import { scoresOps } from "../api/generated/scores.js";
-import type { CreateScoreRequest } from "../api/generated/types.js";
+import type { CreateScoreRequest, ScoreBody } from "../api/generated/types.js";
 import type { RequestRuntime } from "../api/runtime.js";
 import { MAX_CONCURRENT_SCORE_REQUESTS, type ScoreManagerConfig } from "./config.js";
 import { logDroppedScore, prepareUnstampedScore, rejectionOf } from "./validate-score.js";
 
 /** A score for a span: the trace (and observation) ids come from the span. */
-export type ScoreForSpan = Omit<CreateScoreRequest, "traceId" | "observationId">;
+/** A score for {@link ScoreManager.observation} and its siblings: the ids come from the span. */
+export type ScoreForSpan = Omit<CreateScoreRequest, "traceId" | "observationId"> | Omit<ScoreBody, "traceId" | "observationId">;
 
 const OWNER = "ScoreManager";
 /** Lines of partial rejections (HTTP 207) logged in full before the others are counted. */
@@ -81,9 +82,9 @@ export class ScoreManager {
 
   /**
    * Queues a score. Its `timestamp` is the time of this call; `id` (a UUID v4) and `environment` are filled
-   * when absent.
+   * when absent. Takes the previous major's `ScoreBody` too (its `metadata` is any JSON value).
    */
-  create(score: CreateScoreRequest): void {
+  create(score: CreateScoreRequest | ScoreBody): void {
     // The guard inlined: this is the hot path.
     try {
       this.#enqueue(score, NO_IDS);
