@@ -21,8 +21,9 @@ import { MAX_CONCURRENT_SCORE_REQUESTS, type ScoreManagerConfig } from "./config
 import { logDroppedScore, prepareUnstampedScore, rejectionOf } from "./validate-score.js";
 
 /** A score for a span: the trace (and observation) ids come from the span. */
-/** A score for {@link ScoreManager.observation} and its siblings: the ids come from the span. */
-export type ScoreForSpan = Omit<CreateScoreRequest, "traceId" | "observationId"> | Omit<ScoreBody, "traceId" | "observationId">;
+export type ScoreForSpan =
+  | Omit<CreateScoreRequest, "traceId" | "observationId">
+  | Omit<ScoreBody, "traceId" | "observationId">;
 
 const OWNER = "ScoreManager";
 /** Lines of partial rejections (HTTP 207) logged in full before the others are counted. */
