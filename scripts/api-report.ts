@@ -5,7 +5,7 @@
 // For tests: --packages-dir <dir> reads the packages from another folder, --reports-dir <dir> compares with (or
 // writes) the reports in <dir>/<name>/ instead of each package's api-report/ folder.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { Extractor, ExtractorConfig, ExtractorLogLevel, type IConfigFile } from "@microsoft/api-extractor";
@@ -164,7 +164,7 @@ function report(entry: EntryPoint, packageDir: string, reportFolder: string, tem
   }
   const errors: string[] = [];
   const result = Extractor.invoke(extractorConfig(entry, packageDir, reportFolder, temp), {
-    localBuild: !check,
+    localBuild: false,
     messageCallback: (message) => {
       message.handled = true;
       if (message.logLevel === ExtractorLogLevel.Error) errors.push(message.formatMessageWithLocation(root));
@@ -175,16 +175,30 @@ function report(entry: EntryPoint, packageDir: string, reportFolder: string, tem
     console.error(`api-report: ${label}: API Extractor failed:\n  ${errors.join("\n  ")}`);
     return 1;
   }
-  if (check && result.apiReportChanged) {
+  const produced = join(temp, `${entry.reportName}.api.md`);
+  const text = withoutLocations(readFileSync(produced, "utf8"));
+  writeFileSync(produced, text);
+  const current = existsSync(checkedIn) ? readFileSync(checkedIn, "utf8") : undefined;
+  if (current === text) return 0;
+  if (check) {
     console.error(
       `api-report: the exported surface of ${label} differs from ${relative(root, checkedIn)}. ` +
         "Run `pnpm api-report` and review the change before committing it.",
     );
-    if (existsSync(checkedIn)) showDiff(checkedIn, join(temp, `${entry.reportName}.api.md`));
+    if (current !== undefined) showDiff(checkedIn, produced);
     return 1;
   }
-  if (!check && result.apiReportChanged) console.log(`api-report: updated ${relative(root, checkedIn)}`);
+  writeFileSync(checkedIn, text);
+  console.log(`api-report: updated ${relative(root, checkedIn)}`);
   return 0;
+}
+
+/**
+ * The report without the declaration file locations of its findings (`// dist/index.d.ts:308:5 - (ae-...)`): line
+ * numbers and chunk names move with every unrelated edit, the findings themselves are what a review reads.
+ */
+function withoutLocations(text: string): string {
+  return text.replace(/^\/\/ [^\s]+\.d\.[cm]?ts:\d+:\d+ - /gm, "// ");
 }
 
 if (import.meta.filename === process.argv[1]) {
