@@ -163,7 +163,7 @@ function report(entry: EntryPoint, packageDir: string, reportFolder: string, tem
     return 1;
   }
   const errors: string[] = [];
-  const result = Extractor.invoke(extractorConfig(entry, packageDir, reportFolder, temp), {
+  Extractor.invoke(extractorConfig(entry, packageDir, reportFolder, temp), {
     localBuild: false,
     messageCallback: (message) => {
       message.handled = true;
