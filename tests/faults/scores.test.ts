@@ -1,6 +1,7 @@
 import { SvcClient, type SvcClientParams } from "@svc/client";
 import { LogLevel } from "@svc/tracing";
 import { describe, expect, it, onTestFinished } from "vitest";
+import { scoreConfigFrom } from "../../packages/client/src/score/config.ts";
 import { clockedOutage, downServer, faultServer, RETRY_NOW, SILENT, script, timed } from "../support/faults.ts";
 import type { SeenRequest, TestServer } from "../support/http-server.ts";
 import { captureLogs } from "../support/logs.ts";
@@ -112,6 +113,41 @@ describe("score delivery through faults", () => {
         /ScoreManager: scores dropped, not delivered before shutdown: 7 scores: the shutdown deadline passed/,
       ),
     );
+  });
+
+  it("gives up a score request that gets no answer after the client's timeout when it is under 10 s, and says so", async () => {
+    const logs = captureLogs(LogLevel.INFO);
+    const server = await faultServer(SILENT);
+    const { svc, create } = client(server.url, { timeout: 1, flushTimeout: 3 });
+
+    create(2);
+    await svc.flush();
+
+    expect(scoreRequests(server).length).toBeGreaterThanOrEqual(1);
+    expect(svc.health().score.retries).toBeGreaterThanOrEqual(1);
+    expect(logs.map((l) => l.message)).toContainEqual(expect.stringMatching(/cannot deliver scores: .*1000 ms/));
+  });
+
+  it("waits at most 10 s for one score request, whatever the client's REST timeout", () => {
+    const config = (timeout: number) =>
+      scoreConfigFrom(
+        {
+          flushAt: 10,
+          flushInterval: 1,
+          flushTimeout: 30,
+          scoreMaxQueueSize: 10,
+          scoreMaxQueueBytes: 1000,
+          scoreMaxRequestBytes: 1000,
+          environment: undefined,
+          flushOnExit: false,
+          sampleRate: 1,
+          timeout,
+        },
+        {},
+      );
+
+    expect(config(60).attemptTimeoutSeconds).toBe(10);
+    expect(config(2).attemptTimeoutSeconds).toBe(2);
   });
 
   it("waits for a slow server without retrying", async () => {

@@ -24,7 +24,7 @@ export interface SvcClientParams extends ScoreParams {
   secretKey?: string;
   /** Server address. Falls back to SVC_BASE_URL, then SVC_BASEURL. @defaultValue `https://cloud.svc.dev` */
   baseUrl?: string;
-  /** Time limit of each REST call attempt, in seconds. @defaultValue 60 */
+  /** Time limit of each REST call attempt, in seconds; a score batch waits at most 10 s per attempt. @defaultValue 60 */
   timeout?: number;
   /** Headers added to every REST call. */
   additionalHeaders?: Record<string, string>;

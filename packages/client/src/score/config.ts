@@ -6,6 +6,12 @@ export const DEFAULT_SCORE_FLUSH_AT = 10;
 export const MAX_SCORES_PER_REQUEST = 100;
 /** Score requests in flight at the same time. */
 export const MAX_CONCURRENT_SCORE_REQUESTS = 4;
+/**
+ * Longest wait for the answer to one score request, in seconds, as for span exports: a server that accepts the
+ * connection and never answers costs a batch 10 s per attempt, not the client's REST `timeout` (60 s), and the
+ * queue's backoff retries it. A lower client `timeout` applies.
+ */
+export const SCORE_ATTEMPT_TIMEOUT_SECONDS = 10;
 /** Default largest score request body, in bytes; larger batches are split. */
 export const DEFAULT_SCORE_MAX_REQUEST_BYTES = 4 * 1024 * 1024;
 
@@ -64,6 +70,8 @@ export interface ScoreManagerConfig {
   flushOnExit: boolean;
   /** Share of traces whose scores are sent, 0 to 1. */
   sampleRate: number;
+  /** Time limit of one score request attempt: the client's `timeout`, at most {@link SCORE_ATTEMPT_TIMEOUT_SECONDS}. */
+  attemptTimeoutSeconds: number;
 }
 
 /** How the score options are read; resolved together with the client's own options. */
@@ -96,6 +104,7 @@ export function scoreConfigFrom(
     environment: string | undefined;
     flushOnExit: boolean;
     sampleRate: number;
+    timeout: number;
   },
   env: Record<string, string | undefined>,
 ): ScoreManagerConfig {
@@ -111,5 +120,6 @@ export function scoreConfigFrom(
     disabled: isSdkDisabled(env),
     flushOnExit: o.flushOnExit,
     sampleRate: o.sampleRate,
+    attemptTimeoutSeconds: Math.min(o.timeout, SCORE_ATTEMPT_TIMEOUT_SECONDS),
   };
 }

@@ -218,7 +218,7 @@ export class ScoreManager {
       scoresOps.create,
       {},
       batch,
-      { maxRetries: 0, abortSignal: signal },
+      { maxRetries: 0, abortSignal: signal, timeoutInSeconds: this.#context.config.attemptTimeoutSeconds },
       body,
     );
     if (!result.ok && result.failure.kind === "status" && result.failure.status === 413)
