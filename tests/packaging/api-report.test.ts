@@ -33,6 +33,17 @@ function reportsCopy(edit: (text: string) => string = (text) => text): string {
   return dir;
 }
 
+/** A packages folder holding a copy of the built @svc/tracing, to change its declarations. */
+function tracingCopy(): { packages: string; copy: string } {
+  // Inside the repository, so that the copied declarations still resolve their imports from node_modules.
+  const packages = tempDir(join(ROOT, ".tmp"), "api-report-");
+  const copy = join(packages, "tracing");
+  for (const part of ["package.json", "dist", "api-report"]) {
+    cpSync(join(ROOT, "packages", "tracing", part), join(copy, part), { recursive: true });
+  }
+  return { packages, copy };
+}
+
 describe("pnpm api-report --check", () => {
   it("passes when the built surface matches the report", () => {
     const run = apiReport("--reports-dir", reportsCopy());
@@ -56,11 +67,7 @@ describe("pnpm api-report --check", () => {
   });
 
   it("passes when only the lines of the declarations moved: findings are listed without their locations", () => {
-    const packages = tempDir(join(ROOT, ".tmp"), "api-report-");
-    const copy = join(packages, "tracing");
-    for (const part of ["package.json", "dist", "api-report"]) {
-      cpSync(join(ROOT, "packages", "tracing", part), join(copy, part), { recursive: true });
-    }
+    const { packages, copy } = tracingCopy();
     const declarations = join(copy, "dist", "index.d.ts");
     writeFileSync(declarations, `\n\n\n${readFileSync(declarations, "utf8")}`);
 
@@ -72,12 +79,7 @@ describe("pnpm api-report --check", () => {
   });
 
   it("fails when a built declaration file contains the tag @internal", () => {
-    // Inside the repository, so that the copied declarations still resolve their imports from node_modules.
-    const packages = tempDir(join(ROOT, ".tmp"), "api-report-");
-    const copy = join(packages, "tracing");
-    for (const part of ["package.json", "dist", "api-report"]) {
-      cpSync(join(ROOT, "packages", "tracing", part), join(copy, part), { recursive: true });
-    }
+    const { packages, copy } = tracingCopy();
     const declarations = join(copy, "dist", "index.d.ts");
     const lines = readFileSync(declarations, "utf8").split("\n");
     const at = lines.findIndex((line) => line.startsWith("declare function createTraceId("));
