@@ -2,7 +2,13 @@ import { gzipSync } from "node:zlib";
 import { context, SpanStatusCode, trace } from "@opentelemetry/api";
 import { OTLPTraceExporter as JsonExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { OTLPTraceExporter as ProtoExporter } from "@opentelemetry/exporter-trace-otlp-proto";
-import { BasicTracerProvider, SimpleSpanProcessor, type SpanExporter } from "@opentelemetry/sdk-trace-base";
+import {
+  BasicTracerProvider,
+  SimpleSpanProcessor,
+  type SpanExporter,
+  type SpanProcessor,
+} from "@opentelemetry/sdk-trace-base";
+import { SvcSpanProcessor } from "@svc/otel";
 import { describe, expect, it } from "vitest";
 import { hexId, otlpJsonExport, type TestDevServer, useDevServer } from "../support/dev-server.ts";
 
@@ -10,8 +16,13 @@ const OTLP_PATH = "/api/public/otel/v1/traces";
 type Compression = NonNullable<ConstructorParameters<typeof ProtoExporter>[0]>["compression"];
 
 /** Records one parent span with one child through a real OpenTelemetry provider and the given exporter. */
-async function exportWith(exporter: SpanExporter): Promise<string> {
-  const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+function exportWith(exporter: SpanExporter): Promise<string> {
+  return exportThrough(new SimpleSpanProcessor(exporter));
+}
+
+/** Records one parent span with one child through a real OpenTelemetry provider and the given span processor. */
+async function exportThrough(processor: SpanProcessor): Promise<string> {
+  const provider = new BasicTracerProvider({ spanProcessors: [processor] });
   const tracer = provider.getTracer("svc-sdk", "6.0.0");
   let traceId = "";
   {
@@ -88,6 +99,29 @@ describe("dev server: OTLP trace ingestion", () => {
 
     expectPipeline(await observationsOf(server, traceId));
   });
+
+  it.each(["gzip", "none"] as const)(
+    "turns spans from SvcSpanProcessor's OTLP/protobuf export (compression %s) into observations",
+    async (compression) => {
+      const server = await useDevServer();
+      const { publicKey, secretKey } = server;
+
+      const processor = new SvcSpanProcessor(
+        {
+          baseUrl: server.url,
+          publicKey,
+          secretKey,
+          protocol: "http/protobuf",
+          compression,
+          mediaUploadEnabled: false,
+        },
+        {},
+      );
+      const traceId = await exportThrough(processor);
+
+      expectPipeline(await observationsOf(server, traceId));
+    },
+  );
 
   it("reads a gzip-compressed OTLP/JSON body", async () => {
     const server = await useDevServer();

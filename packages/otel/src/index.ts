@@ -5,6 +5,7 @@ export type {
   SpanCompression,
   SpanExporterLike,
   SpanExportMode,
+  SpanExportProtocol,
   SpanExportResult,
   SvcSpanProcessorParams,
 } from "./config.js";

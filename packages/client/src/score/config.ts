@@ -70,7 +70,7 @@ export interface ScoreManagerConfig {
   flushOnExit: boolean;
   /** Share of traces whose scores are sent, 0 to 1. */
   sampleRate: number;
-  /** Time limit of one score request attempt: the client's `timeout`, at most {@link SCORE_ATTEMPT_TIMEOUT_SECONDS}. */
+  /** Time limit of one score request attempt, in seconds: the client's `timeout`, at most 10. */
   attemptTimeoutSeconds: number;
 }
 

@@ -1,8 +1,8 @@
-/** Gzips the text of the pieces, taken one at a time as the compressor is ready for more. */
-export type Gzip = (pieces: Iterator<string>) => Promise<Uint8Array>;
+/** Gzips the pieces (text as UTF-8, or bytes), taken one at a time as the compressor is ready for more. */
+export type Gzip = (pieces: Iterator<string | Uint8Array>) => Promise<Uint8Array>;
 
 interface GzipStreamLike {
-  write(chunk: string): boolean;
+  write(chunk: string | Uint8Array): boolean;
   end(): void;
   destroy(error?: Error): void;
   on(event: "data", listener: (chunk: Uint8Array) => void): unknown;
@@ -21,7 +21,7 @@ interface ZlibLike {
  * about 1.5 ms, with the same compressed bytes.
  */
 const GZIP_CHUNK_SIZE = 64 * 1024;
-/** Text the gzip stream takes ahead of compressing it, before it asks for no more (a few pieces). */
+/** Input the gzip stream takes ahead of compressing it, before it asks for no more (a few pieces). */
 const GZIP_INPUT_BUFFER = 256 * 1024;
 
 interface ProcessLike {
@@ -64,7 +64,10 @@ export function chooseGzip(runtime: RuntimeGlobals): Gzip | null {
       pull(controller) {
         const next = pieces.next();
         if (next.done) controller.close();
-        else controller.enqueue(encoder.encode(next.value));
+        else
+          controller.enqueue(
+            typeof next.value === "string" ? encoder.encode(next.value) : (next.value as Uint8Array<ArrayBuffer>),
+          );
       },
     });
     return new Uint8Array(await new Response(source.pipeThrough(new Stream("gzip"))).arrayBuffer());
@@ -75,7 +78,7 @@ export function chooseGzip(runtime: RuntimeGlobals): Gzip | null {
  * Feeds the pieces to a zlib gzip stream (compressing on the thread pool), the next one only when the stream
  * wants more, and collects the compressed bytes.
  */
-function gzipWithZlib(zlib: ZlibLike, pieces: Iterator<string>): Promise<Uint8Array> {
+function gzipWithZlib(zlib: ZlibLike, pieces: Iterator<string | Uint8Array>): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
     const gzip = zlib.createGzip({ chunkSize: GZIP_CHUNK_SIZE, writableHighWaterMark: GZIP_INPUT_BUFFER });
     const out: Uint8Array[] = [];

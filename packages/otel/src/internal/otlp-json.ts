@@ -1,18 +1,12 @@
 import type { Attributes, AttributeValue, HrTime, Link, SpanContext } from "@opentelemetry/api";
 import { toBase64 } from "@svc/core";
-import type { ReadableSpan } from "../readable-span.js";
+import { type ExportItem, groupByResourceAndScope, type ResourceLike, type Scope, spanFlags } from "./otlp-request.js";
 
 /**
  * OTLP/JSON encoding of ended spans (ExportTraceServiceRequest), field for field and in the same
  * key order as the OpenTelemetry JS JSON serializer, so request bodies are byte-identical to what
  * `@opentelemetry/exporter-trace-otlp-http` sends for the same spans.
  */
-
-/** A span queued for export, with the attributes to send (masked or media-rewritten when they differ). */
-export interface ExportItem {
-  span: ReadableSpan;
-  attributes: Attributes;
-}
 
 type AnyValue =
   | { stringValue: string }
@@ -27,28 +21,6 @@ type AnyValue =
 interface KeyValue {
   key: string;
   value: AnyValue;
-}
-
-interface Scope {
-  name: string;
-  version?: string | undefined;
-  schemaUrl?: string | undefined;
-  attributes?: Attributes;
-  droppedAttributesCount?: number;
-}
-
-interface ResourceLike {
-  attributes: Attributes;
-  schemaUrl?: string;
-}
-
-const HAS_IS_REMOTE = 0x100;
-const IS_REMOTE = 0x200;
-const NO_SCOPE: Scope = { name: "" };
-
-/** The scope a span was created with, on both SDK lines. */
-export function spanScope(span: ReadableSpan): Scope {
-  return (span.instrumentationScope ?? span.instrumentationLibrary ?? NO_SCOPE) as Scope;
 }
 
 /**
@@ -89,33 +61,6 @@ export function* encodeTraceRequestPieces(items: readonly ExportItem[]): Generat
 /** `,"name":value` as JSON.stringify writes a property, or nothing for undefined (which it leaves out). */
 function optionalField(name: string, value: string | undefined): string {
   return value === undefined ? "" : `,"${name}":${JSON.stringify(value)}`;
-}
-
-/** Spans grouped by resource (by identity), then by scope (name, version and schema URL), in first-seen order. */
-function groupByResourceAndScope(
-  items: readonly ExportItem[],
-): { resource: ResourceLike; scopes: { scope: Scope; items: ExportItem[] }[] }[] {
-  const byResource = new Map<ResourceLike, Map<string, ExportItem[]>>();
-  for (const item of items) {
-    const resource = item.span.resource as ResourceLike;
-    let byScope = byResource.get(resource);
-    if (!byScope) {
-      byScope = new Map();
-      byResource.set(resource, byScope);
-    }
-    const scope = spanScope(item.span);
-    const key = `${scope.name}@${scope.version || ""}:${scope.schemaUrl || ""}`;
-    let list = byScope.get(key);
-    if (!list) {
-      list = [];
-      byScope.set(key, list);
-    }
-    list.push(item);
-  }
-  return [...byResource].map(([resource, byScope]) => ({
-    resource,
-    scopes: [...byScope.values()].map((list) => ({ scope: spanScope((list[0] as ExportItem).span), items: list })),
-  }));
 }
 
 function toResource(resource: ResourceLike) {
@@ -178,10 +123,6 @@ function toLink(link: Link) {
     droppedAttributesCount: link.droppedAttributesCount || 0,
     flags: spanFlags(ctx.traceFlags, ctx.isRemote),
   };
-}
-
-function spanFlags(traceFlags: number, isRemote: boolean | undefined): number {
-  return (traceFlags & 0xff) | HAS_IS_REMOTE | (isRemote ? IS_REMOTE : 0);
 }
 
 /** Nanoseconds since the epoch as a decimal string, without floating-point loss. */
