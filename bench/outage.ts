@@ -1,10 +1,10 @@
 // The outage scenario: the SDK under load while the server fails, then recovers; and how long flush, shutdown
 // and prompt.get take against a server that accepts connections and never answers.
 //   node outage.ts [--seconds 60] [--fault 503|refused|reset] [--skip-deadlines]   (after a build of @svc/*)
-import { spawn } from "node:child_process";
 import { createServer, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { parseArgs } from "node:util";
+import { type ChildEvent, mb, printSdkLines, runScenarioChild, watchDelivery } from "./scenario.ts";
 import { type Sink, startSink } from "./sink.ts";
 
 const { values } = parseArgs({
@@ -73,47 +73,11 @@ async function startGate(sink: Sink): Promise<{ url: string; set(mode: Mode): vo
   };
 }
 
-interface ChildEvent {
-  event: string;
-  [key: string]: unknown;
-}
-
-/** Runs the child in `mode`, calling `onEvent` for each event line; resolves with the SDK's log line count. */
-function runChild(
-  mode: string,
-  url: string,
-  onEvent: (event: ChildEvent, tell: () => void) => void,
-): Promise<{ sdkLines: string[]; code: number | null }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--expose-gc", "outage-child.ts", mode], {
-      cwd: import.meta.dirname,
-      env: { ...process.env, SINK_URL: url, OUTAGE_SECONDS: String(seconds) },
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    const tell = () => child.stdin.write("done\n");
-    const sdkLines: string[] = [];
-    const onLine = (line: string) => {
-      if (line.startsWith("bench:")) onEvent(JSON.parse(line.slice("bench:".length)) as ChildEvent, tell);
-      else if (line.includes("[Svc SDK]")) sdkLines.push(line);
-      else if (line.trim()) process.stderr.write(`child: ${line}\n`);
-    };
-    for (const stream of [child.stdout, child.stderr]) {
-      let buffered = "";
-      stream.on("data", (chunk: Buffer) => {
-        buffered += chunk.toString("utf8");
-        const lines = buffered.split("\n");
-        buffered = lines.pop() ?? "";
-        for (const line of lines) onLine(line);
-      });
-    }
-    child.on("close", (code) => resolve({ sdkLines, code }));
-  });
-}
-
-const mb = (bytes: unknown) => `${(Number(bytes) / 1024 / 1024).toFixed(1)} MB`;
-
 /** Longest wait for delivery after the server is back. */
 const DELIVERY_LIMIT_MS = 300_000;
+
+/** Longest a scenario's SDK process may run: the load, the wait for delivery, and its deadlines. */
+const CHILD_LIMIT_MS = seconds * 1000 + DELIVERY_LIMIT_MS + 120_000;
 
 async function outageScenario(): Promise<void> {
   const sink = await startSink();
@@ -124,34 +88,41 @@ async function outageScenario(): Promise<void> {
   let deliveredAt = 0;
   let expected = { spans: 0, scores: 0 };
   let recoveryTimer: NodeJS.Timeout | undefined;
-  let poll: NodeJS.Timeout | undefined;
+  let stopWatching = () => {};
   const events: ChildEvent[] = [];
-  const { sdkLines } = await runChild("outage", gate.url, (event, tell) => {
-    events.push(event);
-    if (event.event === "start") {
-      startedAt = performance.now();
-      recoveryTimer = setTimeout(() => {
-        gate.set("forward");
-        recoveredAt = performance.now();
-      }, seconds * 1000);
-    }
-    if (event.event === "load-done") {
-      expected = { spans: Number(event.spans), scores: Number(event.scores) };
-      // Every 100 ms after the server is back: has the sink everything? Then the child may stop measuring.
-      poll = setInterval(() => {
-        if (recoveredAt === 0) return;
-        const stats = sink.stats();
-        const all = stats.uniqueSpans >= expected.spans && stats.uniqueScores >= expected.scores;
-        if (all) deliveredAt = performance.now();
-        if (all || performance.now() - recoveredAt > DELIVERY_LIMIT_MS) {
-          clearInterval(poll);
-          tell();
-        }
-      }, 100);
-    }
-  });
+  const load = { seconds, spansPerSecond: 500, scoresPerSecond: 50 };
+  const { sdkLines } = await runScenarioChild(
+    "load",
+    gate.url,
+    load,
+    (event, tell) => {
+      events.push(event);
+      if (event.event === "start") {
+        startedAt = performance.now();
+        recoveryTimer = setTimeout(() => {
+          gate.set("forward");
+          recoveredAt = performance.now();
+        }, seconds * 1000);
+      }
+      if (event.event === "load-done") {
+        expected = { spans: Number(event.spans), scores: Number(event.scores) };
+        // Every 100 ms once the server is back: has the sink everything? Then the child may stop measuring.
+        stopWatching = watchDelivery(
+          sink,
+          expected,
+          DELIVERY_LIMIT_MS,
+          (at) => {
+            deliveredAt = at ?? 0;
+            tell();
+          },
+          { ready: () => recoveredAt !== 0 },
+        );
+      }
+    },
+    CHILD_LIMIT_MS,
+  );
   clearTimeout(recoveryTimer);
-  clearInterval(poll);
+  stopWatching();
   const stats = sink.stats();
   const drained = events.find((e) => e.event === "drained") ?? { event: "drained" };
   console.log(`\n## Outage: ${seconds} s of ${fault === "503" ? "HTTP 503" : fault} at 500 spans/s and 50 scores/s\n`);
@@ -169,8 +140,7 @@ async function outageScenario(): Promise<void> {
     `- time to deliver everything after the server was back: ${deliveredAt ? `${((deliveredAt - recoveredAt) / 1000).toFixed(1)} s` : "not within the limit"}` +
       ` (load ran ${((recoveredAt - startedAt) / 1000).toFixed(1)} s)`,
   );
-  console.log(`- SDK log lines: ${sdkLines.length}`);
-  for (const line of sdkLines) console.log(`  - \`${line.length > 240 ? `${line.slice(0, 240)}…` : line}\``);
+  printSdkLines(sdkLines);
   if (stats.malformed.length > 0) console.log(`- malformed requests: ${stats.malformed.join("; ")}`);
   await gate.close();
   await sink.close();
@@ -182,15 +152,21 @@ async function deadlineScenario(): Promise<void> {
   gate.set("silent");
   const rows: string[] = [];
   const started = performance.now();
-  const { sdkLines } = await runChild("deadlines", gate.url, (event) => {
-    if (event.event === "timed") rows.push(`| \`${String(event.what)}\` | ${(Number(event.ms) / 1000).toFixed(2)} s |`);
-  });
+  const { sdkLines } = await runScenarioChild(
+    "deadlines",
+    gate.url,
+    undefined,
+    (event) => {
+      if (event.event === "timed")
+        rows.push(`| \`${String(event.what)}\` | ${(Number(event.ms) / 1000).toFixed(2)} s |`);
+    },
+    CHILD_LIMIT_MS,
+  );
   console.log("\n## Deadlines against a server that accepts connections and never answers (default settings)\n");
   console.log("| call | returned after |\n| --- | --- |");
   for (const row of rows) console.log(row);
   console.log(`\n- the process ended ${((performance.now() - started) / 1000).toFixed(1)} s after it started`);
-  console.log(`- SDK log lines: ${sdkLines.length}`);
-  for (const line of sdkLines) console.log(`  - \`${line.length > 240 ? `${line.slice(0, 240)}…` : line}\``);
+  printSdkLines(sdkLines);
   await gate.close();
   await sink.close();
 }

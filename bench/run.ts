@@ -4,6 +4,7 @@
 //   node run.ts --quick        small sizes, one run, correctness only (non-zero exit when anything is lost)
 //   node run.ts --runs 7 --traces 2000 --scores 10000 --skip-install
 //   node run.ts --only otel,svc --workloads spans-burst --skip-static   (one comparison, for profiling work)
+//   node run.ts --only otel,svc,langsmith,openinference --skip-static  (v6 beside the peer SDKs)
 import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
@@ -11,7 +12,8 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { OBSERVATIONS_PER_TRACE } from "./payload.ts";
 import { type SinkStats, startSink } from "./sink.ts";
-import { bundleGzipBytes, coldImportMs, installBytes } from "./static.ts";
+import type { LangsmithCompression } from "./sink-langsmith.ts";
+import { bundleGzipBytes, coldImportMs, IMPORTS, installBytes } from "./static.ts";
 import { threadClock } from "./thread-clock.ts";
 
 const HERE = import.meta.dirname;
@@ -27,6 +29,7 @@ const { values: args } = parseArgs({
     workloads: { type: "string" },
     "skip-static": { type: "boolean", default: false },
     "eager-sink": { type: "boolean", default: false },
+    "langsmith-compression": { type: "string", default: "zstd" },
   },
 });
 const quick = args.quick;
@@ -34,14 +37,26 @@ const RUNS = Number(args.runs ?? (quick ? 1 : 5));
 const TRACES = Number(args.traces ?? (quick ? 100 : 2000));
 const SCORES = Number(args.scores ?? (quick ? 1000 : 10_000));
 const IMPORT_RUNS = Number(args.imports ?? (quick ? 0 : 9));
-const CONTENDERS = (args.only ?? (quick ? "otel,v5,svc" : "otel,v5,v5-gzip,svc")).split(",");
-/** Contenders measured only on spans (v5 with gzip switched on through OpenTelemetry's environment variable). */
-const SPANS_ONLY = new Set(["v5-gzip"]);
+const CONTENDERS = (
+  args.only ?? (quick ? "otel,v5,svc,langsmith,openinference" : "otel,v5,v5-gzip,svc,langsmith,openinference")
+).split(",");
+/**
+ * Contenders measured only on spans: v5 with gzip switched on through OpenTelemetry's environment variable, and
+ * OpenInference, which has no score API.
+ */
+const SPANS_ONLY = new Set(["v5-gzip", "openinference"]);
 const ALL_WORKLOADS = ["spans-yield", "spans-burst", "scores"] as const;
 type Workload = (typeof ALL_WORKLOADS)[number];
 const WORKLOADS = ALL_WORKLOADS.filter((w) => (args.workloads ?? ALL_WORKLOADS.join(",")).split(",").includes(w));
-/** Contenders held to losing nothing; the previous major is measured, not held to it. */
-const CHECKED = new Set(["otel", "svc"]);
+/**
+ * Contenders held to losing nothing: v6, and the others configured not to lose (queues sized for the workload).
+ * The previous major runs as installed and is measured, not held to it.
+ */
+const CHECKED = new Set(["otel", "svc", "langsmith", "openinference"]);
+const LANGSMITH_COMPRESSION = args["langsmith-compression"] as LangsmithCompression;
+if (!["zstd", "gzip", "none"].includes(LANGSMITH_COMPRESSION)) {
+  throw new Error(`--langsmith-compression takes zstd, gzip or none, not ${LANGSMITH_COMPRESSION}`);
+}
 
 type Row = Record<string, number | boolean | string | string[]>;
 
@@ -109,6 +124,7 @@ function combine(workload: Workload, count: number, outcome: ChildOutcome, sink:
     row.spansAtEnd = sink.uniqueSpans;
     row.spansLost = expected - sink.uniqueSpans;
     row.duplicateSpans = sink.duplicateSpans;
+    row.incompleteRuns = sink.incompleteRuns;
     row.requests = sink.spanRequests;
     row.gzipRequests = sink.gzipRequests;
     row.bytes = sink.spanBytes;
@@ -161,7 +177,7 @@ async function main(): Promise<void> {
       ? "thread CPU clock: /proc/thread-self/schedstat, refreshed by process.cpuUsage() at each read"
       : `thread CPU clock: ${clock.note}`,
   );
-  const sink = await startSink({ deferDecoding: !args["eager-sink"] });
+  const sink = await startSink({ deferDecoding: !args["eager-sink"], langsmithCompression: LANGSMITH_COMPRESSION });
   const rows: Record<string, Record<string, Row[]>> = {};
   const unavailable: Record<string, string> = {};
   const problems: string[] = [];
@@ -191,7 +207,7 @@ async function main(): Promise<void> {
           const lost = workload === "scores" ? row.scoresLost : row.spansLost;
           const atFlush = workload === "scores" ? row.scoresAtFlush : row.spansAtFlush;
           console.log(
-            `run ${run + 1}/${RUNS} ${workload.padEnd(11)} ${contender.padEnd(5)} lost=${lost} atFlush=${atFlush} ` +
+            `run ${run + 1}/${RUNS} ${workload.padEnd(11)} ${contender.padEnd(13)} lost=${lost} atFlush=${atFlush} ` +
               `requests=${row.requests} logLines=${row.logLines}`,
           );
           if (CHECKED.has(contender)) {
@@ -218,7 +234,7 @@ async function main(): Promise<void> {
   }
 
   const statics: Record<string, Record<string, number>> = {};
-  const available = CONTENDERS.filter((c) => !SPANS_ONLY.has(c));
+  const available = CONTENDERS.filter((c) => IMPORTS[c] !== undefined);
   if (IMPORT_RUNS > 0 && !args["skip-static"]) {
     const times: Record<string, number[]> = {};
     for (let k = 0; k < IMPORT_RUNS; k++) {
@@ -274,6 +290,7 @@ async function main(): Promise<void> {
           importRuns: IMPORT_RUNS,
           quick,
           threadClock: clock.kind,
+          langsmithCompression: LANGSMITH_COMPRESSION,
         },
         unavailable,
         rows,
@@ -389,6 +406,12 @@ const METRICS: Metric[] = [
     absoluteLabel: "count/100",
   },
   { label: "score bytes", workload: "scores", key: "bytes" },
+  { label: "score flush() ms, first call to resolution", workload: "scores", key: "flushMs", target: 1.1 },
+  { label: "score flush() CPU ms (process)", workload: "scores", key: "flushCpuMs" },
+  { label: "score flush() app-thread CPU ms", workload: "scores", key: "flushThreadCpuMs" },
+  { label: "total ms until shutdown (scores)", workload: "scores", key: "totalMs" },
+  { label: "CPU ms (scores)", workload: "scores", key: "cpuMs" },
+  { label: "peak RSS MB (scores)", workload: "scores", key: "peakRssMb" },
   { label: "cold import ms", workload: "static", key: "importMs", target: 1.1 },
   { label: "entry bundle gzip bytes", workload: "static", key: "bundleGzipBytes", target: 1.1 },
   { label: "install bytes", workload: "static", key: "installBytes", target: 1.1 },
@@ -399,6 +422,8 @@ const LABELS: Record<string, string> = {
   v5: "v5 (npm)",
   "v5-gzip": "v5 + gzip env",
   svc: "svc v6",
+  langsmith: "LangSmith (npm)",
+  openinference: "OpenInference (raw OTel, protobuf)",
 };
 
 function buildReport(rows: Record<string, Record<string, Row[]>>, statics: Record<string, Record<string, number>>) {

@@ -17,6 +17,13 @@ export const IMPORTS: Record<string, string[]> = {
   otel: ["@opentelemetry/api", "@opentelemetry/sdk-trace-base", "@opentelemetry/exporter-trace-otlp-http"],
   v5: ["@langfuse/tracing", "@langfuse/otel", "@langfuse/client", "@opentelemetry/sdk-trace-base"],
   svc: ["@svc/tracing", "@svc/otel", "@svc/client", "@opentelemetry/sdk-trace-base"],
+  langsmith: ["langsmith", "langsmith/traceable"],
+  openinference: [
+    "@opentelemetry/api",
+    "@opentelemetry/sdk-trace-base",
+    "@opentelemetry/exporter-trace-otlp-proto",
+    "@arizeai/openinference-semantic-conventions",
+  ],
 };
 
 /** Milliseconds to import the contender's packages in a fresh Node process (startup excluded). */
@@ -104,6 +111,15 @@ export function installBytes(contender: string): number {
   if (contender === "otel") {
     const { "@opentelemetry/core": _core, ...floor } = OTEL_PINS;
     return npmInstall(floor);
+  }
+  if (contender === "langsmith") return npmInstall({ langsmith: "0.12.0" });
+  if (contender === "openinference") {
+    return npmInstall({
+      "@opentelemetry/api": OTEL_PINS["@opentelemetry/api"]!,
+      "@opentelemetry/sdk-trace-base": OTEL_PINS["@opentelemetry/sdk-trace-base"]!,
+      "@opentelemetry/exporter-trace-otlp-proto": "0.223.0",
+      "@arizeai/openinference-semantic-conventions": "2.12.0",
+    });
   }
   if (contender === "v5") {
     return npmInstall({

@@ -33,6 +33,7 @@ export function spans(target: SinkTarget): SpansContender {
     },
     forceFlush: () => provider.forceFlush(),
     shutdown: () => provider.shutdown(),
+    health: () => processor.health(),
   };
 }
 

@@ -1,4 +1,5 @@
-import { gzipSync } from "node:zlib";
+import { setTimeout as sleep } from "node:timers/promises";
+import { gzipSync, zstdCompressSync } from "node:zlib";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type Sink, startSink } from "../../bench/sink.ts";
 
@@ -111,9 +112,158 @@ describe("bench sink", () => {
     expect(sink.stats().malformed[0]).toContain("batch of 101");
   });
 
+  it("takes OTLP at /v1/traces, as Phoenix does", async () => {
+    const res = await post(sink, "/v1/traces", JSON.stringify(otlp([span(1), span(2)])));
+    expect(res.status).toBe(200);
+    expect(sink.stats()).toMatchObject({ spans: 2, uniqueSpans: 2, spanRequests: 1 });
+  });
+
   it("starts counting from zero after a reset", async () => {
     await post(sink, "/api/public/otel/v1/traces", JSON.stringify(otlp([span(1)])));
     sink.reset();
     expect(sink.stats()).toMatchObject({ spans: 0, uniqueSpans: 0, spanRequests: 0, malformed: [] });
+  });
+});
+
+// LangSmith's ingestion routes, with bodies written as its JS SDK writes them.
+const RUN = (n: number) => `01a21091-726c-7000-8000-${n.toString(16).padStart(12, "0")}`;
+const TRACE_RUN = RUN(0);
+const BOUNDARY = "----LangSmithFormBoundarybench";
+const MULTIPART = `multipart/form-data; boundary=${BOUNDARY}`;
+
+interface FormPart {
+  name: string;
+  value: unknown;
+  /** The byte length the part's content type declares, when not the true one. */
+  length?: number;
+}
+
+function multipart(parts: FormPart[]): Buffer {
+  const text = parts.map(({ name, value, length }) => {
+    const data = JSON.stringify(value);
+    const declared = length ?? Buffer.byteLength(data);
+    return `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${name}"\r\nContent-Type: application/json; length=${declared}\r\n\r\n${data}\r\n`;
+  });
+  return Buffer.from(`${text.join("")}--${BOUNDARY}--\r\n`);
+}
+
+function runBody(n: number, fields: Record<string, unknown>): Record<string, unknown> {
+  return { id: RUN(n), trace_id: TRACE_RUN, dotted_order: `20261125T000000000000Z${TRACE_RUN}`, ...fields };
+}
+
+const created = (n: number): FormPart[] => [
+  { name: `post.${RUN(n)}`, value: runBody(n, { name: "llm", run_type: "llm", start_time: "2026-11-25T00:00:00Z" }) },
+  { name: `post.${RUN(n)}.inputs`, value: { question: n } },
+  { name: `post.${RUN(n)}.extra`, value: { metadata: { tenant: "acme" } } },
+];
+const ended = (n: number): FormPart[] => [
+  { name: `patch.${RUN(n)}`, value: runBody(n, { end_time: "2026-11-25T00:00:01Z" }) },
+  { name: `patch.${RUN(n)}.outputs`, value: { answer: n } },
+];
+const feedback = (n: number): FormPart => ({
+  name: `feedback.${RUN(100 + n)}`,
+  value: { id: RUN(100 + n), run_id: TRACE_RUN, trace_id: TRACE_RUN, key: "quality", score: n / 10 },
+});
+
+describe("bench sink, LangSmith routes", () => {
+  let sink: Sink;
+  beforeEach(async () => {
+    sink = await startSink();
+  });
+  afterEach(async () => {
+    await sink.close();
+  });
+
+  it("describes itself at GET /info with the compression it offers", async () => {
+    const info = (await (await fetch(`${sink.url}/info`)).json()) as Record<string, Record<string, unknown>>;
+    expect(info.batch_ingest_config).toMatchObject({ use_multipart_endpoint: true, size_limit: 100 });
+    expect(info.instance_flags).toMatchObject({ zstd_compression_enabled: true, gzip_body_enabled: true });
+    const gzipOnly = await startSink({ langsmithCompression: "gzip" });
+    try {
+      const flags = ((await (await fetch(`${gzipOnly.url}/info`)).json()) as { instance_flags: object }).instance_flags;
+      expect(flags).toEqual({ zstd_compression_enabled: false, gzip_body_enabled: true });
+    } finally {
+      await gzipOnly.close();
+    }
+  });
+
+  it("counts a run once, when both its creation and its end have arrived, across zstd, gzip and plain bodies", async () => {
+    const first = zstdCompressSync(multipart([...created(1), ...created(2)]));
+    const second = gzipSync(multipart(ended(1)));
+    const third = multipart(ended(2));
+    expect(
+      (await post(sink, "/runs/multipart", first, { "content-type": MULTIPART, "content-encoding": "zstd" })).status,
+    ).toBe(202);
+    await post(sink, "/runs/multipart", second, { "content-type": MULTIPART, "content-encoding": "gzip" });
+    expect(sink.stats()).toMatchObject({ spans: 2, uniqueSpans: 1, runOperations: 3, incompleteRuns: 1 });
+
+    await post(sink, "/runs/multipart", third, { "content-type": MULTIPART });
+
+    expect(sink.stats()).toMatchObject({
+      spans: 2,
+      uniqueSpans: 2,
+      duplicateSpans: 0,
+      runOperations: 4,
+      incompleteRuns: 0,
+      spanRequests: 3,
+      spanBytes: first.length + second.length + third.length,
+      malformed: [],
+    });
+  });
+
+  it("counts a run created with its end in a JSON batch, and a second creation of it as a duplicate", async () => {
+    const batch = JSON.stringify({ post: [runBody(1, { name: "agent", run_type: "chain", end_time: "t" })] });
+    await post(sink, "/runs/batch", batch);
+    await post(sink, "/runs/batch", gzipSync(batch), { "content-encoding": "gzip" });
+    expect(sink.stats()).toMatchObject({ spans: 2, uniqueSpans: 1, duplicateSpans: 1, spanRequests: 2 });
+  });
+
+  it("counts feedback parts and POST /feedback bodies as scores", async () => {
+    const body = zstdCompressSync(multipart([feedback(1), feedback(2)]));
+    await post(sink, "/runs/multipart", body, { "content-type": MULTIPART, "content-encoding": "zstd" });
+    await post(sink, "/feedback", JSON.stringify(feedback(3).value));
+    expect(sink.stats()).toMatchObject({
+      scores: 3,
+      uniqueScores: 3,
+      scoreRequests: 2,
+      spanRequests: 0,
+      scoreBytes: body.length + JSON.stringify(feedback(3).value).length,
+    });
+  });
+
+  it.each([
+    ["a part whose declared length is wrong", [{ ...created(1)[0]!, length: 3 }], "declares 3 bytes"],
+    ["a field before its run", [created(1)[1]!, created(1)[0]!], "before its run's post"],
+    ["a run without a trace id", [{ name: `post.${RUN(1)}`, value: { id: RUN(1), name: "x" } }], "without a trace id"],
+    ["an unknown part", [{ name: `put.${RUN(1)}`, value: {} }], "unexpected part name"],
+  ])("records a multipart body with %s as malformed", async (_, parts, message) => {
+    await post(sink, "/runs/multipart", multipart(parts as FormPart[]), { "content-type": MULTIPART });
+    const stats = sink.stats();
+    expect(stats.malformed).toEqual([expect.stringContaining(message)]);
+    expect(stats).toMatchObject({ spanRequests: 1, uniqueSpans: 0 });
+  });
+
+  it("records a body that does not decompress as malformed", async () => {
+    await post(sink, "/runs/multipart", multipart(created(1)), {
+      "content-type": MULTIPART,
+      "content-encoding": "zstd",
+    });
+    expect(sink.stats().malformed).toHaveLength(1);
+  });
+});
+
+describe("bench sink answering slowly", () => {
+  it("holds a traces answer for answerDelayMs after counting the request", async () => {
+    const slow = await startSink({ answerDelayMs: 60_000 });
+    const answer = post(slow, "/api/public/otel/v1/traces", JSON.stringify(otlp([span(1)]))).then(
+      () => "answered",
+      () => "closed",
+    );
+    for (let i = 0; i < 500 && slow.stats().spanRequests === 0; i++) await sleep(10);
+    const state = await Promise.race([answer, sleep(50, "pending")]);
+    expect(slow.stats()).toMatchObject({ spanRequests: 1, uniqueSpans: 1 });
+    expect(state).toBe("pending");
+    await slow.close();
+    expect(await answer).toBe("closed");
   });
 });
