@@ -133,7 +133,7 @@ describe("resolveProcessorConfig", () => {
       maxQueueSize: 100_000,
       maxQueueBytes: 100 * 1024 * 1024,
       maxRequestBytes: 4 * 1024 * 1024,
-      maxConcurrentExports: 4,
+      maxConcurrentExports: 8,
       mediaUploadEnabled: true,
       environment: undefined,
       release: undefined,

@@ -110,7 +110,7 @@ export interface SvcSpanProcessorParams {
   maxQueueBytes?: number;
   /** Largest request body sent, in bytes; larger batches are split. @defaultValue 4 MiB */
   maxRequestBytes?: number;
-  /** Export requests in flight at the same time. @defaultValue 4 */
+  /** Export requests in flight at the same time (1 while a fault lasts). @defaultValue 8 */
   maxConcurrentExports?: number;
   /**
    * Written to `svc.environment` on every span that has none: 1-40 characters of `a-z 0-9 _ -`, not starting with
@@ -191,7 +191,7 @@ export const PROCESSOR_SPECS = {
   maxQueueSize: numberOption(100_000, { min: 0, integer: true, zeroIsUnset: true, env: ["OTEL_BSP_MAX_QUEUE_SIZE"] }),
   maxQueueBytes: numberOption(100 * MIB, { min: 0, integer: true, zeroIsUnset: true }),
   maxRequestBytes: numberOption(4 * MIB, { min: 1024, minInclusive: true, integer: true }),
-  maxConcurrentExports: numberOption(4, { min: 0, max: 64, integer: true, zeroIsUnset: true }),
+  maxConcurrentExports: numberOption(8, { min: 0, max: 64, integer: true, zeroIsUnset: true }),
   environment: environmentOption(["SVC_TRACING_ENVIRONMENT"]),
   release: stringOption(["SVC_RELEASE"]),
   mask: functionOption<MaskFunction>(),
