@@ -35,33 +35,81 @@ export function createObservationAttributes(
  */
 export function writeObservationAttributes(target: Attributes, attributes: SvcObservationAttributes): void {
   if (typeof attributes !== "object" || attributes === null) return;
-  const field = (name: keyof SvcObservationAttributes): unknown => {
-    try {
-      return attributes[name];
-    } catch (error) {
-      noteUnreadable(error);
-      return UNREADABLE;
-    }
+  let fields: Fields;
+  try {
+    // Plain reads at their own sites, each fast for the shapes it sees; a read that throws sends every field
+    // through the careful path, which reads them one by one.
+    fields = {
+      input: attributes.input,
+      output: attributes.output,
+      metadata: attributes.metadata,
+      level: attributes.level,
+      statusMessage: attributes.statusMessage,
+      version: attributes.version,
+      environment: attributes.environment,
+      model: attributes.model,
+      modelParameters: attributes.modelParameters,
+      usageDetails: attributes.usageDetails,
+      costDetails: attributes.costDetails,
+      completionStartTime: attributes.completionStartTime,
+      prompt: attributes.prompt,
+    };
+  } catch {
+    fields = readEach(attributes);
+  }
+  writeFields(target, fields);
+}
+
+/** The fields of observation attributes that are written, as read: {@link UNREADABLE} where the read threw. */
+type Fields = { [K in keyof Required<SvcObservationAttributes>]: unknown };
+
+function readEach(attributes: SvcObservationAttributes): Fields {
+  return {
+    input: field(attributes, "input"),
+    output: field(attributes, "output"),
+    metadata: field(attributes, "metadata"),
+    level: field(attributes, "level"),
+    statusMessage: field(attributes, "statusMessage"),
+    version: field(attributes, "version"),
+    environment: field(attributes, "environment"),
+    model: field(attributes, "model"),
+    modelParameters: field(attributes, "modelParameters"),
+    usageDetails: field(attributes, "usageDetails"),
+    costDetails: field(attributes, "costDetails"),
+    completionStartTime: field(attributes, "completionStartTime"),
+    prompt: field(attributes, "prompt"),
   };
-  setText(target, A.OBSERVATION_INPUT, field("input"));
-  setText(target, A.OBSERVATION_OUTPUT, field("output"));
-  const metadata = field("metadata");
+}
+
+function field(attributes: SvcObservationAttributes, name: keyof SvcObservationAttributes): unknown {
+  try {
+    return attributes[name];
+  } catch (error) {
+    noteUnreadable(error);
+    return UNREADABLE;
+  }
+}
+
+function writeFields(target: Attributes, fields: Fields): void {
+  setText(target, A.OBSERVATION_INPUT, fields.input);
+  setText(target, A.OBSERVATION_OUTPUT, fields.output);
+  const metadata = fields.metadata;
   if (metadata === UNREADABLE) target[A.OBSERVATION_METADATA] = FAILED_TO_SERIALIZE;
   else writeMetadata(target, A.OBSERVATION_METADATA, metadata);
-  setString(target, A.OBSERVATION_LEVEL, field("level"));
-  setString(target, A.OBSERVATION_STATUS_MESSAGE, field("statusMessage"));
-  setString(target, A.VERSION, field("version"));
-  setString(target, A.ENVIRONMENT, field("environment"));
-  setString(target, A.OBSERVATION_MODEL, field("model"));
-  setText(target, A.OBSERVATION_MODEL_PARAMETERS, field("modelParameters"));
-  setText(target, A.OBSERVATION_USAGE_DETAILS, field("usageDetails"));
-  setText(target, A.OBSERVATION_COST_DETAILS, field("costDetails"));
-  const completionStartTime = field("completionStartTime");
-  if (completionStartTime !== undefined) {
+  setString(target, A.OBSERVATION_LEVEL, fields.level);
+  setString(target, A.OBSERVATION_STATUS_MESSAGE, fields.statusMessage);
+  setString(target, A.VERSION, fields.version);
+  setString(target, A.ENVIRONMENT, fields.environment);
+  setString(target, A.OBSERVATION_MODEL, fields.model);
+  setText(target, A.OBSERVATION_MODEL_PARAMETERS, fields.modelParameters);
+  setText(target, A.OBSERVATION_USAGE_DETAILS, fields.usageDetails);
+  setText(target, A.OBSERVATION_COST_DETAILS, fields.costDetails);
+  const completionStartTime = fields.completionStartTime;
+  if (completionStartTime !== undefined && completionStartTime !== UNREADABLE) {
     const iso = toIsoString(completionStartTime);
     if (iso !== undefined) target[A.OBSERVATION_COMPLETION_START_TIME] = iso;
   }
-  const prompt = field("prompt");
+  const prompt = fields.prompt;
   if (typeof prompt === "object" && prompt !== null) setPrompt(target, prompt as SvcPromptReference);
 }
 
