@@ -35,29 +35,12 @@ export function createObservationAttributes(
  */
 export function writeObservationAttributes(target: Attributes, attributes: SvcObservationAttributes): void {
   if (typeof attributes !== "object" || attributes === null) return;
-  let fields: Fields;
   try {
-    // Plain reads at their own sites, each fast for the shapes it sees; a read that throws sends every field
-    // through the careful path, which reads them one by one.
-    fields = {
-      input: attributes.input,
-      output: attributes.output,
-      metadata: attributes.metadata,
-      level: attributes.level,
-      statusMessage: attributes.statusMessage,
-      version: attributes.version,
-      environment: attributes.environment,
-      model: attributes.model,
-      modelParameters: attributes.modelParameters,
-      usageDetails: attributes.usageDetails,
-      costDetails: attributes.costDetails,
-      completionStartTime: attributes.completionStartTime,
-      prompt: attributes.prompt,
-    };
+    writeFields(target, attributes);
   } catch {
-    fields = readEach(attributes);
+    // A read threw (every field is read before anything is written): read them one by one.
+    writeFields(target, readEach(attributes));
   }
-  writeFields(target, fields);
 }
 
 /** The fields of observation attributes that are written, as read: {@link UNREADABLE} where the read threw. */
@@ -90,26 +73,29 @@ function field(attributes: SvcObservationAttributes, name: keyof SvcObservationA
   }
 }
 
-function writeFields(target: Attributes, fields: Fields): void {
-  setText(target, A.OBSERVATION_INPUT, fields.input);
-  setText(target, A.OBSERVATION_OUTPUT, fields.output);
-  const metadata = fields.metadata;
+/**
+ * Writes the attributes of `fields`, read first, all of them, with plain property reads at their own sites (fast
+ * for the shapes each sees); a read that throws leaves `target` untouched.
+ */
+function writeFields(target: Attributes, fields: SvcObservationAttributes | Fields): void {
+  const { input, output, metadata, level, statusMessage, version, environment, model } = fields;
+  const { modelParameters, usageDetails, costDetails, completionStartTime, prompt } = fields;
+  setText(target, A.OBSERVATION_INPUT, input);
+  setText(target, A.OBSERVATION_OUTPUT, output);
   if (metadata === UNREADABLE) target[A.OBSERVATION_METADATA] = FAILED_TO_SERIALIZE;
   else writeMetadata(target, A.OBSERVATION_METADATA, metadata);
-  setString(target, A.OBSERVATION_LEVEL, fields.level);
-  setString(target, A.OBSERVATION_STATUS_MESSAGE, fields.statusMessage);
-  setString(target, A.VERSION, fields.version);
-  setString(target, A.ENVIRONMENT, fields.environment);
-  setString(target, A.OBSERVATION_MODEL, fields.model);
-  setText(target, A.OBSERVATION_MODEL_PARAMETERS, fields.modelParameters);
-  setText(target, A.OBSERVATION_USAGE_DETAILS, fields.usageDetails);
-  setText(target, A.OBSERVATION_COST_DETAILS, fields.costDetails);
-  const completionStartTime = fields.completionStartTime;
+  setString(target, A.OBSERVATION_LEVEL, level);
+  setString(target, A.OBSERVATION_STATUS_MESSAGE, statusMessage);
+  setString(target, A.VERSION, version);
+  setString(target, A.ENVIRONMENT, environment);
+  setString(target, A.OBSERVATION_MODEL, model);
+  setText(target, A.OBSERVATION_MODEL_PARAMETERS, modelParameters);
+  setText(target, A.OBSERVATION_USAGE_DETAILS, usageDetails);
+  setText(target, A.OBSERVATION_COST_DETAILS, costDetails);
   if (completionStartTime !== undefined && completionStartTime !== UNREADABLE) {
     const iso = toIsoString(completionStartTime);
     if (iso !== undefined) target[A.OBSERVATION_COMPLETION_START_TIME] = iso;
   }
-  const prompt = fields.prompt;
   if (typeof prompt === "object" && prompt !== null) setPrompt(target, prompt as SvcPromptReference);
 }
 
