@@ -4,9 +4,13 @@
 //   node calls.ts                                   (after a build: `pnpm bench:calls` builds first)
 //   node calls.ts --rounds 300 --block 50 --warmup 40
 //   node calls.ts --only svc                         (one contender, for `node --cpu-prof calls.ts --only svc`)
+//   node calls.ts --only otel,otel-svcproc           (the floor's calls with v6's span processor)
+//   node calls.ts --only otel,svc-bsp                (v6's calls with the floor's processor and exporter)
+//   node calls.ts --only otel-flat,svc-bsp           (the same, the floor writing metadata one key per attribute)
 import { PerformanceObserver } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import { getHeapStatistics } from "node:v8";
+import { floorCallsFlatMetadata, floorCallsSvcProcessor, svcCallsFloorProcessor } from "./calls-variants.ts";
 import type { SinkTarget, SpansContender } from "./contenders/types.ts";
 import { OBSERVATIONS_PER_TRACE } from "./payload.ts";
 import { startSink } from "./sink.ts";
@@ -79,9 +83,14 @@ async function main(): Promise<void> {
   const target: SinkTarget = { baseUrl: sink.url, publicKey: "pk-bench", secretKey: "sk-bench" };
   await fetch(`${sink.url}/__stats`); // loads fetch before any timing
   const contenders: { name: string; c: SpansContender; blocks: Block[] }[] = [];
+  const variants: Record<string, ContenderModule["spans"]> = {
+    "otel-svcproc": floorCallsSvcProcessor,
+    "svc-bsp": svcCallsFloorProcessor,
+    "otel-flat": floorCallsFlatMetadata,
+  };
   for (const name of NAMES) {
-    const mod = (await import(`./contenders/${name}.ts`)) as ContenderModule;
-    contenders.push({ name, c: await mod.spans(target), blocks: [] });
+    const spans = variants[name] ?? ((await import(`./contenders/${name}.ts`)) as ContenderModule).spans;
+    contenders.push({ name, c: await spans(target), blocks: [] });
   }
   // Garbage collections, to tell how much of each contender's time inside its blocks they took.
   const collections: { start: number; end: number }[] = [];
