@@ -3,11 +3,13 @@
 // On a machine shared with other work, ratios of interleaved blocks hold where one absolute figure does not.
 //   node calls.ts                                   (after a build: `pnpm bench:calls` builds first)
 //   node calls.ts --rounds 300 --block 50 --warmup 40
+//   node calls.ts --yield --block 200 --rounds 60      (the event loop turns between traces; exports run beside)
 //   node calls.ts --only svc                         (one contender, for `node --cpu-prof calls.ts --only svc`)
 //   node calls.ts --only otel,otel-svcproc           (the floor's calls with v6's span processor)
 //   node calls.ts --only otel,svc-bsp                (v6's calls with the floor's processor and exporter)
 //   node calls.ts --only otel-flat,svc-bsp           (the same, the floor writing metadata one key per attribute)
 import { PerformanceObserver } from "node:perf_hooks";
+import { setImmediate as yieldToLoop } from "node:timers/promises";
 import { parseArgs } from "node:util";
 import { getHeapStatistics } from "node:v8";
 import { floorCallsFlatMetadata, floorCallsSvcProcessor, svcCallsFloorProcessor } from "./calls-variants.ts";
@@ -23,11 +25,17 @@ const { values: args } = parseArgs({
     warmup: { type: "string", default: "30" },
     only: { type: "string", default: "otel,svc" },
     json: { type: "boolean", default: false },
+    yield: { type: "boolean", default: false },
   },
 });
 const ROUNDS = Number(args.rounds);
 /** Traces per block: 50 traces are 500 spans, below both contenders' batch size, so no export starts inside. */
 const BLOCK = Number(args.block);
+/**
+ * With --yield, the event loop turns between traces (as in the spans-yield workload), so each contender's own
+ * export work runs beside its calls and its garbage is collected inside them; only the calls are timed.
+ */
+const YIELD = args.yield;
 const WARMUP = Number(args.warmup);
 const NAMES = args.only.split(",");
 const clock = threadClock();
@@ -47,20 +55,34 @@ interface ContenderModule {
 }
 
 /** One block of `BLOCK` traces; µs per observation, wall clock and this thread's CPU time. */
-function runBlock(c: SpansContender, first: number): Block {
+async function runBlock(c: SpansContender, first: number): Promise<Block> {
   const heap0 = getHeapStatistics().used_heap_size;
-  const cpu0 = clock.nowUs();
-  const t0 = performance.now();
-  for (let i = first; i < first + BLOCK; i++) c.trace(i);
-  const t1 = performance.now();
-  const cpuUs = clock.nowUs() - cpu0;
+  let wallMs = 0;
+  let cpuUs = 0;
+  const from = performance.now();
+  if (YIELD) {
+    for (let i = first; i < first + BLOCK; i++) {
+      const cpu0 = clock.nowUs();
+      const t0 = performance.now();
+      c.trace(i);
+      wallMs += performance.now() - t0;
+      cpuUs += clock.nowUs() - cpu0;
+      await yieldToLoop();
+    }
+  } else {
+    const cpu0 = clock.nowUs();
+    for (let i = first; i < first + BLOCK; i++) c.trace(i);
+    wallMs = performance.now() - from;
+    cpuUs = clock.nowUs() - cpu0;
+  }
+  const to = performance.now();
   const heapBytes = getHeapStatistics().used_heap_size - heap0;
   const observations = BLOCK * OBSERVATIONS_PER_TRACE;
   return {
-    wallUs: ((t1 - t0) * 1000) / observations,
+    wallUs: (wallMs * 1000) / observations,
     cpuUs: cpuUs / observations,
-    from: t0,
-    to: t1,
+    from,
+    to,
     heapBytes: heapBytes / observations,
   };
 }
@@ -102,7 +124,7 @@ async function main(): Promise<void> {
   for (let round = 0; round < WARMUP + ROUNDS; round++) {
     const order = round % 2 === 0 ? contenders : [...contenders].reverse();
     for (const entry of order) {
-      const block = runBlock(entry.c, next);
+      const block = await runBlock(entry.c, next);
       next += BLOCK;
       if (round >= WARMUP) entry.blocks.push(block);
       await entry.c.forceFlush();
@@ -131,7 +153,14 @@ async function main(): Promise<void> {
     const wall = blocks.map((b) => b.wallUs);
     const gc = blocks.reduce((sum, b) => sum + gcIn(b), 0) / Math.max(1, blocks.length);
     const heap = median(blocks.filter((b) => !collected(b)).map((b) => b.heapBytes));
-    summary[name] = { cpuUs: median(cpu), wallUs: median(wall), gcUs: gc, heapBytes: heap };
+    summary[name] = {
+      cpuUs: median(cpu),
+      wallUs: median(wall),
+      gcUs: gc,
+      heapBytes: heap,
+      meanCpuUs: cpu.reduce((a, b) => a + b, 0) / Math.max(1, cpu.length),
+      firstBlocks: cpu.slice(0, 5),
+    };
     console.log(
       `${name} | ${fmt(median(cpu))} (${fmt(quantile(cpu, 0.25))}–${fmt(quantile(cpu, 0.75))}) | ` +
         `${fmt(median(wall))} (${fmt(quantile(wall, 0.25))}–${fmt(quantile(wall, 0.75))}) | ${fmt(gc)} | ` +
