@@ -60,9 +60,10 @@ export class StartStage {
 }
 
 /**
- * Open spans expected to be exported, by trace and span id, oldest first, at most `max` (default {@link MAX_OPEN_SPANS}). Keyed by
- * the span id string itself, which V8 hashes once and keeps: a key joined from both ids was a new string, built and
- * hashed at every start and end. Span ids that repeat across traces (a custom id generator) are kept apart.
+ * Open spans expected to be exported, by trace and span id, oldest first, at most `max` (default
+ * {@link MAX_OPEN_SPANS}). Keyed by the span id string itself, which V8 hashes once and keeps: a key joined from both
+ * ids was a new string, built and hashed at every start and end. Span ids that repeat across traces (a custom id
+ * generator) are kept apart.
  */
 export class OpenSpans {
   /** Span id to the trace id of the open span, or to the trace ids when several open spans share the span id. */
