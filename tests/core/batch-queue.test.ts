@@ -163,3 +163,34 @@ describe("BatchQueue counts", () => {
     expect(q.health()).toMatchObject({ queued: 1, inFlight: 0, retries: 1 });
   });
 });
+
+describe("BatchQueue schedule", () => {
+  it("sends a partial batch one flush interval after its first item, however many items follow", async () => {
+    const { q, attempts } = queue({ flushAt: 100, maxBatchItems: 100, flushIntervalMs: 1_000 });
+
+    q.push(1);
+    await vi.advanceTimersByTimeAsync(600);
+    q.push(2);
+    q.push(3);
+    await vi.advanceTimersByTimeAsync(399);
+    expect(attempts).toHaveLength(0);
+    await vi.advanceTimersByTimeAsync(1);
+
+    expect(attempts.map((a) => [a.at, a.batch])).toEqual([[1_000, [1, 2, 3]]]);
+  });
+
+  it("sends queued items at the end of a wait after a failure, not one flush interval after a later push", async () => {
+    const { q, attempts, unavailable } = queue({ flushAt: 1, flushIntervalMs: 100 });
+
+    q.push(1);
+    await settle();
+    unavailable(attempts[0] as Attempt, 5_000);
+    await settle();
+    q.push(2);
+    await vi.advanceTimersByTimeAsync(4_999);
+    expect(attempts).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+
+    expect(attempts.slice(1).map((a) => a.at)).toEqual([5_000]);
+  });
+});

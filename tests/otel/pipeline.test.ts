@@ -6,7 +6,7 @@ import { resolveProcessorConfig } from "../../packages/otel/src/config.ts";
 import type { OutgoingSpan } from "../../packages/otel/src/pipeline/enrich.ts";
 import { ExportStage } from "../../packages/otel/src/pipeline/export.ts";
 import { FilterStage } from "../../packages/otel/src/pipeline/filter.ts";
-import { type StartedSpan, StartStage } from "../../packages/otel/src/pipeline/start.ts";
+import { OpenSpans, type StartedSpan, StartStage } from "../../packages/otel/src/pipeline/start.ts";
 import { startServer } from "../support/http-server.ts";
 import { captureLogs } from "../support/logs.ts";
 import { attributesOf, exportedSpans, otlpRequests } from "../support/otel.ts";
@@ -75,6 +75,49 @@ describe("StartStage", () => {
       [A.ENVIRONMENT]: "staging",
       [A.RELEASE]: "r-7",
     });
+  });
+});
+
+describe("OpenSpans", () => {
+  const T1 = "1".repeat(32);
+  const T2 = "2".repeat(32);
+  const S = "a".repeat(16);
+
+  it("keeps spans of two traces that share a span id apart", () => {
+    const open = new OpenSpans();
+    open.add(T1, S);
+    open.add(T2, S);
+
+    expect([open.has(T1, S), open.has(T2, S), open.size]).toEqual([true, true, 2]);
+    expect(open.delete(T1, S)).toBe(true);
+    expect([open.has(T1, S), open.has(T2, S), open.size]).toEqual([false, true, 1]);
+    expect(open.delete(T1, S)).toBe(false);
+    expect(open.delete(T2, S)).toBe(true);
+    expect([open.has(T2, S), open.size]).toEqual([false, 0]);
+  });
+
+  it("counts a span added twice once, and forgets only what it holds", () => {
+    const open = new OpenSpans();
+    open.add(T1, S);
+    open.add(T1, S);
+
+    expect(open.size).toBe(1);
+    expect(open.delete(T2, S)).toBe(false);
+    expect(open.delete(T1, "b".repeat(16))).toBe(false);
+    expect(open.delete(T1, S)).toBe(true);
+    expect(open.size).toBe(0);
+  });
+
+  it("forgets the oldest span when full, also one of several sharing a span id", () => {
+    const open = new OpenSpans(2);
+    open.add(T1, S);
+    open.add(T2, S);
+    open.add(T1, "b".repeat(16));
+
+    expect(open.size).toBe(2);
+    expect([open.has(T1, S), open.has(T2, S), open.has(T1, "b".repeat(16))]).toEqual([false, true, true]);
+    open.add(T1, "c".repeat(16));
+    expect([open.has(T2, S), open.has(T1, "b".repeat(16)), open.has(T1, "c".repeat(16))]).toEqual([false, true, true]);
   });
 });
 

@@ -51,6 +51,23 @@ describe("one hostile value costs only itself", () => {
     expect(attributes[A.OBSERVATION_METADATA]).toBe(FAILED_TO_SERIALIZE);
   });
 
+  it("writes every readable field of an update when one field in the middle cannot be read", () => {
+    captureLogs();
+    const params = throwing("level", { input: "in", output: "out", metadata: { k: 1 } });
+    params.model = "m-1";
+
+    startObservation("middle", undefined, { asType: "generation" })
+      .update(params as never)
+      .end();
+
+    const attributes = otel.span("middle").attributes;
+    expect(attributes[A.OBSERVATION_INPUT]).toBe("in");
+    expect(attributes[A.OBSERVATION_OUTPUT]).toBe("out");
+    expect(attributes[`${A.OBSERVATION_METADATA}.k`]).toBe(1);
+    expect(attributes[A.OBSERVATION_MODEL]).toBe("m-1");
+    expect(attributes[A.OBSERVATION_LEVEL]).toBeUndefined();
+  });
+
   it("keeps the propagated sessionId and tags when reading userId throws", () => {
     captureLogs();
     const params = throwing("userId", { sessionId: "s-1", tags: ["t"], metadata: throwing("bad", { k: "v" }) });

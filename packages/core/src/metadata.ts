@@ -37,16 +37,19 @@ export function writeMetadata(target: Attributes, prefix: string, metadata: unkn
     return;
   }
   const paths = metadataPaths(prefix);
-  const nested: [string, Record<string, unknown>][] = [];
+  let nested: [string, Record<string, unknown>][] | undefined; // made only when a value has nested keys
   for (const key of keys) {
     const value = read(metadata, key);
     const attribute = toAttributeValue(value);
     if (attribute === undefined) continue;
     const path = metadataKey(paths, prefix, key);
     target[path] = attribute;
-    if (typeof attribute === "string" && isPlainObject(value)) nested.push([path, value]);
+    if (typeof attribute === "string" && isPlainObject(value)) {
+      nested ??= [];
+      nested.push([path, value]);
+    }
   }
-  if (nested.length === 0) return;
+  if (nested === undefined) return;
   // Written after every top-level key, so that a dotted key given at the top level wins over a derived path.
   const written = new Set<string>(keys.map((key) => metadataKey(paths, prefix, key)));
   const budget = { left: MAX_METADATA_PATHS };

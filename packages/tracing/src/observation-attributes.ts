@@ -35,33 +35,67 @@ export function createObservationAttributes(
  */
 export function writeObservationAttributes(target: Attributes, attributes: SvcObservationAttributes): void {
   if (typeof attributes !== "object" || attributes === null) return;
-  const field = (name: keyof SvcObservationAttributes): unknown => {
-    try {
-      return attributes[name];
-    } catch (error) {
-      noteUnreadable(error);
-      return UNREADABLE;
-    }
+  try {
+    writeFields(target, attributes);
+  } catch {
+    // A read threw (every field is read before anything is written): read them one by one.
+    writeFields(target, readEach(attributes));
+  }
+}
+
+/** The fields of observation attributes that are written, as read: {@link UNREADABLE} where the read threw. */
+type Fields = { [K in keyof Required<SvcObservationAttributes>]: unknown };
+
+function readEach(attributes: SvcObservationAttributes): Fields {
+  return {
+    input: field(attributes, "input"),
+    output: field(attributes, "output"),
+    metadata: field(attributes, "metadata"),
+    level: field(attributes, "level"),
+    statusMessage: field(attributes, "statusMessage"),
+    version: field(attributes, "version"),
+    environment: field(attributes, "environment"),
+    model: field(attributes, "model"),
+    modelParameters: field(attributes, "modelParameters"),
+    usageDetails: field(attributes, "usageDetails"),
+    costDetails: field(attributes, "costDetails"),
+    completionStartTime: field(attributes, "completionStartTime"),
+    prompt: field(attributes, "prompt"),
   };
-  setText(target, A.OBSERVATION_INPUT, field("input"));
-  setText(target, A.OBSERVATION_OUTPUT, field("output"));
-  const metadata = field("metadata");
+}
+
+function field(attributes: SvcObservationAttributes, name: keyof SvcObservationAttributes): unknown {
+  try {
+    return attributes[name];
+  } catch (error) {
+    noteUnreadable(error);
+    return UNREADABLE;
+  }
+}
+
+/**
+ * Writes the attributes of `fields`, read first, all of them, with plain property reads at their own sites (fast
+ * for the shapes each sees); a read that throws leaves `target` untouched.
+ */
+function writeFields(target: Attributes, fields: SvcObservationAttributes | Fields): void {
+  const { input, output, metadata, level, statusMessage, version, environment, model } = fields;
+  const { modelParameters, usageDetails, costDetails, completionStartTime, prompt } = fields;
+  setText(target, A.OBSERVATION_INPUT, input);
+  setText(target, A.OBSERVATION_OUTPUT, output);
   if (metadata === UNREADABLE) target[A.OBSERVATION_METADATA] = FAILED_TO_SERIALIZE;
   else writeMetadata(target, A.OBSERVATION_METADATA, metadata);
-  setString(target, A.OBSERVATION_LEVEL, field("level"));
-  setString(target, A.OBSERVATION_STATUS_MESSAGE, field("statusMessage"));
-  setString(target, A.VERSION, field("version"));
-  setString(target, A.ENVIRONMENT, field("environment"));
-  setString(target, A.OBSERVATION_MODEL, field("model"));
-  setText(target, A.OBSERVATION_MODEL_PARAMETERS, field("modelParameters"));
-  setText(target, A.OBSERVATION_USAGE_DETAILS, field("usageDetails"));
-  setText(target, A.OBSERVATION_COST_DETAILS, field("costDetails"));
-  const completionStartTime = field("completionStartTime");
-  if (completionStartTime !== undefined) {
+  setString(target, A.OBSERVATION_LEVEL, level);
+  setString(target, A.OBSERVATION_STATUS_MESSAGE, statusMessage);
+  setString(target, A.VERSION, version);
+  setString(target, A.ENVIRONMENT, environment);
+  setString(target, A.OBSERVATION_MODEL, model);
+  setText(target, A.OBSERVATION_MODEL_PARAMETERS, modelParameters);
+  setText(target, A.OBSERVATION_USAGE_DETAILS, usageDetails);
+  setText(target, A.OBSERVATION_COST_DETAILS, costDetails);
+  if (completionStartTime !== undefined && completionStartTime !== UNREADABLE) {
     const iso = toIsoString(completionStartTime);
     if (iso !== undefined) target[A.OBSERVATION_COMPLETION_START_TIME] = iso;
   }
-  const prompt = field("prompt");
   if (typeof prompt === "object" && prompt !== null) setPrompt(target, prompt as SvcPromptReference);
 }
 

@@ -409,12 +409,15 @@ export class BatchQueue<T> {
   /** Makes sure the queue is pumped again within `delayMs` (an earlier timer already set is kept). */
   #arm(delayMs: number): void {
     if (this.#closed) return;
+    // A timer armed earlier with a delay no longer than this one is due first: no clock read (every push comes here).
+    if (this.#timer !== undefined && this.#timerDelayMs <= delayMs) return;
     const due = Date.now() + delayMs;
     if (this.#timer !== undefined) {
       if (this.#timerAt <= due) return;
       clearTimeout(this.#timer);
     }
     this.#timerAt = due;
+    this.#timerDelayMs = delayMs;
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
       this.#timerDue = true;
@@ -425,4 +428,5 @@ export class BatchQueue<T> {
   }
 
   #timerAt = 0;
+  #timerDelayMs = 0;
 }

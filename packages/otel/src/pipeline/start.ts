@@ -26,8 +26,7 @@ const MAX_OPEN_SPANS = 100_000;
  * carries no claim that svc already holds the root of this trace.
  */
 export class StartStage {
-  /** `traceId:spanId` of open spans expected to be exported, oldest first. */
-  readonly #open = new Set<string>();
+  readonly #open = new OpenSpans();
 
   constructor(
     private readonly config: ProcessorConfig,
@@ -47,25 +46,67 @@ export class StartStage {
 
   /** Forgets an ended span; true when it was open and expected to be exported. */
   onEnd(context: SpanContext): boolean {
-    return this.#open.delete(`${context.traceId}:${context.spanId}`);
+    return this.#open.delete(context.traceId, context.spanId);
   }
 
   #markAppRoot(span: StartedSpan, parentContext: Context): void {
     if (!this.expectedToExport(span)) return;
     const own = span.spanContext();
     const parent = parentOf(span, parentContext);
-    const parentExpected = parent !== undefined && this.#open.has(`${parent.traceId}:${parent.spanId}`);
-    this.#remember(`${own.traceId}:${own.spanId}`);
+    const parentExpected = parent !== undefined && this.#open.has(parent.traceId, parent.spanId);
+    this.#open.add(own.traceId, own.spanId);
     if (!parentExpected && !hasTraceIdClaim(parentContext, own.traceId)) span.setAttribute(A.IS_APP_ROOT, true);
   }
+}
 
-  #remember(key: string): void {
-    if (this.#open.size >= MAX_OPEN_SPANS) {
-      // Spans that never end must not grow the set without bound.
-      const oldest = this.#open.values().next().value;
-      if (oldest !== undefined) this.#open.delete(oldest);
-    }
-    this.#open.add(key);
+/**
+ * Open spans expected to be exported, by trace and span id, oldest first, at most `max` (default
+ * {@link MAX_OPEN_SPANS}). Keyed by the span id string itself, which V8 hashes once and keeps: a key joined from both
+ * ids was a new string, built and hashed at every start and end. Span ids that repeat across traces (a custom id
+ * generator) are kept apart.
+ */
+export class OpenSpans {
+  /** Span id to the trace id of the open span, or to the trace ids when several open spans share the span id. */
+  readonly #bySpanId = new Map<string, string | Set<string>>();
+  #size = 0;
+
+  constructor(private readonly max = MAX_OPEN_SPANS) {}
+
+  get size(): number {
+    return this.#size;
+  }
+
+  has(traceId: string, spanId: string): boolean {
+    const found = this.#bySpanId.get(spanId);
+    return found === traceId || (typeof found === "object" && found.has(traceId));
+  }
+
+  add(traceId: string, spanId: string): void {
+    const found = this.#bySpanId.get(spanId);
+    if (found === traceId || (typeof found === "object" && found.has(traceId))) return;
+    // Spans that never end must not grow the set without bound.
+    if (this.#size >= this.max) this.#forgetOldest();
+    if (found === undefined) this.#bySpanId.set(spanId, traceId);
+    else if (typeof found === "string") this.#bySpanId.set(spanId, new Set([found, traceId]));
+    else found.add(traceId);
+    this.#size++;
+  }
+
+  /** Forgets an open span; true when it was there. */
+  delete(traceId: string, spanId: string): boolean {
+    const found = this.#bySpanId.get(spanId);
+    if (found === traceId) this.#bySpanId.delete(spanId);
+    else if (typeof found !== "object" || !found.delete(traceId)) return false;
+    else if (found.size === 0) this.#bySpanId.delete(spanId);
+    this.#size--;
+    return true;
+  }
+
+  #forgetOldest(): void {
+    const oldest = this.#bySpanId.entries().next().value;
+    if (oldest === undefined) return;
+    const [spanId, traceIds] = oldest;
+    this.delete(typeof traceIds === "string" ? traceIds : (traceIds.values().next().value ?? ""), spanId);
   }
 }
 
