@@ -24,7 +24,8 @@ export default {
     {
       name: "core-imports-no-published-package",
       severity: "error",
-      comment: "@svc/core is bundled into each published package; it cannot depend on any of them.",
+      comment:
+        "@svc/core is built into @svc/tracing and served to the other packages; it cannot depend on any of them.",
       from: { path: `^packages/${CORE}/src/` },
       to: { path: [`^packages/${PUBLISHED}/`, `^@svc/${PUBLISHED}(/|$)`] },
     },

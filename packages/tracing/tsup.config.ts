@@ -1,4 +1,7 @@
 import { defineConfig } from "tsup";
 import { packageBuild } from "../../scripts/tsup-preset.ts";
 
-export default defineConfig(packageBuild(import.meta.dirname));
+// The tracing API, and the core the other svc packages share (`@svc/tracing/internal`).
+export default defineConfig(
+  packageBuild(import.meta.dirname, { index: "src/index.ts", internal: "src/internal.ts" }, { core: "bundle" }),
+);

@@ -25,10 +25,14 @@ function tempDir(parent: string, prefix: string): string {
   return dir;
 }
 
-/** A folder of reports (`<dir>/tracing/tracing.api.md`) holding the checked-in report, changed by `edit`. */
+/**
+ * A folder of reports (`<dir>/tracing/*.api.md`) holding the checked-in reports of @svc/tracing, the one of its main
+ * entry changed by `edit`.
+ */
 function reportsCopy(edit: (text: string) => string = (text) => text): string {
   const dir = tempDir(tmpdir(), "svc-reports-");
   mkdirSync(join(dir, "tracing"));
+  cpSync(join(ROOT, "packages", "tracing", "api-report"), join(dir, "tracing"), { recursive: true });
   writeFileSync(join(dir, "tracing", "tracing.api.md"), edit(readFileSync(REPORT, "utf8")));
   return dir;
 }

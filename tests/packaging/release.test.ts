@@ -89,7 +89,19 @@ describe("changeset version on a throwaway copy of the workspace", () => {
  * share are one chunk, named with a content hash), its manifest and its README.
  */
 const SHIPPED: Record<string, string[]> = {
-  tracing: ["README.md", "package.json", ...built("index")],
+  tracing: [
+    "README.md",
+    "package.json",
+    "internal/package.json",
+    ...built("index"),
+    ...built("internal"),
+    "dist/<shared>-<hash>.d.cts",
+    "dist/<shared>-<hash>.d.ts",
+    "dist/chunk-<hash>.cjs",
+    "dist/chunk-<hash>.cjs.map",
+    "dist/chunk-<hash>.js",
+    "dist/chunk-<hash>.js.map",
+  ],
   otel: [
     "README.md",
     "package.json",
@@ -126,7 +138,10 @@ describe("pnpm pack --dry-run", () => {
     const packed = JSON.parse(output) as { files: { path: string }[] };
     // Declarations shared by two entry points land in one chunk, named by the bundler after one of its modules.
     const paths = packed.files.map((file) =>
-      file.path.replace(/^dist\/[\w.-]+-[\w-]{8}\.d\.(c?ts)$/, "dist/<shared>-<hash>.d.$1"),
+      file.path
+        .replace(/^dist\/[\w.-]+-[\w-]{8}\.d\.(c?ts)$/, "dist/<shared>-<hash>.d.$1")
+        // Code the entry points of @svc/tracing share (the core), one chunk per format.
+        .replace(/^dist\/chunk-[\w-]{8}\.(c?js(\.map)?)$/, "dist/chunk-<hash>.$1"),
     );
 
     expect(paths.sort()).toEqual(SHIPPED[name]?.sort());

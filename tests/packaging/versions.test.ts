@@ -47,7 +47,11 @@ describe("package manifests", () => {
   });
 
   it("require Node 22, ship only dist (and a folder per subpath entry for old resolvers) and have no side effects", () => {
-    const subpaths: Record<string, string[]> = { "@svc/client": ["browser"], "@svc/otel": ["testing"] };
+    const subpaths: Record<string, string[]> = {
+      "@svc/client": ["browser"],
+      "@svc/otel": ["testing"],
+      "@svc/tracing": ["internal"],
+    };
     for (const m of manifests) {
       expect(m.engines?.node, m.name).toBe(">=22");
       expect(m.files, m.name).toEqual(["dist", ...(subpaths[m.name] ?? [])]);
@@ -55,14 +59,15 @@ describe("package manifests", () => {
     }
   });
 
-  it("need only the OpenTelemetry API, @svc/tracing where they use the observation API, and never name the core", () => {
+  it("need only the OpenTelemetry API and, past @svc/tracing, the very same @svc/tracing (which serves them the core); never name the core", () => {
     const tracing = manifests.find((m) => m.name === "@svc/tracing");
     const otel = manifests.find((m) => m.name === "@svc/otel");
     expect(tracing?.dependencies ?? {}).toEqual({});
-    expect(otel?.dependencies ?? {}).toEqual({});
+    expect(otel?.dependencies ?? {}).toEqual({ "@svc/tracing": "workspace:*" });
     expect(Object.keys(tracing?.peerDependencies ?? {})).toEqual(["@opentelemetry/api"]);
     for (const name of ["@svc/client", "@svc/langchain"]) {
-      expect(manifests.find((m) => m.name === name)?.dependencies?.["@svc/tracing"], name).toBeDefined();
+      // Published as the exact version: `@svc/tracing/internal` is a contract between packages of one release.
+      expect(manifests.find((m) => m.name === name)?.dependencies?.["@svc/tracing"], name).toBe("workspace:*");
     }
     for (const m of manifests) expect(JSON.stringify(m), m.name).not.toContain("@svc/core");
     const langchain = manifests.find((m) => m.name === "@svc/langchain");

@@ -35,7 +35,7 @@ const LEVEL_OF: Record<Method, LogLevel> = {
 
 /**
  * What every copy of the SDK in a process shares: the level and sink a user set, and a counter of
- * reconfigurations. Each published package bundles its own copy of this module; the slot is the one place
+ * reconfigurations. Two copies of the SDK in one process (two versions, or the ES module and CommonJS builds) each hold this module; the slot is the one place
  * they meet, so a level set through any package applies to all of them.
  */
 interface LoggerState {

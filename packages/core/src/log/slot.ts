@@ -1,7 +1,7 @@
 /**
- * A process-wide object under `Symbol.for(name)`, created on first use. Each published package bundles its
- * own copy of the core; state that must be the same for all of them (the logger setting, the secrets to
- * redact, the tracer provider) lives in such a slot and nowhere else.
+ * A process-wide object under `Symbol.for(name)`, created on first use. A process may hold more than one copy of
+ * the core (two versions of the SDK, or its ES module and CommonJS builds); state that must be the same for all of
+ * them (the logger setting, the secrets to redact, the tracer provider) lives in such a slot and nowhere else.
  */
 export function globalSlot<T extends object>(name: string, create: () => T): () => T {
   const key = Symbol.for(name);

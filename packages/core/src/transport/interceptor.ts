@@ -13,7 +13,7 @@ interface InterceptorState {
   interceptor: TransportInterceptor | undefined;
 }
 
-// Process-wide: every copy of the core (each published package bundles one) sends through the same interceptor.
+// Process-wide: every copy of the core in the process (two SDK versions, or both module formats) sends through the same interceptor.
 const state = globalSlot<InterceptorState>("svc.transport-interceptor", () => ({ interceptor: undefined }));
 
 /**

@@ -2,7 +2,7 @@ import type { ExportFate } from "./exports.ts";
 import { SECTIONS } from "./sections.ts";
 
 // @langfuse/core was the v5 SDK's internal package, but it exported the REST API types and a few helpers that code
-// imported directly. In v6 the private core is bundled into each package; what users may touch moved to @svc/client
+// imported directly. In v6 the core is private (built into @svc/tracing); what users may touch moved to @svc/client
 // and @svc/tracing, and the REST API types are members of the SvcAPI namespace of @svc/client.
 
 const SCORES_V3 = {
