@@ -1,7 +1,7 @@
 // The floor: raw OpenTelemetry JS with BatchSpanProcessor + OTLPTraceExporter (gzip), and a bare score batcher.
 import { context, type Span, type Tracer, trace } from "@opentelemetry/api";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
-import { BasicTracerProvider, BatchSpanProcessor } from "@opentelemetry/sdk-trace-base";
+import { BasicTracerProvider, BatchSpanProcessor, type SpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { INPUTS, METADATA, OUTPUTS, STEPS, scoreBody } from "../payload.ts";
 import type { ScoresContender, SinkTarget, SpansContender } from "./types.ts";
 
@@ -9,9 +9,21 @@ function authHeader(target: SinkTarget): string {
   return `Basic ${Buffer.from(`${target.publicKey}:${target.secretKey}`).toString("base64")}`;
 }
 
-/** Starts a span with the same attributes the SDKs set: type, JSON input, output and metadata. */
-function start(tracer: Tracer, name: string, type: string, parent: Span | undefined, i: number): Span {
+/**
+ * Starts a span with the same attributes the SDKs set: type, JSON input, output and metadata (one JSON attribute, or
+ * with `flatMetadata` one attribute per key, as v6 writes it).
+ */
+function start(tracer: Tracer, name: string, type: string, parent: Span | undefined, i: number, flat: boolean): Span {
   const ctx = parent ? trace.setSpan(context.active(), parent) : context.active();
+  if (flat) {
+    const attributes: Record<string, string | number | boolean> = {
+      "svc.observation.type": type,
+      "svc.observation.input": JSON.stringify(INPUTS[i % INPUTS.length]),
+    };
+    for (const key of Object.keys(METADATA))
+      attributes[`svc.observation.metadata.${key}`] = METADATA[key as keyof typeof METADATA];
+    return tracer.startSpan(name, { attributes }, ctx);
+  }
   return tracer.startSpan(
     name,
     {
@@ -30,7 +42,8 @@ function end(span: Span, i: number): void {
   span.end();
 }
 
-export function spans(target: SinkTarget): SpansContender {
+/** The floor's processor: `BatchSpanProcessor` with `OTLPTraceExporter` (gzip). */
+export function floorProcessor(target: SinkTarget): SpanProcessor {
   const exporter = new OTLPTraceExporter({
     url: `${target.baseUrl}/api/public/otel/v1/traces`,
     headers: { Authorization: authHeader(target) },
@@ -39,19 +52,28 @@ export function spans(target: SinkTarget): SpansContender {
     concurrencyLimit: 100,
   });
   // Defaults except the queue bound, raised so the floor itself keeps every span of the burst.
-  const processor = new BatchSpanProcessor(exporter, { maxQueueSize: 100_000 });
+  return new BatchSpanProcessor(exporter, { maxQueueSize: 100_000 });
+}
+
+/** The floor's tracing calls on a provider with `processor`, spans of the tracer `scope`. */
+export function floorCalls(
+  processor: SpanProcessor,
+  { scope = "bench", flatMetadata = false }: { scope?: string; flatMetadata?: boolean } = {},
+): SpansContender {
   const provider = new BasicTracerProvider({ spanProcessors: [processor] });
-  const tracer = provider.getTracer("bench");
+  const tracer = provider.getTracer(scope);
+  const open = (name: string, type: string, parent: Span | undefined, i: number) =>
+    start(tracer, name, type, parent, i, flatMetadata);
   return {
     trace(i) {
       const k = i * 10;
-      const root = start(tracer, "agent", "agent", undefined, k);
+      const root = open("agent", "agent", undefined, k);
       for (let s = 0; s < STEPS; s++) {
-        const chain = start(tracer, `step-${s}`, "chain", root, k + 3 * s + 1);
-        const gen = start(tracer, "llm", "generation", chain, k + 3 * s + 2);
+        const chain = open(`step-${s}`, "chain", root, k + 3 * s + 1);
+        const gen = open("llm", "generation", chain, k + 3 * s + 2);
         gen.setAttribute("svc.observation.model.name", "gpt-bench");
         end(gen, k + 3 * s + 2);
-        const tool = start(tracer, "tool", "tool", chain, k + 3 * s + 3);
+        const tool = open("tool", "tool", chain, k + 3 * s + 3);
         end(tool, k + 3 * s + 3);
         end(chain, k + 3 * s + 1);
       }
@@ -60,6 +82,10 @@ export function spans(target: SinkTarget): SpansContender {
     forceFlush: () => provider.forceFlush(),
     shutdown: () => provider.shutdown(),
   };
+}
+
+export function spans(target: SinkTarget): SpansContender {
+  return floorCalls(floorProcessor(target));
 }
 
 /** The bare batcher: pushes plain objects and sends 100-item JSON arrays with fetch. */

@@ -1,5 +1,5 @@
 // svc v6 from this workspace: @svc/tracing, @svc/otel, @svc/client.
-import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
+import { BasicTracerProvider, type SpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { SvcSpanProcessor } from "@svc/otel";
 import { setSvcTracerProvider, startObservation } from "@svc/tracing";
 import { INPUTS, METADATA, OUTPUTS, STEPS, scoreBody } from "../payload.ts";
@@ -8,7 +8,11 @@ import type { ScoresContender, SinkTarget, SpansContender } from "./types.ts";
 export function spans(target: SinkTarget): SpansContender {
   // BENCH_SVC_OPTIONS (JSON) passes extra processor options, for experiments; the suite runs the defaults.
   const extra = JSON.parse(process.env.BENCH_SVC_OPTIONS ?? "{}") as Record<string, unknown>;
-  const processor = new SvcSpanProcessor({ ...extra, ...target });
+  return svcCalls(new SvcSpanProcessor({ ...extra, ...target }) as unknown as SpanProcessor);
+}
+
+/** v6's tracing calls (`@svc/tracing`) on a provider with `processor`. */
+export function svcCalls(processor: SpanProcessor): SpansContender {
   const provider = new BasicTracerProvider({ spanProcessors: [processor] });
   setSvcTracerProvider(provider);
   const attrs = (i: number) => ({ input: INPUTS[i % INPUTS.length], metadata: METADATA });
@@ -33,7 +37,6 @@ export function spans(target: SinkTarget): SpansContender {
     },
     forceFlush: () => provider.forceFlush(),
     shutdown: () => provider.shutdown(),
-    health: () => processor.health(),
   };
 }
 
