@@ -1,9 +1,9 @@
 import {
+  apiHeaders,
   basicAuth,
   type Connection,
   connectionSettings,
   type Env,
-  identityHeaders,
   isTransportIntercepted,
   logStartup,
   numberOption,
@@ -12,7 +12,6 @@ import {
   resolveConnection,
   resolveOptions,
   stringRecordOption,
-  userAgent,
 } from "@svc/core";
 import { SCORE_SPECS, type ScoreManagerConfig, type ScoreParams, scoreConfigFrom } from "./score/config.js";
 
@@ -86,8 +85,7 @@ export function resolveClientConfig(params: unknown, env: Env = readEnv()): Reso
   const { authorization: givenAuthorization, ...extra } = lowerCase(o.additionalHeaders);
   const headers: Record<string, string> = {
     ...extra,
-    ...identityHeaders(connection.publicKey),
-    "user-agent": userAgent(),
+    ...apiHeaders(connection.publicKey),
   };
   const config: SvcClientConfig = {
     baseUrl: connection.baseUrl,

@@ -132,6 +132,7 @@ export {
   suppressed,
 } from "./transport/http.js";
 export {
+  apiHeaders,
   basicAuth,
   fromBase64,
   identityHeaders,

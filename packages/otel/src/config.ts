@@ -1,5 +1,5 @@
 import {
-  basicAuth,
+  apiHeaders,
   booleanOption,
   compressionOption,
   connectionSettings,
@@ -8,7 +8,6 @@ import {
   environmentOption,
   functionOption,
   getGlobalLogger,
-  identityHeaders,
   logStartup,
   numberOption,
   objectOption,
@@ -20,7 +19,6 @@ import {
   sampleRateOption,
   stringOption,
   stringRecordOption,
-  userAgent,
 } from "@svc/core";
 import type { ReadableSpan } from "./readable-span.js";
 
@@ -247,8 +245,6 @@ export function resolveProcessorConfig(params: unknown, env: Env = readEnv()): P
     keysOptional: o.exporter !== undefined,
     withoutKeys: "no span is sent (each is counted as dropped)",
   });
-  const auth = basicAuth(connection.publicKey, connection.secretKey);
-  const identity = identityHeaders(connection.publicKey);
   const headers = otlpHeaders(connection.publicKey, connection.secretKey);
   for (const [name, value] of Object.entries(o.additionalHeaders)) headers[name.toLowerCase()] = value;
   // OpenTelemetry's header variables add headers but, as with the OTLP exporters, never replace ones set in code.
@@ -274,7 +270,7 @@ export function resolveProcessorConfig(params: unknown, env: Env = readEnv()): P
     cannotSend: o.exporter ? undefined : cannotSend,
     endpoint: `${connection.baseUrl}/api/public/otel/v1/traces`,
     headers,
-    apiHeaders: { ...(auth ? { authorization: auth } : {}), ...identity, "user-agent": userAgent() },
+    apiHeaders: apiHeaders(connection.publicKey, connection.secretKey),
     compression: o.compression,
     protocol: o.protocol,
     exportMode: o.exportMode,

@@ -1,15 +1,13 @@
 import {
-  basicAuth,
+  apiHeaders,
   describeFailure,
   failureHint,
   type HttpMethod,
   type HttpResult,
   httpRequest,
-  identityHeaders,
   KEYS_HINT,
   otlpHeaders,
   runtimeGzip,
-  userAgent,
 } from "@svc/core";
 import type { DoctorCheck } from "./report.js";
 import type { DoctorTarget } from "./setup-checks.js";
@@ -46,18 +44,11 @@ async function call(
   { auth = false, body, headers = {} }: { auth?: boolean; body?: Uint8Array; headers?: Record<string, string> } = {},
 ): Promise<Answer> {
   const { publicKey, secretKey, baseUrl } = session.target;
-  const authorization = auth ? basicAuth(publicKey, secretKey) : undefined;
   const started = Date.now();
   const result = await httpRequest({
     method,
     url: `${baseUrl}${path}`,
-    headers: {
-      ...identityHeaders(publicKey),
-      "user-agent": userAgent(),
-      accept: "application/json",
-      ...(authorization ? { authorization } : {}),
-      ...headers,
-    },
+    headers: { ...apiHeaders(publicKey, auth ? secretKey : undefined), accept: "application/json", ...headers },
     body,
     attemptTimeoutMs: Math.max(1, Math.min(session.timeoutMs, session.deadline - started)),
     deadline: session.deadline,

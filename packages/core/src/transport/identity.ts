@@ -39,17 +39,23 @@ export function identityHeaders(publicKey: string | undefined): Record<string, s
 }
 
 /**
- * Headers of an OTLP span export before `additionalHeaders`: the credentials (when both keys are set), the identity
- * headers, `x-svc-public-key` (`<missing>` without a key), `x-svc-ingestion-version: 4` and the user agent.
+ * Headers of every SDK request to the server: the credentials (when both keys are given), the identity headers and
+ * the user agent.
+ */
+export function apiHeaders(publicKey: string | undefined, secretKey?: string): Record<string, string> {
+  const auth = basicAuth(publicKey, secretKey);
+  return { ...(auth ? { authorization: auth } : {}), ...identityHeaders(publicKey), "user-agent": userAgent() };
+}
+
+/**
+ * Headers of an OTLP span export before `additionalHeaders`: {@link apiHeaders}, `x-svc-public-key` (`<missing>`
+ * without a key) and `x-svc-ingestion-version: 4`.
  */
 export function otlpHeaders(publicKey: string | undefined, secretKey: string | undefined): Record<string, string> {
-  const auth = basicAuth(publicKey, secretKey);
   return {
-    ...(auth ? { authorization: auth } : {}),
-    ...identityHeaders(publicKey),
+    ...apiHeaders(publicKey, secretKey),
     "x-svc-public-key": publicKey ?? "<missing>",
     "x-svc-ingestion-version": "4",
-    "user-agent": userAgent(),
   };
 }
 
