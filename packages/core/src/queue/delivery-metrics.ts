@@ -75,50 +75,67 @@ export function bindDeliveryMetrics(): void {
   }
 }
 
+/** The instruments, each read from a queue's health (`svc.delivery.dropped`, counted per reason, apart). */
+const FIGURES: {
+  name: string;
+  kind: "gauge" | "counter";
+  description: string;
+  read?: (h: DeliveryHealth) => number;
+  unit?: string;
+}[] = [
+  {
+    name: DELIVERY_METRICS.queued,
+    kind: "gauge",
+    description: "Items waiting to be sent, including those waiting out a failure.",
+    read: (h) => h.queued,
+  },
+  {
+    name: DELIVERY_METRICS.queuedBytes,
+    kind: "gauge",
+    description: "Estimated bytes of the items waiting to be sent.",
+    unit: "By",
+    read: (h) => h.queuedBytes,
+  },
+  {
+    name: DELIVERY_METRICS.inFlight,
+    kind: "gauge",
+    description: "Items in requests under way.",
+    read: (h) => h.inFlight,
+  },
+  { name: DELIVERY_METRICS.sent, kind: "counter", description: "Items the server accepted.", read: (h) => h.sent },
+  { name: DELIVERY_METRICS.dropped, kind: "counter", description: "Items given up on, by reason." },
+  {
+    name: DELIVERY_METRICS.retries,
+    kind: "counter",
+    description: "Failed delivery attempts that were retried.",
+    read: (h) => h.retries,
+  },
+];
+
 function createInstruments(provider: MeterProvider, s: MetricsState): () => void {
   const meter = provider.getMeter("svc-sdk", SDK_VERSION);
-  const count = { valueType: ValueType.INT, unit: "{item}" };
-  const queued = meter.createObservableGauge(DELIVERY_METRICS.queued, {
-    ...count,
-    description: "Items waiting to be sent, including those waiting out a failure.",
+  const made = FIGURES.map((figure) => {
+    const options = {
+      valueType: ValueType.INT,
+      unit: figure.unit ?? "{item}",
+      description: figure.description,
+    };
+    const instrument =
+      figure.kind === "gauge"
+        ? meter.createObservableGauge(figure.name, options)
+        : meter.createObservableCounter(figure.name, options);
+    return { instrument, read: figure.read };
   });
-  const queuedBytes = meter.createObservableGauge(DELIVERY_METRICS.queuedBytes, {
-    valueType: ValueType.INT,
-    unit: "By",
-    description: "Estimated bytes of the items waiting to be sent.",
-  });
-  const inFlight = meter.createObservableGauge(DELIVERY_METRICS.inFlight, {
-    ...count,
-    description: "Items in requests under way.",
-  });
-  const sent = meter.createObservableCounter(DELIVERY_METRICS.sent, {
-    ...count,
-    description: "Items the server accepted.",
-  });
-  const dropped = meter.createObservableCounter(DELIVERY_METRICS.dropped, {
-    ...count,
-    description: "Items given up on, by reason.",
-  });
-  const retries = meter.createObservableCounter(DELIVERY_METRICS.retries, {
-    ...count,
-    description: "Failed delivery attempts that were retried.",
-  });
-  const gauges: [Observable, (h: DeliveryHealth) => number][] = [
-    [queued, (h) => h.queued],
-    [queuedBytes, (h) => h.queuedBytes],
-    [inFlight, (h) => h.inFlight],
-    [sent, (h) => h.sent],
-    [retries, (h) => h.retries],
-  ];
+  const dropped = made[FIGURES.findIndex((f) => f.name === DELIVERY_METRICS.dropped)]!.instrument;
   const callback = (result: BatchObservableResult) => {
     for (const [items, figures] of totals(s)) {
       const attributes = { [DELIVERY_ITEMS_ATTRIBUTE]: items };
-      for (const [instrument, read] of gauges) result.observe(instrument, read(figures), attributes);
+      for (const { instrument, read } of made) if (read) result.observe(instrument, read(figures), attributes);
       for (const reason of Object.keys(figures.dropped) as DropReason[])
         result.observe(dropped, figures.dropped[reason], { ...attributes, [DROP_REASON_ATTRIBUTE]: reason });
     }
   };
-  const all = [queued, queuedBytes, inFlight, sent, dropped, retries];
+  const all: Observable[] = made.map((m) => m.instrument);
   meter.addBatchObservableCallback(callback, all);
   return () => meter.removeBatchObservableCallback(callback, all);
 }
