@@ -1,3 +1,4 @@
+import { settleWithin } from "../lifecycle/settle-within.js";
 import { describeError } from "../log/describe.js";
 import { Backoff } from "./backoff.js";
 import { DeliveryLog, type DropReason } from "./delivery-log.js";
@@ -38,6 +39,12 @@ export interface BatchQueueOptions<T> {
   /** Start sending as soon as an item is queued (no waiting for a batch to fill). @defaultValue false */
   immediate?: boolean;
 }
+
+/**
+ * How long shutdown waits for the sends it has aborted to end: those of the SDK end at once, a send that ignores its
+ * signal (user code that never returns) is left behind.
+ */
+const ABORTED_SENDS_GRACE_MS = 250;
 
 /** Outcome of waiting for a flush. */
 export interface FlushResult {
@@ -140,8 +147,8 @@ export class BatchQueue<T> {
   }
 
   /**
-   * Flushes until `deadline`, then stops: sends still running are aborted and whatever is left is dropped and
-   * counted (one line). Items pushed afterwards are dropped. Leaves no timer behind.
+   * Flushes until `deadline`, then stops: sends still running are aborted (and waited for a moment at most) and
+   * whatever is left is dropped and counted (one line). Items pushed afterwards are dropped. Leaves no timer behind.
    */
   async shutdown(deadline: number): Promise<FlushResult> {
     const result = await this.flush(deadline);
@@ -153,7 +160,7 @@ export class BatchQueue<T> {
       for (const controller of this.#sends.values()) controller.abort();
       this.#waiters.settle(this.#buffer.takeAll());
       this.drop("shutdown", left, `the shutdown deadline passed before they could be delivered${cause}`);
-      await Promise.allSettled([...this.#sends.keys()]);
+      await settleWithin(() => Promise.allSettled([...this.#sends.keys()]), { timeoutMs: ABORTED_SENDS_GRACE_MS });
     }
     this.#log.close();
     return result;
