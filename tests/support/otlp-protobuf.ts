@@ -196,3 +196,16 @@ export function spansOf(request: Json): Json[] {
     for (const ss of (rs.scopeSpans ?? []) as Json[]) spans.push(...((ss.spans ?? []) as Json[]));
   return spans;
 }
+
+/** Bytes of each span message (without its tag and length) of an OTLP/protobuf trace export request, in order. */
+export function spanMessageSizes(bytes: Uint8Array): number[] {
+  const sizes: number[] = [];
+  const within = (message: Uint8Array, field: number, each: (inner: Uint8Array) => void) => {
+    for (const [number, wire, value] of new Reader(message).fields())
+      if (number === field && wire === 2) each(value as Uint8Array);
+  };
+  within(bytes, 1, (resourceSpans) =>
+    within(resourceSpans, 2, (scopeSpans) => within(scopeSpans, 2, (span) => sizes.push(span.byteLength))),
+  );
+  return sizes;
+}

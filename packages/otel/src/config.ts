@@ -104,7 +104,10 @@ export interface SvcSpanProcessorParams {
   flushTimeout?: number;
   /** Ended spans held while waiting to be sent. Falls back to OTEL_BSP_MAX_QUEUE_SIZE. @defaultValue 100000 */
   maxQueueSize?: number;
-  /** Bytes of span data held while waiting to be sent (estimated from attribute sizes). @defaultValue 100 MiB */
+  /**
+   * Bytes of span data held, waiting or being sent: the estimated size of the encoded spans (attributes, events, links;
+   * text at 1.5 bytes per character). @defaultValue 100 MiB
+   */
   maxQueueBytes?: number;
   /** Largest request body sent, in bytes; larger batches are split. @defaultValue 4 MiB */
   maxRequestBytes?: number;

@@ -14,6 +14,7 @@ import {
   watchQueueForExit,
 } from "@svc/core";
 import { type ProcessorConfig, resolveProcessorConfig, type SvcSpanProcessorParams } from "./config.js";
+import { spanSizeEstimator } from "./internal/span-size.js";
 import { EnrichStage, type OutgoingSpan } from "./pipeline/enrich.js";
 import { ExportStage } from "./pipeline/export.js";
 import { FilterStage } from "./pipeline/filter.js";
@@ -86,6 +87,7 @@ export class SvcSpanProcessor {
         : undefined;
     this.#enrich = new EnrichStage(config.mask, this.#uploader, config.timeoutMs);
     this.#export = new ExportStage(config, () => this.#flushing > 0);
+    const sizeOf = spanSizeEstimator(config.protocol);
     this.#queue = new BatchQueue<OutgoingSpan>({
       owner: NAME,
       items: "spans",
@@ -97,7 +99,7 @@ export class SvcSpanProcessor {
       maxQueueBytes: config.maxQueueBytes,
       maxConcurrent: config.maxConcurrentExports,
       immediate: config.exportMode === "immediate",
-      sizeOf: (item) => estimateSize(item.span),
+      sizeOf: (item) => sizeOf(item.span),
       send: async (batch, signal) => {
         await this.#enrich.enrich(batch, signal);
         return this.#export.send(batch, signal);
@@ -214,15 +216,4 @@ export class SvcSpanProcessor {
       this.#enrich.report({ dueOnly });
     }
   }
-}
-
-/** Bytes a span adds to a request, roughly: its attribute values and names, plus a fixed part. */
-function estimateSize(span: ReadableSpan): number {
-  let size = 300 + span.name.length;
-  const attributes = span.attributes;
-  for (const key in attributes) {
-    const value = attributes[key];
-    size += key.length + 24 + (typeof value === "string" ? value.length : 16);
-  }
-  return size;
 }

@@ -25,7 +25,7 @@ export interface BatchQueueOptions<T> {
   maxBatchBytes: number;
   /** Most items held (waiting or being sent); further items are dropped. */
   maxQueueItems: number;
-  /** Most bytes held (by `sizeOf`); further items are dropped. */
+  /** Most bytes held (by `sizeOf`), waiting or being sent; further items are dropped. */
   maxQueueBytes: number;
   /** Batches being sent at the same time. */
   maxConcurrent: number;
@@ -74,6 +74,7 @@ export class BatchQueue<T> {
   /** Sends under way, each with the controller of its own signal. */
   readonly #sends = new Map<Promise<void>, AbortController>();
   #inFlightItems = 0;
+  #inFlightBytes = 0;
   #pumpScheduled = false;
   #timerDue = false;
   #closed = false;
@@ -112,8 +113,9 @@ export class BatchQueue<T> {
     } catch {
       bytes = 0;
     }
-    if (this.size >= maxQueueItems || this.#buffer.bytes + bytes > maxQueueBytes) {
-      const held = `${this.size} ${items} (${Math.round(this.#buffer.bytes / 1024)} KiB) held`;
+    const heldBytes = this.#buffer.bytes + this.#inFlightBytes;
+    if (this.size >= maxQueueItems || heldBytes + bytes > maxQueueBytes) {
+      const held = `${this.size} ${items} (${Math.round(heldBytes / 1024)} KiB) held`;
       const limits = `limits ${maxQueueItems} ${items}, ${Math.round(maxQueueBytes / 1024)} KiB`;
       this.drop("queueFull", 1, `${held}, ${limits}; raise the queue limits or check that the server is reachable`);
       return false;
@@ -214,6 +216,7 @@ export class BatchQueue<T> {
     // Once per batch: a meter provider registered after the queue was made is found here.
     bindDeliveryMetrics();
     this.#inFlightItems += batch.length;
+    for (const entry of batch) this.#inFlightBytes += entry.bytes;
     const controller = new AbortController();
     const sending: Promise<void> = this.#sendOne(batch, controller.signal).finally(() => {
       this.#sends.delete(sending);
@@ -237,6 +240,7 @@ export class BatchQueue<T> {
     } finally {
       // No longer in flight before they are requeued, so no count holds them twice.
       this.#inFlightItems -= batch.length;
+      for (const entry of batch) this.#inFlightBytes -= entry.bytes;
     }
     // Once shut down, what was still held has been counted; a late answer changes nothing.
     if (!this.#closed) this.#record(batch, outcome);
