@@ -69,7 +69,16 @@ async function parent(): Promise<void> {
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
-  const args = [import.meta.filename, "--child", "--spans", values.spans, "--kb", values.kb, "--protocol", values.protocol];
+  const args = [
+    import.meta.filename,
+    "--child",
+    "--spans",
+    values.spans,
+    "--kb",
+    values.kb,
+    "--protocol",
+    values.protocol,
+  ];
   if (values["queue-mb"]) args.push("--queue-mb", values["queue-mb"]);
   const proc = spawn(process.execPath, [...(process.env.BENCH_NODE_FLAGS?.split(" ").filter(Boolean) ?? []), ...args], {
     env: { ...process.env, SINK_URL: `http://127.0.0.1:${port}`, SVC_LOG_LEVEL: "ERROR" },

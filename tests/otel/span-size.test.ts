@@ -186,7 +186,13 @@ describe("the queue's byte bound", () => {
       toSpan({
         name: `s${i}`,
         kind: 0,
-        context: { traceId: "a".repeat(32), spanId: i.toString(16).padStart(16, "0"), traceFlags: 1, isRemote: false, traceState: undefined },
+        context: {
+          traceId: "a".repeat(32),
+          spanId: i.toString(16).padStart(16, "0"),
+          traceFlags: 1,
+          isRemote: false,
+          traceState: undefined,
+        },
         parent: undefined,
         attributes: { tags },
         events: [{ name: "step", attributes: { detail: "d".repeat(2_000) } }],
@@ -202,7 +208,9 @@ describe("the queue's byte bound", () => {
     expect(health.queued + health.inFlight + health.dropped.queueFull).toBe(1_000);
     expect((health.queued + health.inFlight) * encoded).toBeLessThanOrEqual(2 * maxQueueBytes);
     expect(logs.map((l) => l.message)).toContainEqual(
-      expect.stringMatching(/spans dropped, the queue is full: 1 spans: \d+ spans \(\d+ KiB\) held, limits 100000 spans, 256 KiB/),
+      expect.stringMatching(
+        /spans dropped, the queue is full: 1 spans: \d+ spans \(\d+ KiB\) held, limits 100000 spans, 256 KiB/,
+      ),
     );
   });
 });

@@ -1,4 +1,4 @@
-import { type Connection, MediaUploader, readEnv, redactUrl } from "@svc/core";
+import { type Connection, MediaUploader, readEnv, redactUrl, serverOf } from "@svc/core";
 import { SvcAPIError } from "./api/errors.js";
 import { SvcApi } from "./api/generated/client.js";
 import { RequestRuntime } from "./api/runtime.js";
@@ -63,7 +63,12 @@ export class SvcClient {
     // Kept off the enumerable keys: printing the client shows its managers, not its settings.
     Object.defineProperty(this, "config", { enumerable: false });
     this.api = new SvcApi(runtime);
-    this.score = new ScoreManager({ runtime, config: config.score, hasCredentials: config.hasCredentials });
+    this.score = new ScoreManager({
+      runtime,
+      config: config.score,
+      hasCredentials: config.hasCredentials,
+      server: serverOf(config.baseUrl),
+    });
     this.prompt = new PromptManager(this.api);
     this.experiment = new ExperimentManager({
       score: this.score,

@@ -82,6 +82,7 @@ export type { DeliveryHealth } from "./queue/delivery-stats.js";
 export { Limiter, mapLimit } from "./queue/limiter.js";
 export type { SendOutcome } from "./queue/outcome.js";
 export { faultOf, outcomeOf, sendInHalves, tooLargeOutcome } from "./queue/outcome.js";
+export { gaveUpAfter, serverOf, UNANSWERED_RECHECK_MS } from "./queue/unanswered-servers.js";
 export {
   CIRCULAR_MARKER,
   cutAtCodePoint,

@@ -5,11 +5,13 @@ import {
   type DeliveryHealth,
   describeError,
   type ExitWatch,
+  gaveUpAfter,
   getGlobalLogger,
   MediaUploader,
   type ProcessorProbe,
   RepeatLog,
   registerProcessorProbe,
+  serverOf,
   settleWithin,
   watchQueueForExit,
 } from "@svc/core";
@@ -99,6 +101,7 @@ export class SvcSpanProcessor {
       maxQueueBytes: config.maxQueueBytes,
       maxConcurrent: config.maxConcurrentExports,
       immediate: config.exportMode === "immediate",
+      server: config.exporter || config.cannotSend ? undefined : serverOf(config.endpoint),
       sizeOf: (item) => sizeOf(item.span),
       send: async (batch, signal) => {
         await this.#enrich.enrich(batch, signal);
@@ -202,10 +205,10 @@ export class SvcSpanProcessor {
     this.#flushing++;
     try {
       this.#export.wake();
-      const { pending } = final ? await this.#queue.shutdown(deadline) : await this.#queue.flush(deadline);
+      const { pending, rechecked } = final ? await this.#queue.shutdown(deadline) : await this.#queue.flush(deadline);
       if (pending > 0 && !final)
         getGlobalLogger().warn(
-          `${NAME}: forceFlush() gave up after ${this.#config.flushTimeoutMs / 1000} s with ${pending} spans not yet delivered; they stay queued and are retried`,
+          `${NAME}: forceFlush() gave up after ${gaveUpAfter(this.#config.flushTimeoutMs, rechecked)} with ${pending} spans not yet delivered; they stay queued and are retried`,
         );
       await this.#uploader?.settled(deadline);
     } finally {

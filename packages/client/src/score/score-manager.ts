@@ -4,6 +4,7 @@ import {
   type DeliveryHealth,
   describeError,
   type ExitWatch,
+  gaveUpAfter,
   getGlobalLogger,
   isTransportIntercepted,
   outcomeOf,
@@ -43,6 +44,8 @@ export interface ScoreManagerContext {
   config: ScoreManagerConfig;
   /** Whether both keys are set; without them scores are dropped instead of sent with empty credentials. */
   hasCredentials: boolean;
+  /** Origin of the server scores go to, shared with the span processor's queue (see `BatchQueueOptions.server`). */
+  server?: string | undefined;
 }
 
 /**
@@ -75,6 +78,7 @@ export class ScoreManager {
       maxConcurrent: MAX_CONCURRENT_SCORE_REQUESTS,
       sizeOf: (item) => item.bytes,
       send: (batch, signal) => this.#send(batch, signal),
+      server: context.server,
     });
     if (config.disabled)
       getGlobalLogger().debug(`${OWNER}: OTEL_SDK_DISABLED=true, so scores are neither queued nor sent`);
@@ -132,11 +136,12 @@ export class ScoreManager {
    * stay queued and are logged). Never rejects.
    */
   async flush(): Promise<void> {
-    const { pending } = await this.#queue.flush(Date.now() + this.#context.config.flushTimeoutMs);
+    const { flushTimeoutMs } = this.#context.config;
+    const { pending, rechecked } = await this.#queue.flush(Date.now() + flushTimeoutMs);
     if (pending > 0)
       this.#repeats.warn(
         `${OWNER}: flush() gave up`,
-        `${OWNER}: flush() gave up after ${this.#context.config.flushTimeoutMs / 1000} s with ${pending} scores not yet delivered; they stay queued and are retried`,
+        `${OWNER}: flush() gave up after ${gaveUpAfter(flushTimeoutMs, rechecked)} with ${pending} scores not yet delivered; they stay queued and are retried`,
       );
     this.#repeats.report({ dueOnly: true });
   }

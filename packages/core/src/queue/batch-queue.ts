@@ -1,5 +1,6 @@
 import { settleWithin } from "../lifecycle/settle-within.js";
 import { describeError } from "../log/describe.js";
+import { getGlobalLogger } from "../log/logger.js";
 import { Backoff } from "./backoff.js";
 import { DeliveryLog, type DropReason } from "./delivery-log.js";
 import { bindDeliveryMetrics, observeDelivery } from "./delivery-metrics.js";
@@ -7,6 +8,7 @@ import { type DeliveryHealth, DeliveryStats } from "./delivery-stats.js";
 import { FlushWaiters } from "./flush-waiters.js";
 import { type Entry, ItemBuffer } from "./item-buffer.js";
 import type { SendOutcome } from "./outcome.js";
+import { answeredSince, isGivenUp, noteAnswer, noteGivenUp, UNANSWERED_RECHECK_MS } from "./unanswered-servers.js";
 import { WakeTimer } from "./wake-timer.js";
 
 /** Settings of a {@link BatchQueue}. */
@@ -38,6 +40,11 @@ export interface BatchQueueOptions<T> {
   send: (batch: T[], signal: AbortSignal) => Promise<SendOutcome<T>>;
   /** Start sending as soon as an item is queued (no waiting for a batch to fill). @defaultValue false */
   immediate?: boolean;
+  /**
+   * Origin of the server the sends go to (`https://host:port`): what a flush learns of it (that it does not answer)
+   * is shared with every queue that sends there. Unset when the sends go through user code.
+   */
+  server?: string;
 }
 
 /**
@@ -50,6 +57,11 @@ const ABORTED_SENDS_GRACE_MS = 250;
 export interface FlushResult {
   /** Items that were queued when the flush began and are still neither delivered nor dropped. */
   pending: number;
+  /**
+   * The flush gave up early, after {@link UNANSWERED_RECHECK_MS}: an earlier flush had given up on the server without
+   * an answer, and it did not answer this time either.
+   */
+  rechecked?: boolean;
 }
 
 /**
@@ -75,6 +87,8 @@ export class BatchQueue<T> {
   readonly #sends = new Map<Promise<void>, AbortController>();
   #inFlightItems = 0;
   #inFlightBytes = 0;
+  /** Whether the server answered the last attempt that ended (undefined before any). */
+  #lastAnswered: boolean | undefined;
   #pumpScheduled = false;
   #timerDue = false;
   #closed = false;
@@ -134,18 +148,42 @@ export class BatchQueue<T> {
 
   /**
    * Sends every item queued before this call, partial batches included, and resolves when each of them was
-   * delivered or dropped, or when `deadline` (epoch ms) passes, whatever the server does.
+   * delivered or dropped, or when `deadline` (epoch ms) passes, whatever the server does. When an earlier flush (of
+   * any queue) gave up on the server because it did not answer, the flush sends at once and waits
+   * {@link UNANSWERED_RECHECK_MS} at most for an answer; only an answer gives it the time until `deadline`.
    */
   async flush(deadline: number): Promise<FlushResult> {
     const remaining = this.size;
     if (remaining === 0) return { pending: 0 };
-    const waiting = this.#waiters.wait(this.#buffer.lastSeq, remaining, deadline);
+    const started = Date.now();
+    const server = this.#options.server;
+    const early = this.#recheckUntil(deadline);
+    if (early !== undefined && this.#sends.size === 0) this.#backoff.probeNow();
+    const waiting = this.#waiters.wait(
+      this.#buffer.lastSeq,
+      remaining,
+      deadline,
+      early === undefined ? undefined : { at: early, extend: () => answeredSince(server as string, started) },
+    );
     try {
       this.#pump();
-      return { pending: await waiting };
+      const pending = await waiting;
+      // Given up without an answer since the flush began, while a request waited for one or the last got none.
+      const unanswered = this.#sends.size > 0 || this.#lastAnswered === false;
+      const silent = pending > 0 && server !== undefined && !answeredSince(server, started);
+      if (silent && unanswered) noteGivenUp(server);
+      return silent && early !== undefined ? { pending, rechecked: true } : { pending };
     } finally {
       this.#log.report({ dueOnly: true });
     }
+  }
+
+  /** When a flush to a server that a flush gave up on stops waiting unless it answers; undefined otherwise. */
+  #recheckUntil(deadline: number): number | undefined {
+    const server = this.#options.server;
+    if (server === undefined || !isGivenUp(server)) return undefined;
+    const at = Date.now() + UNANSWERED_RECHECK_MS;
+    return at < deadline ? at : undefined;
   }
 
   /**
@@ -153,6 +191,7 @@ export class BatchQueue<T> {
    * whatever is left is dropped and counted (one line). Items pushed afterwards are dropped. Leaves no timer behind.
    */
   async shutdown(deadline: number): Promise<FlushResult> {
+    this.#announceWait(deadline);
     const result = await this.flush(deadline);
     this.#closed = true;
     this.#timer.cancel();
@@ -166,6 +205,22 @@ export class BatchQueue<T> {
     }
     this.#log.close();
     return result;
+  }
+
+  /** At the start of a shutdown with items held while the server fails: one line with the longest wait, and why. */
+  #announceWait(deadline: number): void {
+    const held = this.size;
+    const early = this.#recheckUntil(deadline);
+    if (held === 0 || (!this.#backoff.failing && early === undefined)) return;
+    const { owner, items } = this.#options;
+    const seconds = (ms: number) => `${Math.round(Math.max(0, ms) / 100) / 10} s`;
+    const failure = this.#stats.health({ queued: 0, queuedBytes: 0, inFlight: 0, shutdown: false }).lastError;
+    const why = failure ? ` (${failure.description})` : "";
+    const wait =
+      early === undefined
+        ? `waits at most ${seconds(deadline - Date.now())} (flushTimeout) to deliver ${held} ${items}, since the last attempt failed${why}`
+        : `waits ${seconds(early - Date.now())} to deliver ${held} ${items}, and up to ${seconds(deadline - Date.now())} (flushTimeout) only if the server answers again: an earlier flush gave up on it without an answer${why}`;
+    getGlobalLogger().warn(`${owner}: shutdown() ${wait}; what is not delivered by then is dropped.`);
   }
 
   /** Counts for `health()`. */
@@ -242,8 +297,19 @@ export class BatchQueue<T> {
       this.#inFlightItems -= batch.length;
       for (const entry of batch) this.#inFlightBytes -= entry.bytes;
     }
+    this.#noteAnswer(outcome);
     // Once shut down, what was still held has been counted; a late answer changes nothing.
     if (!this.#closed) this.#record(batch, outcome);
+  }
+
+  /** Whether the server answered the attempt (accepted it, or answered with a status), for the flushes to come. */
+  #noteAnswer(outcome: SendOutcome<T>): void {
+    const faults = [outcome.retry?.fault, ...(outcome.dropped ?? []).map((d) => d.fault)].filter(
+      (f) => f !== undefined,
+    );
+    if (outcome.delivered === 0 && faults.length === 0) return;
+    this.#lastAnswered = outcome.delivered > 0 || faults.some((f) => f.status !== undefined);
+    if (this.#lastAnswered && this.#options.server !== undefined) noteAnswer(this.#options.server);
   }
 
   /** Counts and logs what became of a batch; puts what is to be retried back at the front. */
