@@ -1,5 +1,5 @@
 import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
-import { SvcClient } from "@svc/client";
+import { SvcAPIError, SvcClient } from "@svc/client";
 import { SvcSpanProcessor } from "@svc/otel";
 import { LogLevel } from "@svc/tracing";
 import { describe, expect, it, onTestFinished } from "vitest";
@@ -117,5 +117,23 @@ describe.each([spans, scores])("a final redirect on the route of $name", (route)
       `more than 5 redirects from ${server.url}${route.path}, the last to ${server.url}/hop/6`,
     );
     expect(lines[0]).toMatch(/baseUrl \(or SVC_BASE_URL\)/);
+  });
+});
+
+describe("a final redirect on a REST call", () => {
+  it("throws a SvcAPIError with the status, both addresses and the baseUrl to set", async () => {
+    const moved = await faultServer(() => ({ status: 200, json: {} }));
+    const server = await faultServer((req) => ({ status: 301, headers: { location: `${moved.url}${req.path}` } }));
+    const svc = new SvcClient({ baseUrl: server.url, publicKey: "pk-test", secretKey: "sk-test", flushInterval: 3600 });
+    onTestFinished(() => svc.shutdown());
+
+    const error = await svc.api.scores
+      .create([{ name: "n", value: 1, traceId: "t" }], { maxRetries: 0 })
+      .catch((e: unknown) => e);
+
+    expect(error).toBeInstanceOf(SvcAPIError);
+    expect(error).toMatchObject({ statusCode: 301 });
+    expect((error as Error).message).toContain(`Set baseUrl (or SVC_BASE_URL) to ${moved.url}`);
+    expect(moved.seen).toEqual([]);
   });
 });

@@ -59,7 +59,9 @@ export interface HttpResponse {
  * (no credentials, no query), when it named a valid http(s) address.
  */
 export interface RedirectStop {
+  /** Why the redirect was not followed. */
   stop: "method" | "no-location" | "too-many" | "not-followed";
+  /** Where the redirect pointed, as it may be printed. */
   to?: string;
 }
 
