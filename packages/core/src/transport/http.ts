@@ -118,8 +118,8 @@ export function setDefaultBackend(backend: Backend | undefined): void {
  * unsupported scheme end the call at once. Up to five redirects are followed: 307/308 with the method and body
  * replayed, 301/302/303 of a GET; a redirect to another origin never carries `Authorization`. A 3xx that is not
  * followed (a 301, 302 or 303 of a POST, no `Location`, a sixth hop) is a failure, never a success: the data was
- * not delivered. The request runs with OpenTelemetry tracing
- * suppressed, so instrumentation of `http`, `undici` or `fetch` never records the SDK's own calls.
+ * not delivered. The request runs with OpenTelemetry tracing suppressed, so instrumentation of `http`, `undici` or
+ * `fetch` never records the SDK's own calls.
  * Never rejects.
  */
 export async function httpRequest(request: HttpRequest, backend?: Backend): Promise<HttpResult> {
