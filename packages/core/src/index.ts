@@ -73,8 +73,8 @@ export {
   writeMetadata,
 } from "./metadata.js";
 export { MAX_QUEUE_RETRY_DELAY_MS } from "./queue/backoff.js";
-export type { BatchQueueOptions, FlushResult } from "./queue/batch-queue.js";
 export { BatchQueue } from "./queue/batch-queue.js";
+export type { BatchQueueOptions, FlushResult } from "./queue/batch-queue-options.js";
 export type { DropReason, Fault } from "./queue/delivery-log.js";
 export { DeliveryLog } from "./queue/delivery-log.js";
 export { DELIVERY_ITEMS_ATTRIBUTE, DELIVERY_METRICS, DROP_REASON_ATTRIBUTE } from "./queue/delivery-metrics.js";

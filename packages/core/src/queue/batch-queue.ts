@@ -1,7 +1,7 @@
 import { settleWithin } from "../lifecycle/settle-within.js";
 import { describeError } from "../log/describe.js";
-import { getGlobalLogger } from "../log/logger.js";
 import { Backoff } from "./backoff.js";
+import type { BatchQueueOptions, FlushResult } from "./batch-queue-options.js";
 import { DeliveryLog, type DropReason } from "./delivery-log.js";
 import { bindDeliveryMetrics, observeDelivery } from "./delivery-metrics.js";
 import { type DeliveryHealth, DeliveryStats } from "./delivery-stats.js";
@@ -11,58 +11,11 @@ import type { SendOutcome } from "./outcome.js";
 import { answeredSince, isGivenUp, noteAnswer, noteGivenUp, UNANSWERED_RECHECK_MS } from "./unanswered-servers.js";
 import { WakeTimer } from "./wake-timer.js";
 
-/** Settings of a {@link BatchQueue}. */
-export interface BatchQueueOptions<T> {
-  /** Names the owner in log lines (`SvcSpanProcessor`). */
-  owner: string;
-  /** What the items are called in log lines, plural (`spans`). */
-  items: string;
-  /** Queue length that starts a send at once. */
-  flushAt: number;
-  /** Longest time a partial batch waits, in milliseconds. */
-  flushIntervalMs: number;
-  /** Most items per batch. */
-  maxBatchItems: number;
-  /** Most bytes per batch (by `sizeOf`); a single larger item travels alone. */
-  maxBatchBytes: number;
-  /** Most items held (waiting or being sent); further items are dropped. */
-  maxQueueItems: number;
-  /** Most bytes held (by `sizeOf`), waiting or being sent; further items are dropped. */
-  maxQueueBytes: number;
-  /** Batches being sent at the same time. */
-  maxConcurrent: number;
-  /** Estimated size of an item in bytes. */
-  sizeOf: (item: T) => number;
-  /**
-   * Sends a batch with a signal of its own, which aborts when shutdown stops waiting for it; must not reject (a
-   * rejection counts as a failure that is retried).
-   */
-  send: (batch: T[], signal: AbortSignal) => Promise<SendOutcome<T>>;
-  /** Start sending as soon as an item is queued (no waiting for a batch to fill). @defaultValue false */
-  immediate?: boolean;
-  /**
-   * Origin of the server the sends go to (`https://host:port`): what a flush learns of it (that it does not answer)
-   * is shared with every queue that sends there. Unset when the sends go through user code.
-   */
-  server?: string;
-}
-
 /**
  * How long shutdown waits for the sends it has aborted to end: those of the SDK end at once, a send that ignores its
  * signal (user code that never returns) is left behind.
  */
 const ABORTED_SENDS_GRACE_MS = 250;
-
-/** Outcome of waiting for a flush. */
-export interface FlushResult {
-  /** Items that were queued when the flush began and are still neither delivered nor dropped. */
-  pending: number;
-  /**
-   * The flush gave up early, after {@link UNANSWERED_RECHECK_MS}: an earlier flush had given up on the server without
-   * an answer, and it did not answer this time either.
-   */
-  rechecked?: boolean;
-}
 
 /**
  * The one bounded queue of the SDK, for spans and scores alike: items wait in order, bounded in count and in
@@ -87,6 +40,8 @@ export class BatchQueue<T> {
   readonly #sends = new Map<Promise<void>, AbortController>();
   #inFlightItems = 0;
   #inFlightBytes = 0;
+  /** A flush rechecks a server that did not answer: one attempt may start at once, beside any under way. */
+  #recheckProbe = false;
   /** Whether the server answered the last attempt that ended (undefined before any). */
   #lastAnswered: boolean | undefined;
   #pumpScheduled = false;
@@ -158,7 +113,10 @@ export class BatchQueue<T> {
     const started = Date.now();
     const server = this.#options.server;
     const early = this.#recheckUntil(deadline);
-    if (early !== undefined && this.#sends.size === 0) this.#backoff.probeNow();
+    if (early !== undefined) {
+      this.#recheckProbe = true;
+      this.#backoff.probeNow();
+    }
     const waiting = this.#waiters.wait(
       this.#buffer.lastSeq,
       remaining,
@@ -174,6 +132,7 @@ export class BatchQueue<T> {
       if (silent && unanswered) noteGivenUp(server);
       return silent && early !== undefined ? { pending, rechecked: true } : { pending };
     } finally {
+      if (early !== undefined) this.#recheckProbe = false;
       this.#log.report({ dueOnly: true });
     }
   }
@@ -212,15 +171,8 @@ export class BatchQueue<T> {
     const held = this.size;
     const early = this.#recheckUntil(deadline);
     if (held === 0 || (!this.#backoff.failing && early === undefined)) return;
-    const { owner, items } = this.#options;
-    const seconds = (ms: number) => `${Math.round(Math.max(0, ms) / 100) / 10} s`;
     const failure = this.#stats.health({ queued: 0, queuedBytes: 0, inFlight: 0, shutdown: false }).lastError;
-    const why = failure ? ` (${failure.description})` : "";
-    const wait =
-      early === undefined
-        ? `waits at most ${seconds(deadline - Date.now())} (flushTimeout) to deliver ${held} ${items}, since the last attempt failed${why}`
-        : `waits ${seconds(early - Date.now())} to deliver ${held} ${items}, and up to ${seconds(deadline - Date.now())} (flushTimeout) only if the server answers again: an earlier flush gave up on it without an answer${why}`;
-    getGlobalLogger().warn(`${owner}: shutdown() ${wait}; what is not delivered by then is dropped.`);
+    this.#log.shutdownWait({ held, deadline, recheckUntil: early, failure: failure?.description });
   }
 
   /** Counts for `health()`. */
@@ -249,7 +201,6 @@ export class BatchQueue<T> {
    */
   #pump(): void {
     const { flushAt, immediate, maxBatchItems, maxBatchBytes } = this.#options;
-    const maxConcurrent = this.#backoff.failing ? 1 : this.#options.maxConcurrent;
     const waitMs = this.#backoff.remainingMs();
     if (waitMs > 0) {
       this.#arm(waitMs);
@@ -257,17 +208,23 @@ export class BatchQueue<T> {
     }
     const buffer = this.#buffer;
     while (
-      this.#sends.size < maxConcurrent &&
+      this.#sends.size < this.#slots() &&
       buffer.length > 0 &&
       (immediate || this.#waiters.size > 0 || buffer.length >= flushAt || this.#timerDue)
     ) {
       this.#start(buffer.take(maxBatchItems, maxBatchBytes));
     }
     this.#timerDue = false;
-    if (buffer.length > 0 && this.#sends.size < maxConcurrent) this.#arm(this.#options.flushIntervalMs);
+    if (buffer.length > 0 && this.#sends.size < this.#slots()) this.#arm(this.#options.flushIntervalMs);
+  }
+
+  /** Sends allowed at once: one while a fault lasts (and one more for a recheck's probe), else `maxConcurrent`. */
+  #slots(): number {
+    return (this.#backoff.failing ? 1 : this.#options.maxConcurrent) + (this.#recheckProbe ? 1 : 0);
   }
 
   #start(batch: Entry<T>[]): void {
+    this.#recheckProbe = false;
     // Once per batch: a meter provider registered after the queue was made is found here.
     bindDeliveryMetrics();
     this.#inFlightItems += batch.length;
@@ -345,7 +302,11 @@ export class BatchQueue<T> {
     this.#stats.failed(retry.fault);
     const delayMs = this.#backoff.failed(retry.retryAfterMs);
     this.#log.retrying(retry.fault, entries.length, delayMs);
-    this.#arm(delayMs);
+    if (this.#recheckProbe) {
+      // A flush waits to see whether the server answers now: the probe it was promised goes out at once.
+      this.#backoff.probeNow();
+      this.#schedulePump();
+    } else this.#arm(delayMs);
   }
 
   /** Makes sure the queue is pumped again within `delayMs`. */

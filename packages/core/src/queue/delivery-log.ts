@@ -127,6 +127,27 @@ export class DeliveryLog {
     this.#recoveredWhenDrained();
   }
 
+  /**
+   * A shutdown starts with items held while the server fails: how long it waits at most, and why (the last failure,
+   * or that an earlier flush gave up on the server, which then has until `recheckUntil` to answer).
+   */
+  shutdownWait(wait: {
+    held: number;
+    deadline: number;
+    recheckUntil: number | undefined;
+    failure: string | undefined;
+  }): void {
+    const seconds = (at: number) => `${Math.round(Math.max(0, at - Date.now()) / 100) / 10} s`;
+    const { held, deadline, recheckUntil, failure } = wait;
+    const why = failure ? ` (${failure})` : "";
+    const what = `${held} ${this.items}`;
+    const how =
+      recheckUntil === undefined
+        ? `waits at most ${seconds(deadline)} (flushTimeout) to deliver ${what}, since the last attempt failed${why}`
+        : `waits ${seconds(recheckUntil)} to deliver ${what}, and up to ${seconds(deadline)} (flushTimeout) only if the server answers again: an earlier flush gave up on it without an answer${why}`;
+    getGlobalLogger().warn(`${this.owner}: shutdown() ${how}; what is not delivered by then is dropped.`);
+  }
+
   /** Logs the drop counts not yet reported (with `dueOnly`, those whose summary interval has passed). */
   report(options: { dueOnly?: boolean } = {}): void {
     this.#drops.report(options);
