@@ -41,7 +41,14 @@ describe("default span filter", () => {
     for (const prefix of KNOWN_LLM_INSTRUMENTATION_SCOPE_PREFIXES) {
       expect(isKnownLLMInstrumentor(endedSpan(prefix)), prefix).toBe(true);
       expect(isKnownLLMInstrumentor(endedSpan(`${prefix}.sub.module`)), `${prefix}.sub.module`).toBe(prefix !== "ai");
-      for (const miss of [`${prefix}x`, `x${prefix}`, `${prefix}-sub`, ` ${prefix}`, `${prefix}\n`, prefix.toUpperCase()])
+      for (const miss of [
+        `${prefix}x`,
+        `x${prefix}`,
+        `${prefix}-sub`,
+        ` ${prefix}`,
+        `${prefix}\n`,
+        prefix.toUpperCase(),
+      ])
         expect(isKnownLLMInstrumentor(endedSpan(miss)), JSON.stringify(miss)).toBe(false);
     }
     // A dot in a prefix is a dot, not any character.
