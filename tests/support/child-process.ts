@@ -39,11 +39,11 @@ export interface Child {
  */
 export async function startChild(
   source: string,
-  { env = {}, timeoutMs = 30_000, args = [] }: ChildOptions = {},
+  { env = {}, timeoutMs = 30_000, args = [], nodeArgs = [] }: ChildOptions = {},
 ): Promise<Child> {
   const file = await bundle(source);
   const started = Date.now();
-  const child = spawn(process.execPath, [file, ...args], {
+  const child = spawn(process.execPath, [...nodeArgs, file, ...args], {
     env: { PATH: process.env.PATH ?? "", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -90,6 +90,8 @@ export interface ChildOptions {
   env?: Record<string, string>;
   timeoutMs?: number;
   args?: string[];
+  /** Options of `node` itself, before the program (`--expose-gc`). */
+  nodeArgs?: string[];
 }
 
 /** Runs a program to its end (see {@link startChild}). */

@@ -76,7 +76,13 @@ export type { BatchQueueOptions, DeliveryHealth, FlushResult, SendOutcome } from
 export { BatchQueue, MAX_QUEUE_RETRY_DELAY_MS } from "./queue/batch-queue.js";
 export type { DropReason, Fault } from "./queue/delivery-log.js";
 export { DeliveryLog } from "./queue/delivery-log.js";
-export { DELIVERY_ITEMS_ATTRIBUTE, DELIVERY_METRICS, DROP_REASON_ATTRIBUTE } from "./queue/delivery-metrics.js";
+export type { DeliveryMeterProvider } from "./queue/delivery-metrics.js";
+export {
+  DELIVERY_ITEMS_ATTRIBUTE,
+  DELIVERY_METRICS,
+  DROP_REASON_ATTRIBUTE,
+  meterProviderOption,
+} from "./queue/delivery-metrics.js";
 export { Limiter, mapLimit } from "./queue/limiter.js";
 export { faultOf, outcomeOf, sendInHalves, tooLargeOutcome } from "./queue/outcome.js";
 export {

@@ -94,6 +94,7 @@ export class SvcSpanProcessor {
       maxQueueBytes: config.maxQueueBytes,
       maxConcurrent: config.maxConcurrentExports,
       immediate: config.exportMode === "immediate",
+      meterProvider: config.meterProvider,
       sizeOf: (item) => estimateSize(item.span),
       send: async (batch, signal) => {
         await this.#enrich.enrich(batch);

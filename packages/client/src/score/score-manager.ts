@@ -75,6 +75,7 @@ export class ScoreManager {
       maxConcurrent: MAX_CONCURRENT_SCORE_REQUESTS,
       sizeOf: (item) => item.bytes,
       send: (batch, signal) => this.#send(batch, signal),
+      meterProvider: config.meterProvider,
     });
     if (config.disabled)
       getGlobalLogger().debug(`${OWNER}: OTEL_SDK_DISABLED=true, so scores are neither queued nor sent`);

@@ -1,7 +1,12 @@
 import { describeError } from "../log/describe.js";
 import { retryDelayMs } from "../transport/retry.js";
 import { DeliveryLog, type DropReason, type Fault } from "./delivery-log.js";
-import { bindDeliveryMetrics, observeDelivery } from "./delivery-metrics.js";
+import {
+  bindDeliveryMetrics,
+  type DeliveryMeterProvider,
+  deliveryCounts,
+  observeDelivery,
+} from "./delivery-metrics.js";
 
 /** Settings of a {@link BatchQueue}. */
 export interface BatchQueueOptions<T> {
@@ -29,6 +34,8 @@ export interface BatchQueueOptions<T> {
   send: (batch: T[], signal: AbortSignal) => Promise<SendOutcome<T>>;
   /** Start sending as soon as an item is queued (no waiting for a batch to fill). @defaultValue false */
   immediate?: boolean;
+  /** Where the queue's figures are observed as metrics; nowhere by default. */
+  meterProvider?: DeliveryMeterProvider;
 }
 
 /** What became of a batch. Items neither delivered, dropped nor retried are counted as delivered. */
@@ -92,16 +99,6 @@ interface Waiter {
  */
 export const MAX_QUEUE_RETRY_DELAY_MS = 10_000;
 
-const NO_DROPS: Record<DropReason, number> = {
-  queueFull: 0,
-  tooLarge: 0,
-  rejected: 0,
-  auth: 0,
-  shutdown: 0,
-  sampledOut: 0,
-  failed: 0,
-};
-
 /**
  * The one bounded queue of the SDK, for spans and scores alike: items wait in order, bounded in count and in
  * bytes; batches (bounded in count and bytes) go out when `flushAt` items wait, when the oldest has waited
@@ -127,9 +124,8 @@ export class BatchQueue<T> {
   readonly #waiters = new Set<Waiter>();
   readonly #abort = new AbortController();
   #closed = false;
-  #sent = 0;
-  #retries = 0;
-  readonly #dropped = { ...NO_DROPS };
+  /** Sent, retried and dropped so far (grow only; the metrics keep them after the queue is gone). */
+  readonly #counts = deliveryCounts();
   #lastError: DeliveryHealth["lastError"];
   #lastHint: string | undefined;
   #lastSuccessAt: number | undefined;
@@ -137,7 +133,7 @@ export class BatchQueue<T> {
   constructor(options: BatchQueueOptions<T>) {
     this.#options = options;
     this.#log = new DeliveryLog(options.owner, options.items, () => this.#entries.length + this.#inFlightItems);
-    observeDelivery(this);
+    observeDelivery(this, this.#counts, options.meterProvider);
   }
 
   /** What the items are called (`spans`, `scores`). */
@@ -183,7 +179,7 @@ export class BatchQueue<T> {
 
   /** Counts items given up on outside the queue (an item too large to queue, sampled out...), and logs them. */
   drop(reason: DropReason, count: number, detail: string): void {
-    this.#dropped[reason] += count;
+    this.#counts.dropped[reason] += count;
     this.#log.dropped(reason, count, detail);
   }
 
@@ -247,9 +243,9 @@ export class BatchQueue<T> {
       queued: this.#entries.length,
       queuedBytes: this.#bytes,
       inFlight: this.#inFlightItems,
-      sent: this.#sent,
-      dropped: { ...this.#dropped },
-      retries: this.#retries,
+      sent: this.#counts.sent,
+      dropped: { ...this.#counts.dropped },
+      retries: this.#counts.retries,
       lastError: this.#lastError,
       lastSuccessAt: this.#lastSuccessAt === undefined ? undefined : new Date(this.#lastSuccessAt).toISOString(),
       shutdown: this.#closed,
@@ -342,12 +338,12 @@ export class BatchQueue<T> {
     const retry = outcome.retry && outcome.retry.items.length > 0 ? outcome.retry : undefined;
     const retried = retry ? new Set<T>(retry.items) : undefined;
     const settled = retried ? batch.filter((e) => !retried.has(e.item)) : batch;
-    this.#sent += outcome.delivered;
+    this.#counts.sent += outcome.delivered;
     for (const drop of outcome.dropped ?? []) {
       if (drop.fault) this.#noteError(drop.fault);
       if (!drop.logged) this.drop(drop.reason, drop.count, drop.detail);
       else {
-        this.#dropped[drop.reason] += drop.count;
+        this.#counts.dropped[drop.reason] += drop.count;
         this.#log.lost(drop.count);
       }
     }
@@ -368,7 +364,7 @@ export class BatchQueue<T> {
   #requeue(entries: Entry<T>[], retry: NonNullable<SendOutcome<T>["retry"]>): void {
     this.#entries.unshift(...entries);
     for (const entry of entries) this.#bytes += entry.bytes;
-    this.#retries += 1;
+    this.#counts.retries += 1;
     const now = Date.now();
     // Batches that were in flight together fail together: the backoff grows once per round, not per batch.
     if (now >= this.#pausedUntil) {
