@@ -36,6 +36,8 @@ export {
   warnUnknownOptions,
 } from "./config/options.js";
 export { connectionSettings, logStartup, optionSettings } from "./config/startup.js";
+export type { GenAiFields, SpanAttributeValues, UsageNode } from "./genai-attributes.js";
+export { readGenAiFields, usageRepeaters } from "./genai-attributes.js";
 export type { ExitParticipant, ExitWatch } from "./lifecycle/exit-hooks.js";
 export { flushWatched, watchForExit, watchQueueForExit } from "./lifecycle/exit-hooks.js";
 export type { Settled, SettleWithinOptions } from "./lifecycle/settle-within.js";

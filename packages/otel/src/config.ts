@@ -1,3 +1,4 @@
+import type { MeterProvider } from "@opentelemetry/api";
 import {
   apiHeaders,
   booleanOption,
@@ -7,9 +8,9 @@ import {
   enumOption,
   environmentOption,
   functionOption,
-  meterProviderOption,
   getGlobalLogger,
   logStartup,
+  meterProviderOption,
   numberOption,
   objectOption,
   optionSettings,
@@ -21,7 +22,6 @@ import {
   stringOption,
   stringRecordOption,
 } from "@svc/core";
-import type { MeterProvider } from "@opentelemetry/api";
 import type { ReadableSpan } from "./readable-span.js";
 
 /** Receives one input, output or metadata value and returns what is exported instead (or a promise of it). */
