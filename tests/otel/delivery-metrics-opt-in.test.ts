@@ -75,5 +75,4 @@ describe("delivery metrics are opt-in", () => {
     expect((await own.collect()).get(`svc.delivery.sent{${SPANS}}`)).toBe(4);
     expect(delivery(await global.collect())).toEqual([]);
   });
-
 });

@@ -96,7 +96,10 @@ describe("observations that no SvcSpanProcessor sees", () => {
 });
 
 /** Records without sampling: the span is recording, its trace flags say not sampled. */
-const RECORD_ONLY: Sampler = { shouldSample: () => ({ decision: SamplingDecision.RECORD }), toString: () => "RecordOnly" };
+const RECORD_ONLY: Sampler = {
+  shouldSample: () => ({ decision: SamplingDecision.RECORD }),
+  toString: () => "RecordOnly",
+};
 
 describe.each([
   { sampler: "records and samples them", make: () => new AlwaysOnSampler() },
