@@ -52,7 +52,7 @@ const APPS: Record<string, string> = {
     import { registerOTel } from "@vercel/otel";
     const svc = new SvcSpanProcessor();
     const vendor = new BatchSpanProcessor(new OTLPTraceExporter({ url: process.env.VENDOR_URL + "/v1/traces" }));
-    registerOTel({ serviceName: "recipe", spanProcessors: [vendor, svc] });
+    registerOTel({ serviceName: "recipe", spanProcessors: ["auto", vendor, svc] });
     ${REQUESTS}
     await Promise.all([svc.shutdown(), vendor.shutdown()]);
   `,
