@@ -88,7 +88,7 @@ describe.each(Object.keys(APPS))("%s", (name) => {
     expect(result.code).toBe(0);
     expect(svcTraces(svc)).toBe(100);
     if (name.includes("exporter") || name.includes("vercel")) expect(ownSpans).toBe(100);
-    expect(result.ms).toBeLessThan(5_000);
+    expect(result.ms).toBeLessThan(10_000); // generous: the figure is about a second (the README example is held to 4 s)
   });
 });
 
