@@ -110,10 +110,13 @@ function genAiUsage(a: SpanAttributeValues): Record<string, number> | undefined 
 
 /** One observation of a trace, as {@link usageRepeaters} needs it. */
 export interface UsageNode {
+  /** The span id. */
   id: string;
+  /** The parent's span id; null or undefined for a root. */
   parentId: string | null | undefined;
-  /** Lower or upper case. */
+  /** The observation type, in lower or upper case. */
   type: string;
+  /** Whether the observation carries usage. */
   hasUsage: boolean;
 }
 

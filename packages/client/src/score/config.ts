@@ -1,7 +1,6 @@
 import type { MeterProvider } from "@opentelemetry/api";
 import {
   booleanOption,
-  type DeliveryMeterProvider,
   environmentOption,
   meterProviderOption,
   numberOption,
@@ -87,7 +86,7 @@ export interface ScoreManagerConfig {
   /** Time limit of one score request attempt, in seconds: the client's `timeout`, at most 10. */
   attemptTimeoutSeconds: number;
   /** Where the delivery figures are observed as metrics, if anywhere. */
-  meterProvider: DeliveryMeterProvider | undefined;
+  meterProvider: MeterProvider | "global" | undefined;
 }
 
 /** How the score options are read; resolved together with the client's own options. */
@@ -122,7 +121,7 @@ export function scoreConfigFrom(
     flushOnExit: boolean;
     sampleRate: number;
     timeout: number;
-    meterProvider?: DeliveryMeterProvider | undefined;
+    meterProvider?: MeterProvider | "global" | undefined;
   },
   env: Record<string, string | undefined>,
 ): ScoreManagerConfig {
