@@ -1,11 +1,5 @@
 import type { MeterProvider } from "@opentelemetry/api";
-import {
-  booleanOption,
-  environmentOption,
-  meterProviderOption,
-  numberOption,
-  sampleRateOption,
-} from "@svc/core";
+import { booleanOption, environmentOption, meterProviderOption, numberOption, sampleRateOption } from "@svc/core";
 
 /** Default queue length that starts a score flush. */
 export const DEFAULT_SCORE_FLUSH_AT = 10;
