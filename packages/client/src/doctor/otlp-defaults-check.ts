@@ -1,4 +1,4 @@
-import { metrics } from "@opentelemetry/api";
+import { createNoopMeter, metrics } from "@opentelemetry/api";
 import type { Env } from "@svc/core";
 import type { DoctorCheck } from "./report.js";
 
@@ -39,7 +39,8 @@ export function defaultEndpointSignals(env: Env, appMeterProvider: boolean): str
 /** Whether an OpenTelemetry meter provider other than the API's no-op one is registered in this process. */
 export function hasAppMeterProvider(): boolean {
   try {
-    return metrics.getMeterProvider().constructor.name !== "NoopMeterProvider";
+    // The API's no-op provider hands out no-op meters; compared by class, which survives minification.
+    return metrics.getMeterProvider().getMeter("svc-doctor").constructor !== createNoopMeter().constructor;
   } catch {
     return false;
   }
