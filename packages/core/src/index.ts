@@ -117,7 +117,7 @@ export { isTraceSampledIn, sampleRateOption, traceSampler } from "./tracing/samp
 export { getSvcTracer, getSvcTracerProvider, setSvcTracerProvider } from "./tracing/tracer-provider.js";
 export type { AttemptRequest, AttemptResponse, Backend } from "./transport/backend.js";
 export { AttemptTimeoutError, defaultBackend, fetchBackend, ResponseTooLargeError } from "./transport/backend.js";
-export type { Gzip, RuntimeGlobals } from "./transport/compress.js";
+export type { Gzip } from "./transport/compress.js";
 export { chooseGzip, concatBytes, runtimeGzip } from "./transport/compress.js";
 export type { HttpFailure, HttpMethod, HttpRequest, HttpResponse, HttpResult } from "./transport/http.js";
 export {
@@ -153,4 +153,12 @@ export {
   retryDelayMs,
   sleep,
 } from "./transport/retry.js";
+export type { RuntimeGlobals, RuntimeInfo, RuntimeKind } from "./transport/runtime.js";
+export {
+  bindsIoToRequests,
+  currentRuntime,
+  describeRuntime,
+  detectRuntime,
+  isServerRuntime,
+} from "./transport/runtime.js";
 export { SDK_VERSION } from "./version.js";

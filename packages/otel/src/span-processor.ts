@@ -1,7 +1,9 @@
 import type { Context } from "@opentelemetry/api";
 import {
   BatchQueue,
+  bindsIoToRequests,
   countProcessorStart,
+  currentRuntime,
   type DeliveryHealth,
   describeError,
   type ExitWatch,
@@ -21,6 +23,8 @@ import { type StartedSpan, StartStage } from "./pipeline/start.js";
 import type { ReadableSpan } from "./readable-span.js";
 
 const NAME = "SvcSpanProcessor";
+/** Time beyond its own time limits after which an unsettled export is taken as cancelled by the runtime. */
+const LOST_SEND_GRACE_MS = 5_000;
 
 /**
  * OpenTelemetry span processor that sends svc observations (and LLM spans of other instrumentation)
@@ -94,6 +98,8 @@ export class SvcSpanProcessor {
       maxQueueBytes: config.maxQueueBytes,
       maxConcurrent: config.maxConcurrentExports,
       immediate: config.exportMode === "immediate",
+      // Masking and media upload, then the export request: each bounded by the timeout where timers run.
+      lostAfterMs: bindsIoToRequests(currentRuntime()) ? 2 * config.timeoutMs + LOST_SEND_GRACE_MS : undefined,
       sizeOf: (item) => estimateSize(item.span),
       send: async (batch, signal) => {
         await this.#enrich.enrich(batch);

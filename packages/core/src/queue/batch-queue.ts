@@ -1,4 +1,5 @@
 import { describeError } from "../log/describe.js";
+import { getGlobalLogger } from "../log/logger.js";
 import { retryDelayMs } from "../transport/retry.js";
 import { DeliveryLog, type DropReason, type Fault } from "./delivery-log.js";
 import { bindDeliveryMetrics, observeDelivery } from "./delivery-metrics.js";
@@ -29,6 +30,11 @@ export interface BatchQueueOptions<T> {
   send: (batch: T[], signal: AbortSignal) => Promise<SendOutcome<T>>;
   /** Start sending as soon as an item is queued (no waiting for a batch to fill). @defaultValue false */
   immediate?: boolean;
+  /**
+   * A send still unsettled this long after it started is taken as lost: a runtime that cancels what an ended request
+   * left running (Cloudflare Workers) never settles it. The next flush queues its items again. @defaultValue never
+   */
+  lostAfterMs?: number;
 }
 
 /** What became of a batch. Items neither delivered, dropped nor retried are counted as delivered. */
@@ -80,6 +86,15 @@ interface Entry<T> {
   seq: number;
 }
 
+/** A send under way: its own signal (made when it starts, in the request that starts it) and its batch. */
+interface Send<T> {
+  controller: AbortController;
+  batch: Entry<T>[];
+  startedAt: number;
+  /** Given up on as lost; its items were queued again and its late outcome changes nothing. */
+  lost: boolean;
+}
+
 interface Waiter {
   target: number;
   remaining: number;
@@ -118,14 +133,13 @@ export class BatchQueue<T> {
   #bytes = 0;
   #seq = 0;
   #inFlight = 0;
-  readonly #inFlightSends = new Set<Promise<void>>();
+  readonly #inFlightSends = new Map<Promise<void>, Send<T>>();
   #inFlightItems = 0;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #pausedUntil = 0;
   #failures = 0;
   #draining = 0;
   readonly #waiters = new Set<Waiter>();
-  readonly #abort = new AbortController();
   #closed = false;
   #sent = 0;
   #retries = 0;
@@ -201,6 +215,9 @@ export class BatchQueue<T> {
     this.#draining++;
     let timer: ReturnType<typeof setTimeout> | undefined;
     try {
+      this.#reclaimLost();
+      // A timer armed during an earlier request may have been cancelled with it: the pump arms one of this flush.
+      this.#disarm();
       this.#pump();
       // Held (not unref'd): a caller awaiting flush() keeps the process alive until it resolves, at the latest.
       const timeout = new Promise<void>((resolve) => {
@@ -223,19 +240,18 @@ export class BatchQueue<T> {
   async shutdown(deadline: number): Promise<FlushResult> {
     const result = await this.flush(deadline);
     this.#closed = true;
-    clearTimeout(this.#timer);
-    this.#timer = undefined;
+    this.#disarm();
     const left = this.size;
     if (left > 0) {
       const cause = this.#lastError
         ? `; last failure: ${this.#lastError.description}${this.#lastHint ? `. ${this.#lastHint}` : ""}`
         : "";
-      this.#abort.abort();
+      for (const send of this.#inFlightSends.values()) send.controller.abort();
       const entries = this.#entries.splice(0);
       this.#bytes = 0;
       this.#settle(entries);
       this.drop("shutdown", left, `the shutdown deadline passed before they could be delivered${cause}`);
-      await Promise.allSettled([...this.#inFlightSends]);
+      await Promise.allSettled([...this.#inFlightSends.keys()]);
     }
     this.#log.close();
     return result;
@@ -311,20 +327,45 @@ export class BatchQueue<T> {
     bindDeliveryMetrics();
     this.#inFlight++;
     this.#inFlightItems += batch.length;
-    const sending: Promise<void> = this.#sendOne(batch).finally(() => {
-      this.#inFlight--;
+    const send: Send<T> = { controller: new AbortController(), batch, startedAt: Date.now(), lost: false };
+    const sending: Promise<void> = this.#sendOne(send).finally(() => {
       this.#inFlightSends.delete(sending);
+      if (send.lost) return;
+      this.#inFlight--;
       if (!this.#closed) this.#pump();
     });
-    this.#inFlightSends.add(sending);
+    this.#inFlightSends.set(sending, send);
   }
 
-  async #sendOne(batch: Entry<T>[]): Promise<void> {
+  /** Queues again, at the front, the items of sends that outlived `lostAfterMs` without settling. */
+  #reclaimLost(): void {
+    const { lostAfterMs } = this.#options;
+    if (lostAfterMs === undefined || this.#inFlight === 0) return;
+    const now = Date.now();
+    let reclaimed = 0;
+    for (const send of this.#inFlightSends.values()) {
+      if (send.lost || now - send.startedAt < lostAfterMs) continue;
+      send.lost = true;
+      send.controller.abort();
+      this.#inFlight--;
+      this.#inFlightItems -= send.batch.length;
+      this.#entries.unshift(...send.batch);
+      for (const entry of send.batch) this.#bytes += entry.bytes;
+      reclaimed += send.batch.length;
+    }
+    if (reclaimed > 0)
+      getGlobalLogger().warn(
+        `${this.#options.owner}: ${reclaimed} ${this.#options.items} of sends that never finished (the runtime ended the request that started them) are sent again`,
+      );
+  }
+
+  async #sendOne(send: Send<T>): Promise<void> {
+    const { batch } = send;
     let outcome: SendOutcome<T>;
     try {
       outcome = await this.#options.send(
         batch.map((e) => e.item),
-        this.#abort.signal,
+        send.controller.signal,
       );
     } catch (error) {
       outcome = {
@@ -333,9 +374,9 @@ export class BatchQueue<T> {
       };
     } finally {
       // No longer in flight before they are requeued, so no count holds them twice.
-      this.#inFlightItems -= batch.length;
+      if (!send.lost) this.#inFlightItems -= batch.length;
     }
-    if (this.#closed) {
+    if (this.#closed || send.lost) {
       // Shutdown has counted what was still held; a late answer changes nothing.
       return;
     }
@@ -425,6 +466,11 @@ export class BatchQueue<T> {
     }, delayMs);
     // A waiting batch must not keep a process alive; flush() and shutdown() hold their own timer.
     (this.#timer as { unref?: () => void }).unref?.();
+  }
+
+  #disarm(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
   }
 
   #timerAt = 0;
