@@ -17,12 +17,12 @@ const restore: (() => void)[] = [];
 /** Records every use of `owner[name]` (a call, or `new`) until the test ends; the original still runs. */
 function watch(owner: Global, name: string, label: string): void {
   const original = owner[name] as (...args: unknown[]) => unknown;
-  const watched = new Proxy(original, {
+  const watched: typeof original = new Proxy(original, {
     apply(target, self, args) {
       used.push(label);
       return Reflect.apply(target, self, args);
     },
-    construct(target, args, newTarget) {
+    construct(target, args, newTarget): object {
       used.push(label);
       return Reflect.construct(target, args, newTarget === watched ? target : newTarget);
     },
