@@ -44,3 +44,8 @@ export async function handle({ svc }, name) {
 export function flush({ processor, svc }) {
   return Promise.all([processor.forceFlush(), svc.flush()]);
 }
+
+/** What a long-lived server does when it stops: sends what is still queued, then stops the SDK. Never rejects. */
+export function shutdown({ processor, svc }) {
+  return Promise.all([processor.shutdown(), svc.shutdown()]);
+}
