@@ -258,3 +258,22 @@ describe("BatchQueue on a runtime that binds I/O to requests", () => {
     expect(attempts.map((a) => a.batch)).toEqual([[1], [2]]);
   });
 });
+
+it("takes back, while a flush waits, a send that outlives lostAfterMs, and ends the flush within its deadline", async () => {
+  const { q, attempts, accepted } = queue({ lostAfterMs: 5_000 });
+  q.push(1);
+  q.push(2);
+  await settle();
+  expect(attempts).toHaveLength(1); // started during an earlier request, never settled
+
+  const flushing = q.flush(Date.now() + 20_000);
+  await vi.advanceTimersByTimeAsync(5_000);
+  expect(attempts.map((a) => a.batch)).toEqual([
+    [1, 2],
+    [1, 2],
+  ]);
+  accepted(attempts[1] as Attempt);
+
+  expect(await flushing).toEqual({ pending: 0 });
+  expect(Date.now()).toBeLessThan(20_000);
+});

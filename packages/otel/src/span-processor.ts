@@ -98,8 +98,8 @@ export class SvcSpanProcessor {
       maxQueueBytes: config.maxQueueBytes,
       maxConcurrent: config.maxConcurrentExports,
       immediate: config.exportMode === "immediate",
-      // Masking and media upload, then the export request: each bounded by the timeout where timers run.
-      lostAfterMs: bindsIoToRequests(currentRuntime()) ? 2 * config.timeoutMs + LOST_SEND_GRACE_MS : undefined,
+      // The export request is bounded by the timeout where timers run; a late one is sent twice, never lost.
+      lostAfterMs: bindsIoToRequests(currentRuntime()) ? config.timeoutMs + LOST_SEND_GRACE_MS : undefined,
       sizeOf: (item) => estimateSize(item.span),
       send: async (batch, signal) => {
         await this.#enrich.enrich(batch);

@@ -214,11 +214,26 @@ export class BatchQueue<T> {
     this.#waiters.add(waiter);
     this.#draining++;
     let timer: ReturnType<typeof setTimeout> | undefined;
+    let lostCheck: ReturnType<typeof setTimeout> | undefined;
+    // Sends that outlive lostAfterMs while this flush waits are taken back and sent again, by this flush.
+    const checkLost = (): void => {
+      const at = this.#nextLostAt();
+      if (at === undefined || at >= deadline) return;
+      lostCheck = setTimeout(
+        () => {
+          this.#reclaimLost();
+          this.#pump();
+          checkLost();
+        },
+        Math.max(0, at - Date.now()),
+      );
+    };
     try {
       this.#reclaimLost();
       // A timer armed during an earlier request may have been cancelled with it: the pump arms one of this flush.
       this.#disarm();
       this.#pump();
+      checkLost();
       // Held (not unref'd): a caller awaiting flush() keeps the process alive until it resolves, at the latest.
       const timeout = new Promise<void>((resolve) => {
         timer = setTimeout(resolve, Math.max(0, deadline - Date.now()));
@@ -226,6 +241,7 @@ export class BatchQueue<T> {
       await Promise.race([done, timeout]);
     } finally {
       clearTimeout(timer);
+      clearTimeout(lostCheck);
       this.#waiters.delete(waiter);
       this.#draining--;
       this.#log.report({ dueOnly: true });
@@ -357,6 +373,16 @@ export class BatchQueue<T> {
       getGlobalLogger().warn(
         `${this.#options.owner}: ${reclaimed} ${this.#options.items} of sends that never finished (the runtime ended the request that started them) are sent again`,
       );
+  }
+
+  /** When the earliest send under way will be taken as lost, if the queue gives up on sends at all. */
+  #nextLostAt(): number | undefined {
+    const { lostAfterMs } = this.#options;
+    if (lostAfterMs === undefined) return undefined;
+    let earliest: number | undefined;
+    for (const send of this.#inFlightSends.values())
+      if (!send.lost && (earliest === undefined || send.startedAt < earliest)) earliest = send.startedAt;
+    return earliest === undefined ? undefined : earliest + lostAfterMs;
   }
 
   async #sendOne(send: Send<T>): Promise<void> {
