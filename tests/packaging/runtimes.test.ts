@@ -274,7 +274,8 @@ describe("Vercel Edge (edge-runtime), each request flushed in waitUntil", () => 
     const env = svcEnv(sink.url);
     const runtime = new EdgeRuntime({
       initialCode: code,
-      extend: (context: Record<string, unknown>) => Object.assign(context, { SVC_ENV: env }),
+      // What Vercel gives an Edge Function: its environment variables on process.env.
+      extend: (context: Record<string, unknown>) => Object.assign(context, { process: { env } }),
     });
     const traceIds: string[] = [];
     for (let i = 1; i <= REQUESTS; i++) {

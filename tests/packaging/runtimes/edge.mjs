@@ -1,7 +1,7 @@
 // Vercel Edge: the SDK built at module scope; each request flushes in waitUntil after its response.
 import { createSvc, flush, handle, logged } from "./scenario.mjs";
 
-const app = createSvc(SVC_ENV);
+const app = createSvc(process.env);
 
 addEventListener("fetch", (event) => {
   const name = new URL(event.request.url).searchParams.get("name");
