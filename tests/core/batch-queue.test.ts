@@ -5,6 +5,7 @@ import { captureLogs } from "../support/logs.ts";
 
 interface Attempt {
   batch: number[];
+  signal: AbortSignal;
   at: number;
   settled: boolean;
   resolve(outcome: SendOutcome<number>): void;
@@ -28,10 +29,11 @@ function queue(options: Partial<BatchQueueOptions<number>> = {}) {
     maxQueueBytes: 1_000_000,
     maxConcurrent: 4,
     sizeOf: () => 10,
-    send: (batch) =>
+    send: (batch, signal) =>
       new Promise((resolve) => {
         const attempt: Attempt = {
           batch,
+          signal,
           at: Date.now(),
           settled: false,
           resolve: (outcome: SendOutcome<number>) => {
@@ -276,4 +278,66 @@ it("takes back, while a flush waits, a send that outlives lostAfterMs, and ends 
 
   expect(await flushing).toEqual({ pending: 0 });
   expect(Date.now()).toBeLessThan(20_000);
+});
+
+describe("BatchQueue lifecycle", () => {
+  it("starts no timer, creates no abort controller and draws no random number until an item is queued", () => {
+    vi.useFakeTimers({ now: 0 });
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
+    const Original = globalThis.AbortController;
+    let controllers = 0;
+    globalThis.AbortController = class extends Original {
+      constructor() {
+        super();
+        controllers++;
+      }
+    };
+    onTestFinished(() => {
+      globalThis.AbortController = Original;
+    });
+    const random = vi.spyOn(Math, "random");
+    onTestFinished(() => random.mockRestore());
+
+    const q = new BatchQueue<number>({
+      owner: "Test",
+      items: "items",
+      flushAt: 2,
+      flushIntervalMs: 60_000,
+      maxBatchItems: 2,
+      maxBatchBytes: 1_000_000,
+      maxQueueItems: 1_000,
+      maxQueueBytes: 1_000_000,
+      maxConcurrent: 4,
+      sizeOf: () => 10,
+      send: async (batch) => ({ delivered: batch.length }),
+    });
+    q.health();
+
+    expect({ timers: vi.getTimerCount(), controllers, random: random.mock.calls.length }).toEqual({
+      timers: 0,
+      controllers: 0,
+      random: 0,
+    });
+  });
+
+  it("gives each send a signal of its own, and shutdown aborts only the sends still under way", async () => {
+    captureLogs(LogLevel.ERROR);
+    const { q, attempts, accepted, unavailable } = queue();
+    for (let i = 0; i < 4; i++) q.push(i);
+    await settle();
+    const [first, second] = attempts as [Attempt, Attempt];
+    accepted(first);
+    await settle();
+
+    const stopped = q.shutdown(Date.now());
+    await vi.advanceTimersByTimeAsync(0);
+    const aborted = [first.signal.aborted, second.signal.aborted];
+    unavailable(second);
+    await stopped;
+
+    expect(first.signal).not.toBe(second.signal);
+    expect(aborted).toEqual([false, true]);
+  });
 });

@@ -72,12 +72,15 @@ export {
   MAX_METADATA_PATHS,
   writeMetadata,
 } from "./metadata.js";
-export type { BatchQueueOptions, DeliveryHealth, FlushResult, SendOutcome } from "./queue/batch-queue.js";
-export { BatchQueue, MAX_QUEUE_RETRY_DELAY_MS } from "./queue/batch-queue.js";
+export { MAX_QUEUE_RETRY_DELAY_MS } from "./queue/backoff.js";
+export type { BatchQueueOptions, FlushResult } from "./queue/batch-queue.js";
+export { BatchQueue } from "./queue/batch-queue.js";
 export type { DropReason, Fault } from "./queue/delivery-log.js";
 export { DeliveryLog } from "./queue/delivery-log.js";
 export { DELIVERY_ITEMS_ATTRIBUTE, DELIVERY_METRICS, DROP_REASON_ATTRIBUTE } from "./queue/delivery-metrics.js";
+export type { DeliveryHealth } from "./queue/delivery-stats.js";
 export { Limiter, mapLimit } from "./queue/limiter.js";
+export type { SendOutcome } from "./queue/outcome.js";
 export { faultOf, outcomeOf, sendInHalves, tooLargeOutcome } from "./queue/outcome.js";
 export {
   CIRCULAR_MARKER,

@@ -7,8 +7,8 @@ import {
 } from "@opentelemetry/api";
 import { globalSlot } from "../log/slot.js";
 import { SDK_VERSION } from "../version.js";
-import type { DeliveryHealth } from "./batch-queue.js";
 import type { DropReason } from "./delivery-log.js";
+import type { DeliveryHealth } from "./delivery-stats.js";
 
 /** A delivery queue as the metrics see it: what its items are called and its figures. */
 export interface DeliverySource {

@@ -1,7 +1,7 @@
 import { isSpanContextValid, type Span, type SpanContext } from "@opentelemetry/api";
 import { getGlobalLogger, loggerGeneration } from "../log/logger.js";
 import { globalSlot } from "../log/slot.js";
-import type { DeliveryHealth } from "../queue/batch-queue.js";
+import type { DeliveryHealth } from "../queue/delivery-stats.js";
 
 /**
  * Whether an `SvcSpanProcessor` sees the spans svc starts. The processor counts every span start it is given; the
