@@ -3,6 +3,7 @@ export type RuntimeKind = "node" | "bun" | "deno" | "cloudflare-workers" | "verc
 
 /** The runtime the SDK runs in, as its globals describe it. */
 export interface RuntimeInfo {
+  /** Which runtime it is. */
   kind: RuntimeKind;
   /** The runtime's own version, where it has one (`22.23.3`, `1.4.5`, `2.9.6`). */
   version?: string;
@@ -12,6 +13,7 @@ export interface RuntimeInfo {
 
 /** The globals that tell the runtimes apart. */
 export interface RuntimeGlobals {
+  /** Node's process object, which Bun, Deno and Workers with `nodejs_compat` offer too. */
   process?: {
     versions?: { node?: string; bun?: string; deno?: string };
     release?: { name?: string };
@@ -19,11 +21,15 @@ export interface RuntimeGlobals {
     arch?: string;
     getBuiltinModule?: (name: string) => unknown;
   };
+  /** Set by Bun. */
   Bun?: { version?: string };
+  /** Set by Deno. */
   Deno?: { version?: { deno?: string }; build?: { os?: string; arch?: string } };
   /** Set by the Vercel Edge runtime (`edge-runtime` locally, `vercel` when deployed). */
   EdgeRuntime?: unknown;
+  /** `Cloudflare-Workers` on Workers; a browser's own otherwise. */
   navigator?: { userAgent?: string };
+  /** The gzip of runtimes that cannot load `node:zlib`. */
   CompressionStream?: typeof CompressionStream;
 }
 
