@@ -12,6 +12,7 @@ import {
   runtimeGzip,
   type SendOutcome,
   sendInHalves,
+  suppressed,
   tooLargeOutcome,
 } from "@svc/core";
 import type { ProcessorConfig, SpanExporterLike, SpanExportProtocol } from "../config.js";
@@ -160,8 +161,8 @@ function cutLargestValue(item: OutgoingSpan): boolean {
 }
 
 /**
- * Hands a batch to a user-supplied exporter, with the exported attributes, bounded in time; stops waiting for it when
- * `signal` aborts (at shutdown), whether or not the exporter ever calls back.
+ * Hands a batch to a user-supplied exporter, with the exported attributes and tracing suppressed, bounded in time;
+ * stops waiting for it when `signal` aborts (at shutdown), whether or not the exporter ever calls back.
  */
 function exportThrough(
   exporter: SpanExporterLike,
@@ -198,8 +199,12 @@ function exportThrough(
     if (signal.aborted) return onAbort();
     signal.addEventListener("abort", onAbort, { once: true });
     try {
-      exporter.export(spans, (result) =>
-        settle(result?.code === 0 ? { delivered: batch.length } : failed(result?.error?.message ?? "code 1")),
+      // As OpenTelemetry's BatchSpanProcessor does: the exporter's own requests are not traced (else an
+      // instrumented http or fetch would turn each export into spans to export).
+      suppressed(() =>
+        exporter.export(spans, (result) =>
+          settle(result?.code === 0 ? { delivered: batch.length } : failed(result?.error?.message ?? "code 1")),
+        ),
       );
     } catch (error) {
       settle(failed(describeError(error)));
