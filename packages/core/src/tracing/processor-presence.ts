@@ -9,7 +9,7 @@ import {
 } from "@opentelemetry/api";
 import { getGlobalLogger, loggerGeneration } from "../log/logger.js";
 import { globalSlot } from "../log/slot.js";
-import type { DeliveryHealth } from "../queue/batch-queue.js";
+import type { DeliveryHealth } from "../queue/delivery-stats.js";
 import { getSvcTracer } from "./tracer-provider.js";
 
 /**
