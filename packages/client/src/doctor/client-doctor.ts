@@ -1,5 +1,6 @@
 import { type Connection, readEnv } from "@svc/core";
 import { type DoctorOptions, runDoctor } from "./doctor.js";
+import { hasAppMeterProvider } from "./otlp-defaults-check.js";
 import type { DoctorReport } from "./report.js";
 import { doctorTarget } from "./setup-checks.js";
 import { observeTracing } from "./tracing-checks.js";
@@ -10,5 +11,10 @@ import { observeTracing } from "./tracing-checks.js";
  */
 export function runClientDoctor(connection: Connection, options: DoctorOptions): Promise<DoctorReport> {
   const tracing = observeTracing();
-  return runDoctor(doctorTarget(connection, readEnv(), tracing.exporter), { ...options, tracing });
+  const env = readEnv();
+  return runDoctor(doctorTarget(connection, env, tracing.exporter), {
+    ...options,
+    tracing,
+    otlpDefaults: { env, appMeterProvider: hasAppMeterProvider() },
+  });
 }
