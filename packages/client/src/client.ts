@@ -1,14 +1,12 @@
-import { type Connection, MediaUploader, readEnv, redactUrl, serverOf } from "@svc/core";
+import { type Connection, describeError, MediaUploader, redactUrl, serverOf } from "@svc/core";
 import { SvcAPIError } from "./api/errors.js";
 import { SvcApi } from "./api/generated/client.js";
 import { RequestRuntime } from "./api/runtime.js";
 import { resolveClientConfig, type SvcClientConfig, type SvcClientParams } from "./config.js";
 import { DatasetManager } from "./dataset/dataset-manager.js";
-import { type DoctorOptions, runDoctor } from "./doctor/doctor.js";
+import type { DoctorOptions } from "./doctor/doctor.js";
 import type { DoctorReport } from "./doctor/report.js";
-import { doctorTarget } from "./doctor/setup-checks.js";
-import { observeTracing } from "./doctor/tracing-checks.js";
-import { ExperimentManager } from "./experiment/experiment-manager.js";
+import { ExperimentManager } from "./experiment/experiment-manager-facade.js";
 import { createRunExperimentOnDataset } from "./experiment/run-on-dataset.js";
 import type { SvcClientHealth } from "./health.js";
 import { MediaManager } from "./media/media-manager.js";
@@ -111,7 +109,8 @@ export class SvcClient {
    * Checks the set-up, in order: the keys, the base URL, that the server answers (and its version), that it accepts
    * the keys, the local clock against the server's, that the OTLP endpoint accepts a test span (sent as the span
    * processor sends, with the environment `sdk-doctor`), whether a tracer provider with `SvcSpanProcessor` records
-   * svc spans, and whether a span started now would be exported. Each request waits at most `timeout` seconds and the
+   * svc spans, whether a span started now would be exported, and whether the app's OpenTelemetry SDK exports metrics or
+   * traces to a default `localhost:4318` where nothing answers (`NodeSDK`'s defaults). Each request waits at most `timeout` seconds and the
    * whole run ends within twice that, whatever the server does. Never rejects; prints nothing.
    * @example
    * ```ts
@@ -121,8 +120,18 @@ export class SvcClient {
    * ```
    */
   doctor(options: DoctorOptions = {}): Promise<DoctorReport> {
-    const tracing = observeTracing();
-    return runDoctor(doctorTarget(this.#connection, readEnv(), tracing.exporter), { ...options, tracing });
+    // The checks load on the first call: an application that never calls the doctor does not carry them.
+    return import("./doctor/client-doctor.js").then(
+      ({ runClientDoctor }) => runClientDoctor(this.#connection, options),
+      (error: unknown): DoctorReport => {
+        const detail = `the checks could not be loaded: ${describeError(error)}`;
+        return {
+          ok: false,
+          checks: [{ name: "doctor", status: "fail", detail }],
+          toString: () => `svc doctor: ${detail}`,
+        };
+      },
+    );
   }
 
   /**

@@ -1,7 +1,9 @@
 import type { Context } from "@opentelemetry/api";
 import {
   BatchQueue,
+  bindsIoToRequests,
   countProcessorStart,
+  currentRuntime,
   type DeliveryHealth,
   describeError,
   type ExitWatch,
@@ -25,6 +27,8 @@ import { type StartedSpan, StartStage } from "./pipeline/start.js";
 import type { ReadableSpan } from "./readable-span.js";
 
 const NAME = "SvcSpanProcessor";
+/** Time beyond its own time limits after which an unsettled export is taken as cancelled by the runtime. */
+const LOST_SEND_GRACE_MS = 5_000;
 /** Time a custom exporter's `forceFlush()` or `shutdown()` gets past the flush deadline, when the flush took it all. */
 const EXPORTER_CALL_GRACE_MS = 500;
 
@@ -102,6 +106,9 @@ export class SvcSpanProcessor {
       maxConcurrent: config.maxConcurrentExports,
       immediate: config.exportMode === "immediate",
       server: config.exporter || config.cannotSend ? undefined : serverOf(config.endpoint),
+      meterProvider: config.meterProvider,
+      // The export request is bounded by the timeout where timers run; a late one is sent twice, never lost.
+      lostAfterMs: bindsIoToRequests(currentRuntime()) ? config.timeoutMs + LOST_SEND_GRACE_MS : undefined,
       sizeOf: (item) => sizeOf(item.span),
       send: async (batch, signal) => {
         await this.#enrich.enrich(batch, signal);
@@ -138,14 +145,18 @@ export class SvcSpanProcessor {
   onEnd(span: ReadableSpan): void {
     try {
       const spanContext = span.spanContext();
-      if (!this.#sample.keeps(spanContext)) {
+      // A span expected at its start was sampled then: the decision is per trace, so it stands. The default filter's
+      // yes at start stands too (a span's scope does not change and attributes are only added); a custom filter is
+      // asked again, on the ended span.
+      const expected = this.#start.onEnd(spanContext);
+      if (!expected && !this.#sample.keeps(spanContext)) {
         this.#queue.drop("sampledOut", 1, "their traces are outside sampleRate, or a sampler did not sample them");
         return;
       }
-      this.#start.onEnd(spanContext);
       if (this.#shutdown)
         this.#queue.drop("shutdown", 1, `span "${span.name}" ended after shutdown() and is not exported`);
-      else if (this.#filter.accepts(span)) this.#queue.push({ span });
+      else if ((expected && this.#filter.acceptedAtStartStands) || this.#filter.accepts(span))
+        this.#queue.push({ span });
     } catch (error) {
       const kind = `${NAME}: onEnd failed; span not exported`;
       this.#repeats.error(kind, `${kind}: "${String(span?.name)}": ${describeError(error)}`);

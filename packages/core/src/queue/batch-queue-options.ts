@@ -1,3 +1,4 @@
+import type { DeliveryMeterProvider } from "./delivery-metrics.js";
 import type { SendOutcome } from "./outcome.js";
 
 /** Settings of a `BatchQueue`. */
@@ -29,6 +30,14 @@ export interface BatchQueueOptions<T> {
   send: (batch: T[], signal: AbortSignal) => Promise<SendOutcome<T>>;
   /** Start sending as soon as an item is queued (no waiting for a batch to fill). @defaultValue false */
   immediate?: boolean;
+  /**
+   * A send still unsettled this long after it started is taken as lost: a runtime that cancels what an ended request
+   * left running (Cloudflare Workers) never settles it. A flush then queues its items again and sends them.
+   * @defaultValue never
+   */
+  lostAfterMs?: number;
+  /** Where the queue's figures are observed as metrics; nowhere by default. */
+  meterProvider?: DeliveryMeterProvider;
   /**
    * Origin of the server the sends go to (`https://host:port`): what a flush learns of it (that it does not answer)
    * is shared with every queue that sends there. Unset when the sends go through user code.

@@ -1,5 +1,6 @@
 import { settleWithin } from "../lifecycle/settle-within.js";
 import { describeError } from "../log/describe.js";
+import { getGlobalLogger } from "../log/logger.js";
 import { Backoff } from "./backoff.js";
 import type { BatchQueueOptions, FlushResult } from "./batch-queue-options.js";
 import { DeliveryLog, type DropReason } from "./delivery-log.js";
@@ -10,6 +11,15 @@ import { type Entry, ItemBuffer } from "./item-buffer.js";
 import type { SendOutcome } from "./outcome.js";
 import { answeredSince, isGivenUp, noteAnswer, noteGivenUp, UNANSWERED_RECHECK_MS } from "./unanswered-servers.js";
 import { WakeTimer } from "./wake-timer.js";
+
+/** A send under way: the controller of its own signal (made when it starts, in the request that starts it). */
+interface Send<T> {
+  controller: AbortController;
+  batch: Entry<T>[];
+  startedAt: number;
+  /** Given up on as lost: its items were queued again and its late outcome changes nothing. */
+  lost: boolean;
+}
 
 /**
  * How long shutdown waits for the sends it has aborted to end: those of the SDK end at once, a send that ignores its
@@ -37,7 +47,7 @@ export class BatchQueue<T> {
     this.#pump();
   });
   /** Sends under way, each with the controller of its own signal. */
-  readonly #sends = new Map<Promise<void>, AbortController>();
+  readonly #sends = new Map<Promise<void>, Send<T>>();
   #inFlightItems = 0;
   #inFlightBytes = 0;
   /** A flush rechecks a server that did not answer: one attempt may start at once, beside any under way. */
@@ -51,7 +61,7 @@ export class BatchQueue<T> {
   constructor(options: BatchQueueOptions<T>) {
     this.#options = options;
     this.#log = new DeliveryLog(options.owner, options.items, () => this.size);
-    observeDelivery(this);
+    observeDelivery(this, this.#stats.counts, options.meterProvider);
   }
 
   /** What the items are called (`spans`, `scores`). */
@@ -123,7 +133,11 @@ export class BatchQueue<T> {
       deadline,
       early === undefined ? undefined : { at: early, extend: () => answeredSince(server as string, started) },
     );
+    const stopWatching = this.#watchLost(deadline);
     try {
+      this.#reclaimLost();
+      // A timer armed during an earlier request may have been cancelled with it: the pump arms one of this flush.
+      this.#timer.cancel();
       this.#pump();
       const pending = await waiting;
       // Given up without an answer since the flush began, while a request waited for one or the last got none.
@@ -133,6 +147,7 @@ export class BatchQueue<T> {
       return silent && early !== undefined ? { pending, rechecked: true } : { pending };
     } finally {
       if (early !== undefined) this.#recheckProbe = false;
+      stopWatching();
       this.#log.report({ dueOnly: true });
     }
   }
@@ -157,7 +172,7 @@ export class BatchQueue<T> {
     const left = this.size;
     if (left > 0) {
       const cause = this.#stats.lastFailureText();
-      for (const controller of this.#sends.values()) controller.abort();
+      for (const send of this.#sends.values()) send.controller.abort();
       this.#waiters.settle(this.#buffer.takeAll());
       this.drop("shutdown", left, `the shutdown deadline passed before they could be delivered${cause}`);
       await settleWithin(() => Promise.allSettled([...this.#sends.keys()]), { timeoutMs: ABORTED_SENDS_GRACE_MS });
@@ -229,20 +244,64 @@ export class BatchQueue<T> {
     bindDeliveryMetrics();
     this.#inFlightItems += batch.length;
     for (const entry of batch) this.#inFlightBytes += entry.bytes;
-    const controller = new AbortController();
-    const sending: Promise<void> = this.#sendOne(batch, controller.signal).finally(() => {
+    const send: Send<T> = { controller: new AbortController(), batch, startedAt: Date.now(), lost: false };
+    const sending: Promise<void> = this.#sendOne(send).finally(() => {
       this.#sends.delete(sending);
-      if (!this.#closed) this.#pump();
+      if (!this.#closed && !send.lost) this.#pump();
     });
-    this.#sends.set(sending, controller);
+    this.#sends.set(sending, send);
   }
 
-  async #sendOne(batch: Entry<T>[], signal: AbortSignal): Promise<void> {
+  /** While a flush waits (until `deadline`), takes back each send as soon as it outlives `lostAfterMs`. */
+  #watchLost(deadline: number): () => void {
+    const { lostAfterMs } = this.#options;
+    if (lostAfterMs === undefined) return () => {};
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const check = (): void => {
+      let earliest = Number.POSITIVE_INFINITY;
+      for (const send of this.#sends.values()) earliest = Math.min(earliest, send.startedAt + lostAfterMs);
+      if (earliest >= deadline) return;
+      timer = setTimeout(
+        () => {
+          this.#reclaimLost();
+          this.#pump();
+          check();
+        },
+        Math.max(0, earliest - Date.now()),
+      );
+    };
+    check();
+    return () => clearTimeout(timer);
+  }
+
+  /** Queues again, at the front, the items of sends that outlived `lostAfterMs` without settling. */
+  #reclaimLost(): void {
+    const { lostAfterMs } = this.#options;
+    if (lostAfterMs === undefined || this.#sends.size === 0) return;
+    const now = Date.now();
+    let reclaimed = 0;
+    for (const [sending, send] of this.#sends) {
+      if (now - send.startedAt < lostAfterMs) continue;
+      send.lost = true;
+      send.controller.abort();
+      this.#sends.delete(sending);
+      this.#release(send.batch);
+      this.#buffer.putBack(send.batch);
+      reclaimed += send.batch.length;
+    }
+    if (reclaimed > 0)
+      getGlobalLogger().warn(
+        `${this.#options.owner}: ${reclaimed} ${this.#options.items} of sends that never finished (the runtime ended the request that started them) are sent again`,
+      );
+  }
+
+  async #sendOne(send: Send<T>): Promise<void> {
+    const { batch } = send;
     let outcome: SendOutcome<T>;
     try {
       outcome = await this.#options.send(
         batch.map((e) => e.item),
-        signal,
+        send.controller.signal,
       );
     } catch (error) {
       outcome = {
@@ -251,12 +310,18 @@ export class BatchQueue<T> {
       };
     } finally {
       // No longer in flight before they are requeued, so no count holds them twice.
-      this.#inFlightItems -= batch.length;
-      for (const entry of batch) this.#inFlightBytes -= entry.bytes;
+      if (!send.lost) this.#release(batch);
     }
+    if (send.lost) return; // taken back as lost and queued again: its late outcome changes nothing
     this.#noteAnswer(outcome);
     // Once shut down, what was still held has been counted; a late answer changes nothing.
     if (!this.#closed) this.#record(batch, outcome);
+  }
+
+  /** A batch is no longer in flight. */
+  #release(batch: readonly Entry<T>[]): void {
+    this.#inFlightItems -= batch.length;
+    for (const entry of batch) this.#inFlightBytes -= entry.bytes;
   }
 
   /** Whether the server answered the attempt (accepted it, or answered with a status), for the flushes to come. */

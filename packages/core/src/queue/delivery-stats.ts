@@ -1,4 +1,5 @@
 import type { DropReason, Fault } from "./delivery-log.js";
+import { type DeliveryCounts, deliveryCounts } from "./delivery-metrics.js";
 
 /** What a delivery queue (spans, or scores) has done so far: a plain object, cheap to read at any time. */
 export interface DeliveryHealth {
@@ -26,35 +27,26 @@ export interface DeliveryHealth {
 
 /** The counts of a queue that only grow: sent, dropped by reason, retries; and the last error and success. */
 export class DeliveryStats {
-  readonly #dropped: Record<DropReason, number> = {
-    queueFull: 0,
-    tooLarge: 0,
-    rejected: 0,
-    auth: 0,
-    shutdown: 0,
-    sampledOut: 0,
-    failed: 0,
-  };
-  #sent = 0;
-  #retries = 0;
+  /** Sent, retried and dropped so far: they only grow, and the metrics keep them after the queue is gone. */
+  readonly counts: DeliveryCounts = deliveryCounts();
   #lastError: DeliveryHealth["lastError"];
   #lastHint: string | undefined;
   #lastSuccessAt: number | undefined;
 
   /** Items the server accepted. */
   delivered(count: number): void {
-    this.#sent += count;
+    this.counts.sent += count;
     if (count > 0) this.#lastSuccessAt = Date.now();
   }
 
   /** Items given up on. */
   dropped(reason: DropReason, count: number): void {
-    this.#dropped[reason] += count;
+    this.counts.dropped[reason] += count;
   }
 
   /** An attempt failed and is tried again. */
   retried(): void {
-    this.#retries += 1;
+    this.counts.retries += 1;
   }
 
   /** Keeps a failed attempt as the last error of `health()`. */
@@ -81,9 +73,9 @@ export class DeliveryStats {
   health(held: { queued: number; queuedBytes: number; inFlight: number; shutdown: boolean }): DeliveryHealth {
     return {
       ...held,
-      sent: this.#sent,
-      dropped: { ...this.#dropped },
-      retries: this.#retries,
+      sent: this.counts.sent,
+      dropped: { ...this.counts.dropped },
+      retries: this.counts.retries,
       lastError: this.#lastError,
       lastSuccessAt: this.#lastSuccessAt === undefined ? undefined : new Date(this.#lastSuccessAt).toISOString(),
     };
