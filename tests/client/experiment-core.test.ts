@@ -154,7 +154,9 @@ describe("formatExperimentResult", () => {
     expect(text).toContain(
       'Failures\n  item "ds-item-7" (input "country-14 with a long questi…"): timed out after 1000 ms (3 attempts)',
     );
-    expect(text).toContain('evaluator judge failed on 1 of 1 item; first, item "ds-item-2" (input "country-3"): judge crashed');
+    expect(text).toContain(
+      'evaluator judge failed on 1 of 1 item; first, item "ds-item-2" (input "country-3"): judge crashed',
+    );
   });
 
   it("leaves the item table out when includeItemResults is false", () => {

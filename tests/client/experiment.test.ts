@@ -170,7 +170,7 @@ describe("svc.experiment.run", () => {
     const release = new Map<string, () => void>();
     // The first item's input takes longest to hash into its id; it still starts first.
     const data = [{ input: "a".repeat(20_000_000) }, { input: "b" }, { input: "c" }, { input: "d" }];
-    const name = (input: string) => input.slice(0, 1);
+    const name = (input: string | undefined) => (input ?? "").slice(0, 1);
 
     const running = svc.experiment.run({
       name: "order",

@@ -210,7 +210,9 @@ describe("the app-root claim in baggage, as the previous major had it", () => {
     await useSink();
     const remoteParent = { traceId: TRACE_ID, spanId: "00f067aa0ba902b7", traceFlags: 1 };
 
-    context.with(claim(TRACE_ID), () => startObservation("claimed", undefined, { parentSpanContext: remoteParent }).end());
+    context.with(claim(TRACE_ID), () =>
+      startObservation("claimed", undefined, { parentSpanContext: remoteParent }).end(),
+    );
     context.with(claim("f".repeat(32)), () =>
       startObservation("other-claim", undefined, { parentSpanContext: remoteParent }).end(),
     );

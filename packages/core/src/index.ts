@@ -3,7 +3,7 @@ export type { SvcOtelSpanAttribute } from "./attributes.js";
 export { SVC_TRACER_NAME, SvcOtelSpanAttributes } from "./attributes.js";
 export { COMPRESSION_ENV_VARS, compressionOption } from "./config/compression.js";
 export type { Connection, ConnectionParams } from "./config/connection.js";
-export { DEFAULT_BASE_URL, isLocalHost, resolveConnection } from "./config/connection.js";
+export { DEFAULT_BASE_URL, resolveConnection } from "./config/connection.js";
 export {
   ENVIRONMENT_RULE,
   environmentOption,
@@ -124,6 +124,7 @@ export {
   describeFailure,
   failureHint,
   httpRequest,
+  isLocalHost,
   isRetryable,
   KEYS_HINT,
   parseHttpUrl,
