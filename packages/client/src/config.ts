@@ -1,9 +1,12 @@
 import {
   apiHeaders,
+  type Backend,
   basicAuth,
   type Connection,
   connectionSettings,
   type Env,
+  fetchBackend,
+  functionOption,
   isTransportIntercepted,
   logStartup,
   numberOption,
@@ -27,6 +30,12 @@ export interface SvcClientParams extends ScoreParams {
   timeout?: number;
   /** Headers added to every REST call. */
   additionalHeaders?: Record<string, string>;
+  /**
+   * The fetch function every request of the client goes through: REST calls, prompts, datasets, scores, media. For
+   * tests that answer in place of the server, and for runtimes whose own HTTP stack must be used. On Node the client
+   * otherwise sends through `node:http`, not `globalThis.fetch`. @defaultValue the runtime's HTTP stack
+   */
+  fetch?: typeof fetch;
 }
 
 /** Settings of a client after options, environment and defaults are applied. */
@@ -45,6 +54,8 @@ export interface SvcClientConfig {
   headers: Record<string, string>;
   /** Score batching settings. */
   score: ScoreManagerConfig;
+  /** Where requests go when the `fetch` option is given; undefined for the runtime's own HTTP stack. */
+  backend: Backend | undefined;
 }
 
 const NAME = "SvcClient";
@@ -53,6 +64,7 @@ const NAME = "SvcClient";
 export const CLIENT_SPECS = {
   timeout: numberOption(60, { min: 0, zeroIsUnset: true }),
   additionalHeaders: stringRecordOption(),
+  fetch: functionOption<typeof fetch>(),
 };
 
 /** Client settings and, kept off the enumerable keys so that printing the settings never shows them, the credentials. */
@@ -95,6 +107,7 @@ export function resolveClientConfig(params: unknown, env: Env = readEnv()): Reso
     timeoutSeconds: o.timeout,
     headers,
     score,
+    backend: o.fetch ? fetchBackend(o.fetch) : undefined,
   };
   // The keys win over an Authorization of additionalHeaders; without them, that one is sent as given.
   const authorization = auth ?? givenAuthorization;

@@ -1,5 +1,6 @@
 import { getGlobalLogger } from "../log/logger.js";
 import { Limiter } from "../queue/limiter.js";
+import type { Backend } from "../transport/backend.js";
 import { describeFailure, type HttpResult, httpRequest } from "../transport/http.js";
 
 /** What a piece of media belongs to on the server. */
@@ -29,6 +30,8 @@ export interface MediaServer {
   timeoutMs: number;
   /** Uploads run in the background, started by the span processor rather than awaited by a caller. @defaultValue false */
   background?: boolean;
+  /** Sends through this backend instead of the runtime's own (the client's `fetch` option). */
+  backend?: Backend;
 }
 
 /** The outcome of an upload; `reason` says what failed. */
@@ -110,16 +113,19 @@ export class MediaUploader {
       return { ok: true, alreadyStored: true };
     }
     const started = Date.now();
-    const put = await httpRequest({
-      method: "PUT",
-      url: answer.uploadUrl,
-      headers: contentHeaders(answer.uploadUrl, media),
-      body: media.bytes,
-      attemptTimeoutMs: this.#server.timeoutMs,
-      deadline,
-      maxRetries: PUT_RETRIES,
-      background: this.#server.background,
-    });
+    const put = await httpRequest(
+      {
+        method: "PUT",
+        url: answer.uploadUrl,
+        headers: contentHeaders(answer.uploadUrl, media),
+        body: media.bytes,
+        attemptTimeoutMs: this.#server.timeoutMs,
+        deadline,
+        maxRetries: PUT_RETRIES,
+        background: this.#server.background,
+      },
+      this.#server.backend,
+    );
     const status = put.ok ? put.response.status : put.failure.kind === "status" ? put.failure.status : 0;
     // The server records what the storage answered: its body for an error status, else what went wrong.
     const error = put.ok
@@ -156,16 +162,19 @@ export class MediaUploader {
     body: unknown,
   ): Promise<{ ok: true; json: unknown } | { ok: false; reason: string }> {
     const url = `${this.#server.baseUrl}${path}`;
-    const result: HttpResult = await httpRequest({
-      method,
-      url,
-      headers: { ...this.#server.headers, "content-type": "application/json", accept: "application/json" },
-      body: JSON.stringify(body),
-      attemptTimeoutMs: this.#server.timeoutMs,
-      deadline,
-      maxRetries: API_RETRIES,
-      background: this.#server.background,
-    });
+    const result: HttpResult = await httpRequest(
+      {
+        method,
+        url,
+        headers: { ...this.#server.headers, "content-type": "application/json", accept: "application/json" },
+        body: JSON.stringify(body),
+        attemptTimeoutMs: this.#server.timeoutMs,
+        deadline,
+        maxRetries: API_RETRIES,
+        background: this.#server.background,
+      },
+      this.#server.backend,
+    );
     if (!result.ok) return { ok: false, reason: describeFailure(result.failure, method, url) };
     try {
       const text = new TextDecoder().decode(result.response.body);
