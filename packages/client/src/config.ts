@@ -54,8 +54,6 @@ export interface SvcClientConfig {
   headers: Record<string, string>;
   /** Score batching settings. */
   score: ScoreManagerConfig;
-  /** Where requests go when the `fetch` option is given; undefined for the runtime's own HTTP stack. */
-  backend: Backend | undefined;
 }
 
 const NAME = "SvcClient";
@@ -73,6 +71,8 @@ export type ResolvedClientConfig = SvcClientConfig & {
   readonly authorization: string | undefined;
   /** Address and keys as resolved, with where each came from, for the doctor (non-enumerable). */
   readonly connection: Connection;
+  /** Where requests go when the `fetch` option is given; undefined for the runtime's own HTTP stack (non-enumerable). */
+  readonly backend: Backend | undefined;
 };
 
 /** Resolves client settings: option, then environment, then default. Never throws; problems are logged once. */
@@ -107,13 +107,13 @@ export function resolveClientConfig(params: unknown, env: Env = readEnv()): Reso
     timeoutSeconds: o.timeout,
     headers,
     score,
-    backend: o.fetch ? fetchBackend(o.fetch) : undefined,
   };
   // The keys win over an Authorization of additionalHeaders; without them, that one is sent as given.
   const authorization = auth ?? givenAuthorization;
   return Object.defineProperties(config, {
     authorization: { value: authorization, enumerable: false },
     connection: { value: connection, enumerable: false },
+    backend: { value: o.fetch ? fetchBackend(o.fetch) : undefined, enumerable: false },
   }) as ResolvedClientConfig;
 }
 
