@@ -119,7 +119,14 @@ export type { AttemptRequest, AttemptResponse, Backend } from "./transport/backe
 export { AttemptTimeoutError, defaultBackend, fetchBackend, ResponseTooLargeError } from "./transport/backend.js";
 export type { Gzip, RuntimeGlobals } from "./transport/compress.js";
 export { chooseGzip, concatBytes, runtimeGzip } from "./transport/compress.js";
-export type { HttpFailure, HttpMethod, HttpRequest, HttpResponse, HttpResult } from "./transport/http.js";
+export type {
+  HttpFailure,
+  HttpMethod,
+  HttpRequest,
+  HttpResponse,
+  HttpResult,
+  RedirectStop,
+} from "./transport/http.js";
 export {
   describeFailure,
   failureHint,

@@ -52,10 +52,26 @@ export interface HttpResponse {
   url: string;
 }
 
+/**
+ * Why a redirect answer was the last one: a 301, 302 or 303 to a request other than a GET (following it would
+ * change the method and lose the body), a redirect without a `Location`, one hop more than the transport follows,
+ * or a 3xx that is no redirect the transport follows (300, 304...). `to` is where it pointed, as it may be printed
+ * (no credentials, no query), when it named a valid http(s) address.
+ */
+export interface RedirectStop {
+  /** Why the redirect was not followed. */
+  stop: "method" | "no-location" | "too-many" | "not-followed";
+  /** Where the redirect pointed, as it may be printed. */
+  to?: string;
+}
+
 /** Why a call did not end in a success status. */
 export type HttpFailure =
-  /** The server answered with an error status (the last answer, after retries). */
-  | { kind: "status"; status: number; response: HttpResponse; retryAfterMs?: number }
+  /**
+   * The server answered with an error status (the last answer, after retries), or with a 3xx that was not followed:
+   * then `redirect` says why.
+   */
+  | { kind: "status"; status: number; response: HttpResponse; retryAfterMs?: number; redirect?: RedirectStop }
   /** The connection failed (refused, reset, DNS...): `code` is the system error code when there is one. */
   | { kind: "network"; code?: string; error: unknown }
   /** An attempt got no complete answer within its time limit. */
@@ -69,7 +85,7 @@ export type HttpFailure =
   /** The answer was larger than the caller accepts. */
   | { kind: "too-large"; limit: number };
 
-/** The outcome of a call: an answer with a status below 400, or the failure that ended it. */
+/** The outcome of a call: an answer with a 1xx or 2xx status, or the failure that ended it. */
 export type HttpResult = (
   | { ok: true; response: HttpResponse }
   | { ok: false; failure: HttpFailure /** The failure before a deadline ended the call. */; last?: HttpFailure }
@@ -99,9 +115,11 @@ export function setDefaultBackend(backend: Backend | undefined): void {
  * Sends one request: every HTTP call of the SDK goes through here. Each attempt has its own time limit and the
  * whole call a deadline; network errors, timeouts, 408, 429 and 5xx are retried with exponential backoff and
  * jitter (or the server's `Retry-After`) while attempts and time remain; other statuses, an invalid URL and an
- * unsupported scheme end the call at once. Same-origin 307/308 redirects are followed with the body replayed;
- * a redirect to another origin never carries `Authorization`. The request runs with OpenTelemetry tracing
- * suppressed, so instrumentation of `http`, `undici` or `fetch` never records the SDK's own calls.
+ * unsupported scheme end the call at once. Up to five redirects are followed: 307/308 with the method and body
+ * replayed, 301/302/303 of a GET; a redirect to another origin never carries `Authorization`. A 3xx that is not
+ * followed (a 301, 302 or 303 of a POST, no `Location`, a sixth hop) is a failure, never a success: the data was
+ * not delivered. The request runs with OpenTelemetry tracing suppressed, so instrumentation of `http`, `undici` or
+ * `fetch` never records the SDK's own calls.
  * Never rejects.
  */
 export async function httpRequest(request: HttpRequest, backend?: Backend): Promise<HttpResult> {
@@ -119,9 +137,9 @@ export async function httpRequest(request: HttpRequest, backend?: Backend): Prom
     if (remaining <= 0) return done({ ok: false, failure: { kind: "deadline" }, attempts: attempt, last });
     const timeoutMs = Math.max(1, Math.min(request.attemptTimeoutMs, remaining));
     const outcome = await suppressed(() => attemptWithRedirects(send, request, url, body, timeoutMs));
-    if ("response" in outcome && outcome.response.status < 400)
+    if ("response" in outcome && outcome.response.status < 300)
       return done({ ok: true, response: outcome.response, attempts: attempt + 1 });
-    const failure = "response" in outcome ? statusFailure(outcome.response) : outcome.failure;
+    const failure = "response" in outcome ? statusFailure(outcome.response, outcome.redirect) : outcome.failure;
     if (failure.kind === "aborted" || !isRetryable(failure) || attempt >= maxRetries)
       return done({ ok: false, failure, attempts: attempt + 1 });
     const delayMs = retryDelayMs(attempt, failure.kind === "status" ? failure.retryAfterMs : undefined);
@@ -202,7 +220,7 @@ export function suggestHttpUrl(text: string): URL | undefined {
   return url;
 }
 
-type AttemptOutcome = { response: HttpResponse } | { failure: HttpFailure };
+type AttemptOutcome = { response: HttpResponse; redirect?: RedirectStop } | { failure: HttpFailure };
 
 async function attemptWithRedirects(
   send: Backend,
@@ -233,12 +251,17 @@ async function attemptWithRedirects(
       return { failure: thrownFailure(error, request.signal) };
     }
     const response: HttpResponse = { ...answer, url: url.href };
+    if (answer.status < 300 || answer.status >= 400) return { response };
     const location = answer.headers.location;
-    if (!REDIRECTS.has(answer.status) || !location || hop >= MAX_REDIRECTS) return { response };
-    const next = parseHttpUrl(new URL(location, url).href);
-    if (typeof next === "string") return { response };
+    const next = location ? parseHttpUrl(resolveLocation(location, url)) : undefined;
+    const to = next instanceof URL ? printable(next) : undefined;
+    const stopped = (stop: RedirectStop["stop"]) => ({ response, redirect: to ? { stop, to } : { stop } });
+    if (!REDIRECTS.has(answer.status)) return stopped("not-followed");
+    if (!location) return stopped("no-location");
+    if (!(next instanceof URL)) return stopped("not-followed");
+    if (hop >= MAX_REDIRECTS) return stopped("too-many");
     const keepsMethod = answer.status === 307 || answer.status === 308;
-    if (!keepsMethod && method !== "GET") return { response };
+    if (!keepsMethod && method !== "GET") return stopped("method");
     if (next.origin !== url.origin) {
       // Credentials stay with the origin they were given for.
       const { authorization: _dropped, ...rest } = headers;
@@ -250,11 +273,25 @@ async function attemptWithRedirects(
   }
 }
 
-function statusFailure(response: HttpResponse): HttpFailure {
+function statusFailure(response: HttpResponse, redirect: RedirectStop | undefined): HttpFailure {
+  if (redirect) return { kind: "status", status: response.status, response, redirect };
   const retryAfterMs = parseRetryAfter(response.headers["retry-after"]);
   return retryAfterMs === undefined
     ? { kind: "status", status: response.status, response }
     : { kind: "status", status: response.status, response, retryAfterMs };
+}
+
+function resolveLocation(location: string, base: URL): string {
+  try {
+    return new URL(location, base).href;
+  } catch {
+    return location;
+  }
+}
+
+/** An address as a log line may carry it: no credentials, no query (a signed URL's signature), no fragment. */
+function printable(url: URL): string {
+  return redactUrl(`${url.origin}${url.pathname}`);
 }
 
 function thrownFailure(error: unknown, signal: AbortSignal | undefined): HttpFailure {
@@ -293,6 +330,8 @@ export function describeFailure(failure: HttpFailure, method: string, url: strin
   const where = placeOf(url);
   switch (failure.kind) {
     case "status":
+      if (failure.redirect)
+        return `HTTP ${failure.status} from ${where.host} ${method} ${where.path}${redirectText(failure.redirect, method, url)}`;
       return `HTTP ${failure.status} from ${where.host} ${method} ${where.path}${bodyExcerpt(failure.response)}`;
     case "network":
       return `${failure.code ?? "connection failed"} on ${method} ${where.host}${where.path}${failure.code ? "" : `: ${describeError(failure.error)}`}`;
@@ -321,6 +360,7 @@ export function failureHint(failure: HttpFailure, url: string, { delivery = fals
   const { host } = placeOf(url);
   switch (failure.kind) {
     case "status":
+      if (failure.redirect) return redirectHint(failure.redirect, url);
       if (failure.status === 401 || failure.status === 403) return KEYS_HINT;
       if (delivery && (failure.status === 404 || failure.status === 405))
         return `Check that the base URL (baseUrl or SVC_BASE_URL) is the address of the svc server; ${host} does not know this route.`;
@@ -348,6 +388,59 @@ export function hostOf(url: string): string | undefined {
     // not a URL as it stands: try what it most likely means
   }
   return suggestHttpUrl(url)?.host;
+}
+
+/** The words after a final redirect's status and place: from which address to which, and why it ended there. */
+function redirectText({ stop, to }: RedirectStop, method: string, url: string): string {
+  const from = printableText(url);
+  switch (stop) {
+    case "method":
+      return `: ${from} redirects to ${to}, which is not followed for a ${method} (the body would be lost)`;
+    case "no-location":
+      return " without a Location header";
+    case "too-many":
+      return `: more than ${MAX_REDIRECTS} redirects from ${from}, the last to ${to}`;
+    case "not-followed":
+      return to ? `: ${from} redirects to ${to}, which is not followed` : " (a redirect that is not followed)";
+  }
+}
+
+function printableText(url: string): string {
+  try {
+    return printable(new URL(url));
+  } catch {
+    return redactUrl(url);
+  }
+}
+
+/** What to do about a final redirect: point `baseUrl` at the address redirected to, when there is one. */
+function redirectHint({ stop, to }: RedirectStop, url: string): string {
+  const setting = "baseUrl (or SVC_BASE_URL)";
+  if (to && stop !== "too-many") return `Set ${setting} to ${baseOf(to, url)}, the address the server redirects to.`;
+  const { host } = placeOf(url);
+  return stop === "too-many"
+    ? `Set ${setting} to the address of the svc server itself; ${host} redirects in a loop or through too many addresses.`
+    : `Set ${setting} to the address of the svc server itself; ${host} answers with a redirect to no address (a proxy or a sign-in page in front of the server?).`;
+}
+
+/**
+ * The base address in a redirect target: the target without the route the SDK appended to the base (from
+ * `/api/public/` on), else its origin.
+ */
+function baseOf(to: string, requested: string): string {
+  let target: URL;
+  try {
+    target = new URL(to);
+  } catch {
+    return to;
+  }
+  const requestedPath = placeOf(requested).path;
+  const route = requestedPath.indexOf("/api/public/");
+  if (route >= 0) {
+    const suffix = requestedPath.slice(route);
+    if (target.pathname.endsWith(suffix)) return `${target.origin}${target.pathname.slice(0, -suffix.length)}`;
+  }
+  return target.origin;
 }
 
 /** Host (with port) and path of a URL as they may be printed. */
