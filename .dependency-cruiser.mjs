@@ -82,6 +82,15 @@ export default {
       to: { path: ["^packages/", "^@svc/", "^tools/(?!codemod/)"] },
     },
     {
+      name: "dev-server-reads-only-shared-readers",
+      severity: "error",
+      comment:
+        "The dev server runs from its sources under Node's type stripping: of the packages it imports only the " +
+        "self-contained module it shares with the test kit (how spans with GenAI attributes read as observations).",
+      from: { path: "^tools/dev-server/" },
+      to: { path: ["^packages/", "^@svc/"], pathNot: "^packages/core/src/genai-attributes\\.ts$" },
+    },
+    {
       name: "svc-name-resolves",
       severity: "error",
       comment:

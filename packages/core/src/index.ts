@@ -36,6 +36,8 @@ export {
   warnUnknownOptions,
 } from "./config/options.js";
 export { connectionSettings, logStartup, optionSettings } from "./config/startup.js";
+export type { GenAiFields, SpanAttributeValues, UsageNode } from "./genai-attributes.js";
+export { readGenAiFields, usageRepeaters } from "./genai-attributes.js";
 export type { ExitParticipant, ExitWatch } from "./lifecycle/exit-hooks.js";
 export { flushWatched, watchForExit, watchQueueForExit } from "./lifecycle/exit-hooks.js";
 export type { Settled, SettleWithinOptions } from "./lifecycle/settle-within.js";
@@ -72,12 +74,21 @@ export {
   MAX_METADATA_PATHS,
   writeMetadata,
 } from "./metadata.js";
-export type { BatchQueueOptions, DeliveryHealth, FlushResult, SendOutcome } from "./queue/batch-queue.js";
-export { BatchQueue, MAX_QUEUE_RETRY_DELAY_MS } from "./queue/batch-queue.js";
+export { MAX_QUEUE_RETRY_DELAY_MS } from "./queue/backoff.js";
+export type { BatchQueueOptions, FlushResult } from "./queue/batch-queue.js";
+export { BatchQueue } from "./queue/batch-queue.js";
 export type { DropReason, Fault } from "./queue/delivery-log.js";
 export { DeliveryLog } from "./queue/delivery-log.js";
-export { DELIVERY_ITEMS_ATTRIBUTE, DELIVERY_METRICS, DROP_REASON_ATTRIBUTE } from "./queue/delivery-metrics.js";
+export type { DeliveryMeterProvider } from "./queue/delivery-metrics.js";
+export {
+  DELIVERY_ITEMS_ATTRIBUTE,
+  DELIVERY_METRICS,
+  DROP_REASON_ATTRIBUTE,
+  meterProviderOption,
+} from "./queue/delivery-metrics.js";
+export type { DeliveryHealth } from "./queue/delivery-stats.js";
 export { Limiter, mapLimit } from "./queue/limiter.js";
+export type { SendOutcome } from "./queue/outcome.js";
 export { faultOf, outcomeOf, sendInHalves, tooLargeOutcome } from "./queue/outcome.js";
 export {
   CIRCULAR_MARKER,
@@ -117,7 +128,7 @@ export { isTraceSampledIn, sampleRateOption, traceSampler } from "./tracing/samp
 export { getSvcTracer, getSvcTracerProvider, setSvcTracerProvider } from "./tracing/tracer-provider.js";
 export type { AttemptRequest, AttemptResponse, Backend } from "./transport/backend.js";
 export { AttemptTimeoutError, defaultBackend, fetchBackend, ResponseTooLargeError } from "./transport/backend.js";
-export type { Gzip, RuntimeGlobals } from "./transport/compress.js";
+export type { Gzip } from "./transport/compress.js";
 export { chooseGzip, concatBytes, runtimeGzip } from "./transport/compress.js";
 export type {
   HttpFailure,
@@ -161,4 +172,12 @@ export {
   retryDelayMs,
   sleep,
 } from "./transport/retry.js";
+export type { RuntimeGlobals, RuntimeInfo, RuntimeKind } from "./transport/runtime.js";
+export {
+  bindsIoToRequests,
+  currentRuntime,
+  describeRuntime,
+  detectRuntime,
+  isServerRuntime,
+} from "./transport/runtime.js";
 export { SDK_VERSION } from "./version.js";

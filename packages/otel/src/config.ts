@@ -1,3 +1,4 @@
+import type { MeterProvider } from "@opentelemetry/api";
 import {
   apiHeaders,
   booleanOption,
@@ -9,6 +10,7 @@ import {
   functionOption,
   getGlobalLogger,
   logStartup,
+  meterProviderOption,
   numberOption,
   objectOption,
   optionSettings,
@@ -141,6 +143,13 @@ export interface SvcSpanProcessorParams {
    * Falls back to SVC_SAMPLE_RATE. @defaultValue 1
    */
   sampleRate?: number;
+  /**
+   * Where the processor's delivery figures (`svc.delivery.*`, see `health()`) are observed as metrics: a
+   * `MeterProvider`, or `"global"` for the OpenTelemetry global meter provider (found when a batch is sent, so one
+   * that `NodeSDK.start()` registers later counts). Without it no instrument is created, so no metrics exporter of
+   * the application (`NodeSDK` registers one by default) is given svc's figures. @defaultValue undefined
+   */
+  meterProvider?: MeterProvider | "global";
 }
 
 /** Default spans per export request. */
@@ -199,6 +208,7 @@ export const PROCESSOR_SPECS = {
   exporter: objectOption<SpanExporterLike>(["export", "shutdown"], "a span exporter (export and shutdown methods)"),
   flushOnExit: booleanOption(true),
   sampleRate: sampleRateOption(),
+  meterProvider: meterProviderOption(),
 };
 
 /** Settings of a span processor after options, environment and defaults are applied. */
@@ -235,6 +245,8 @@ export interface ProcessorConfig {
   flushOnExit: boolean;
   /** Share of traces exported, 0 to 1. */
   sampleRate: number;
+  /** Where the delivery figures are observed as metrics, if anywhere. */
+  meterProvider: MeterProvider | "global" | undefined;
 }
 
 /**
@@ -293,6 +305,7 @@ export function resolveProcessorConfig(params: unknown, env: Env = readEnv()): P
     exporter: o.exporter,
     flushOnExit: o.flushOnExit,
     sampleRate: o.sampleRate,
+    meterProvider: o.meterProvider,
   };
 }
 
