@@ -80,7 +80,7 @@ describe("messages of the first hour", () => {
           `ScoreManager: cannot deliver scores: ECONNREFUSED on POST ${host}/api/public/scores\\. 1 score kept and retried \\(next attempt in [\\d.]+ s, 1 score waiting\\); .*Check that the server at ${host} is running`,
         ),
       ),
-      expect.stringContaining("ScoreManager: flush() gave up after 2 s with 1 scores not yet delivered"),
+      expect.stringContaining("ScoreManager: flush() gave up after 2 s with 1 score not yet delivered"),
     ]);
     await svc.shutdown();
     expect(lines(logs, "error")).toEqual([

@@ -2,6 +2,7 @@ import type { Context } from "@opentelemetry/api";
 import {
   BatchQueue,
   bindsIoToRequests,
+  counted,
   countProcessorStart,
   currentRuntime,
   type DeliveryHealth,
@@ -210,7 +211,7 @@ export class SvcSpanProcessor {
       const { pending } = final ? await this.#queue.shutdown(deadline) : await this.#queue.flush(deadline);
       if (pending > 0 && !final)
         getGlobalLogger().warn(
-          `${NAME}: forceFlush() gave up after ${this.#config.flushTimeoutMs / 1000} s with ${pending} spans not yet delivered; they stay queued and are retried`,
+          `${NAME}: forceFlush() gave up after ${this.#config.flushTimeoutMs / 1000} s with ${counted(pending, "spans")} not yet delivered; they stay queued and are retried`,
         );
       await this.#uploader?.settled(deadline);
     } finally {

@@ -1,3 +1,4 @@
+import { counted } from "../log/describe.js";
 import { getGlobalLogger } from "../log/logger.js";
 import { RepeatLog } from "../log/repeat-log.js";
 
@@ -143,7 +144,7 @@ export class DeliveryLog {
 
   /** `1 score`, `2 scores`: a count of the items, in the singular for one. */
   #count(count: number): string {
-    return `${count} ${count === 1 ? this.items.replace(/s$/, "") : this.items}`;
+    return counted(count, this.items);
   }
 
   #recoveredWhenDrained(): void {
