@@ -16,6 +16,7 @@ import { CLIENT_SPECS } from "../../packages/client/src/config.ts";
 import { DEFAULT_PROMPT_FETCH_TIMEOUT_MS } from "../../packages/client/src/prompt/prompt-manager.ts";
 import { MAX_SCORES_PER_REQUEST, SCORE_SPECS } from "../../packages/client/src/score/config.ts";
 import { PROCESSOR_SPECS } from "../../packages/otel/src/config.ts";
+import { listMethods, loadDefinition, takesEmptyRequest } from "../../scripts/generate-api.ts";
 import { codemodCommand } from "../../scripts/pack.ts";
 import { ROOT } from "../support/packages.ts";
 
@@ -122,6 +123,13 @@ describe("the full reference", () => {
     const matches = [...GUIDE.matchAll(new RegExp(pattern, "g"))];
     expect(matches.length, String(pattern)).toBeGreaterThan(0);
     for (const match of matches) expect(match.slice(1).map(num)).toEqual(expected);
+  });
+
+  it("counts the generated methods that take `{}` before the request options as the generator makes them", () => {
+    const count = listMethods(loadDefinition()).filter(takesEmptyRequest).length;
+    const quoted = [...GUIDE.matchAll(/(\d+) (?:generated|REST) methods/g)].map((m) => Number(m[1]));
+    expect(quoted.length).toBeGreaterThanOrEqual(3);
+    expect(new Set(quoted)).toEqual(new Set([count]));
   });
 
   it("names the peer ranges the packages declare", () => {
