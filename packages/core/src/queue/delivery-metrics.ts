@@ -9,7 +9,6 @@ import type { OptionSpec } from "../config/options.js";
 import { globalSlot } from "../log/slot.js";
 import { SDK_VERSION } from "../version.js";
 import type { DropReason } from "./delivery-log.js";
-import type { DeliveryHealth } from "./delivery-stats.js";
 
 /** A delivery queue as the metrics see it: what its items are called and its figures. */
 export interface DeliverySource {

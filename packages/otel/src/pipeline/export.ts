@@ -17,7 +17,6 @@ import {
 } from "@svc/core";
 import type { ProcessorConfig, SpanExporterLike, SpanExportProtocol } from "../config.js";
 import { encodeTraceRequestPieces } from "../internal/otlp-json.js";
-import { encodeTraceRequestProtobuf } from "../internal/otlp-protobuf.js";
 import type { ExportItem } from "../internal/otlp-request.js";
 import type { ReadableSpan } from "../readable-span.js";
 import type { OutgoingSpan } from "./enrich.js";
@@ -33,11 +32,23 @@ const MAX_CUTS = 4;
 const CUT_MARKER = "...[truncated: the span was too large to send]";
 /** Time a user-supplied exporter gets beyond one request's timeout, for its own retries. */
 const EXPORTER_GRACE_MS = 30_000;
-/** The request body of each protocol, in pieces made as they are asked for. */
-const ENCODERS: Record<SpanExportProtocol, (items: readonly ExportItem[]) => Iterator<string | Uint8Array>> = {
-  "http/json": encodeTraceRequestPieces,
-  "http/protobuf": encodeTraceRequestProtobuf,
-};
+/** Makes the request body of a batch, in pieces made as they are asked for. */
+type Encoder = (items: readonly ExportItem[]) => Iterator<string | Uint8Array>;
+/** The OTLP/protobuf encoder (opt-in), loaded with the first batch that needs it. */
+let protobufEncoder: Promise<Encoder> | undefined;
+
+/** The encoder of a protocol; OTLP/JSON, the default, is at hand, OTLP/protobuf loads on first use. */
+function encoderOf(protocol: SpanExportProtocol): Encoder | Promise<Encoder> {
+  if (protocol === "http/json") return encodeTraceRequestPieces;
+  protobufEncoder ??= import("../internal/otlp-protobuf.js").then(
+    (module) => module.encodeTraceRequestProtobuf,
+    (error: unknown) => {
+      protobufEncoder = undefined; // the next batch tries again
+      throw error;
+    },
+  );
+  return protobufEncoder;
+}
 
 /**
  * The export stage: encodes a batch as OTLP/JSON or OTLP/protobuf, compresses it and posts it (or hands it to the
@@ -126,7 +137,8 @@ export class ExportStage {
   }
 
   async #encode(batch: readonly OutgoingSpan[]): Promise<{ bytes: Uint8Array; headers: Record<string, string> }> {
-    const pieces = ENCODERS[this.config.protocol](
+    const encode = await encoderOf(this.config.protocol);
+    const pieces = encode(
       batch.map((item) => ({ span: item.span, attributes: item.attributes ?? item.span.attributes })),
     );
     const gzip = this.config.compression === "gzip" ? runtimeGzip() : null;
