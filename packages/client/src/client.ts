@@ -57,6 +57,7 @@ export class SvcClient {
       baseUrlProblem: config.baseUrlProblem,
       headers,
       timeoutSeconds: config.timeoutSeconds,
+      backend: config.backend,
     });
     // Kept off the enumerable keys: printing the client shows its managers, not its settings.
     Object.defineProperty(this, "config", { enumerable: false });
@@ -78,12 +79,16 @@ export class SvcClient {
       baseUrl: config.baseUrl,
       headers,
       timeoutMs: config.timeoutSeconds * 1000,
+      backend: config.backend,
     });
     this.dataset = new DatasetManager(this.api, {
       decorate: (dataset) => ({ ...dataset, runExperiment: createRunExperimentOnDataset(this.experiment, dataset) }),
       uploader,
     });
-    this.media = new MediaManager(this.api, { downloadTimeoutMs: config.timeoutSeconds * 1000 });
+    this.media = new MediaManager(this.api, {
+      downloadTimeoutMs: config.timeoutSeconds * 1000,
+      backend: config.backend,
+    });
   }
 
   /** Sends every score queued so far; resolves when they were sent or dropped, or after `flushTimeout`. Never rejects. */

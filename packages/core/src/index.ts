@@ -3,7 +3,7 @@ export type { SvcOtelSpanAttribute } from "./attributes.js";
 export { SVC_TRACER_NAME, SvcOtelSpanAttributes } from "./attributes.js";
 export { COMPRESSION_ENV_VARS, compressionOption } from "./config/compression.js";
 export type { Connection, ConnectionParams } from "./config/connection.js";
-export { DEFAULT_BASE_URL, isLocalHost, resolveConnection } from "./config/connection.js";
+export { DEFAULT_BASE_URL, resolveConnection } from "./config/connection.js";
 export {
   ENVIRONMENT_RULE,
   environmentOption,
@@ -42,7 +42,7 @@ export type { ExitParticipant, ExitWatch } from "./lifecycle/exit-hooks.js";
 export { flushWatched, watchForExit, watchQueueForExit } from "./lifecycle/exit-hooks.js";
 export type { Settled, SettleWithinOptions } from "./lifecycle/settle-within.js";
 export { settleWithin } from "./lifecycle/settle-within.js";
-export { describeError, messageOf, textOf } from "./log/describe.js";
+export { counted, describeError, messageOf, textOf } from "./log/describe.js";
 export type { LoggerOptions, LogSink, SvcLogger } from "./log/logger.js";
 export {
   configureGlobalLogger,
@@ -143,6 +143,7 @@ export {
   describeFailure,
   failureHint,
   httpRequest,
+  isLocalHost,
   isRetryable,
   KEYS_HINT,
   parseHttpUrl,

@@ -218,6 +218,8 @@ export const PROCESSOR_SPECS = {
 export interface ProcessorConfig {
   baseUrl: string;
   publicKey: string | undefined;
+  /** Why the base URL cannot be used (nothing is sent), or undefined; unset with an `exporter`. */
+  baseUrlProblem: string | undefined;
   /** Why spans cannot be sent at all (invalid base URL, missing keys), or undefined. */
   cannotSend: string | undefined;
   /** `{baseUrl}/api/public/otel/v1/traces` */
@@ -282,6 +284,7 @@ export function resolveProcessorConfig(params: unknown, env: Env = readEnv()): P
   return {
     baseUrl: connection.baseUrl,
     publicKey: connection.publicKey,
+    baseUrlProblem: o.exporter ? undefined : connection.baseUrlProblem,
     cannotSend: o.exporter ? undefined : cannotSend,
     endpoint: `${connection.baseUrl}/api/public/otel/v1/traces`,
     headers,

@@ -2,6 +2,7 @@ import type { Context } from "@opentelemetry/api";
 import {
   BatchQueue,
   bindsIoToRequests,
+  counted,
   countProcessorStart,
   currentRuntime,
   type DeliveryHealth,
@@ -219,7 +220,7 @@ export class SvcSpanProcessor {
       const { pending, rechecked } = final ? await this.#queue.shutdown(deadline) : await this.#queue.flush(deadline);
       if (pending > 0 && !final)
         getGlobalLogger().warn(
-          `${NAME}: forceFlush() gave up after ${gaveUpAfter(this.#config.flushTimeoutMs, rechecked)} with ${pending} spans not yet delivered; they stay queued and are retried`,
+          `${NAME}: forceFlush() gave up after ${gaveUpAfter(this.#config.flushTimeoutMs, rechecked)} with ${counted(pending, "spans")} not yet delivered; they stay queued and are retried`,
         );
       await this.#uploader?.settled(deadline);
     } finally {

@@ -95,7 +95,8 @@ export interface RuntimeConfig {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
-const DEFAULT_MAX_RETRIES = 2;
+/** Retries of a REST call after its first attempt, unless the call or the client says otherwise. */
+export const DEFAULT_MAX_RETRIES = 2;
 
 type HeaderLayer = Record<string, string | null | undefined> | undefined;
 

@@ -17,6 +17,8 @@ export interface DoctorTarget {
   baseUrl: string;
   /** Why the base URL cannot be used, or undefined. */
   baseUrlProblem: string | undefined;
+  /** The base URL as given, when it ended in `/api/public` and is used without it; else undefined. */
+  baseUrlWithApiPath?: string | undefined;
   publicKey: string | undefined;
   secretKey: string | undefined;
   /** Where each setting came from: `option`, a variable's name, `default` or `none`. */
@@ -31,7 +33,7 @@ export interface DoctorTarget {
  * process) when there is one, else the one the environment sets, as a processor would read it.
  */
 export function doctorTarget(connection: Connection, env: Env, processor?: ProcessorProbe): DoctorTarget {
-  const { baseUrl, baseUrlProblem, publicKey, secretKey, sources } = connection;
+  const { baseUrl, baseUrlProblem, baseUrlWithApiPath, publicKey, secretKey, sources } = connection;
   const probe = processor;
   let compression: "gzip" | "none";
   let compressionSource: string;
@@ -43,7 +45,7 @@ export function doctorTarget(connection: Connection, env: Env, processor?: Proce
     compression = resolved.compression;
     compressionSource = resolved[SOURCES].compression;
   }
-  return { baseUrl, baseUrlProblem, publicKey, secretKey, sources, compression, compressionSource };
+  return { baseUrl, baseUrlProblem, baseUrlWithApiPath, publicKey, secretKey, sources, compression, compressionSource };
 }
 
 const KEYS_FIX =
@@ -95,6 +97,13 @@ export function checkBaseUrl(target: DoctorTarget): DoctorCheck {
   if (target.baseUrlProblem) return { name, status: "fail", detail: target.baseUrlProblem, fix: setIt };
   const url = parseHttpUrl(target.baseUrl);
   if (typeof url === "string") return { name, status: "fail", detail: url, fix: setIt };
+  if (target.baseUrlWithApiPath !== undefined)
+    return {
+      name,
+      status: "warn",
+      detail: `${redactUrl(target.baseUrlWithApiPath)} (${target.sources.baseUrl}) ends with /api/public, which the SDK adds itself; it is used without it`,
+      fix: `set the base URL without it: ${redactUrl(target.baseUrl)}`,
+    };
   if (/\/api(\/public)?$/.test(url.pathname))
     return {
       name,

@@ -2,6 +2,7 @@ import { type Span, trace } from "@opentelemetry/api";
 import {
   BatchQueue,
   bindsIoToRequests,
+  counted,
   currentRuntime,
   type DeliveryHealth,
   describeError,
@@ -150,7 +151,7 @@ export class ScoreManager {
     if (pending > 0)
       this.#repeats.warn(
         `${OWNER}: flush() gave up`,
-        `${OWNER}: flush() gave up after ${gaveUpAfter(flushTimeoutMs, rechecked)} with ${pending} scores not yet delivered; they stay queued and are retried`,
+        `${OWNER}: flush() gave up after ${gaveUpAfter(flushTimeoutMs, rechecked)} with ${counted(pending, "scores")} not yet delivered; they stay queued and are retried`,
       );
     this.#repeats.report({ dueOnly: true });
   }

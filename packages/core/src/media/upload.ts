@@ -1,4 +1,5 @@
 import { Limiter } from "../queue/limiter.js";
+import type { Backend } from "../transport/backend.js";
 
 /** What a piece of media belongs to on the server. */
 export interface MediaTarget {
@@ -27,6 +28,8 @@ export interface MediaServer {
   timeoutMs: number;
   /** Uploads run in the background, started by the span processor rather than awaited by a caller. @defaultValue false */
   background?: boolean;
+  /** Sends through this backend instead of the runtime's own (the client's `fetch` option). */
+  backend?: Backend;
 }
 
 /** The outcome of an upload; `reason` says what failed. */

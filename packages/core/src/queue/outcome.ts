@@ -3,6 +3,7 @@ import {
   failureHint,
   type HttpFailure,
   type HttpResult,
+  hostOf,
   isRetryable,
   placeOf,
 } from "../transport/http.js";
@@ -23,11 +24,9 @@ export interface SendOutcome<T> {
 
 /** What went wrong on a request, for log lines and `health()`. */
 export function faultOf(failure: HttpFailure, method: string, url: string): Fault {
-  const fault: Fault = {
-    kind: failure.kind,
-    description: describeFailure(failure, method, url),
-    host: placeOf(url).host,
-  };
+  const fault: Fault = { kind: failure.kind, description: describeFailure(failure, method, url) };
+  const host = failure.kind === "invalid-url" ? hostOf(url) : placeOf(url).host;
+  if (host !== undefined) fault.host = host;
   const hint = failureHint(failure, url, { delivery: true });
   if (hint) fault.hint = hint;
   if (failure.kind === "status") fault.status = failure.status;
