@@ -159,12 +159,12 @@ describe("counts held back to keep the log short", () => {
   function loggedLosses(stderr: string): { spans: number; scores: number } {
     const lost = { spans: 0, scores: 0 };
     for (const line of stderr.split("\n")) {
-      const first = line.match(/ (spans|scores) dropped, [^:]+: (\d+) (?:spans|scores):/);
-      const more = line.match(/ (spans|scores) dropped, [^:]+: (\d+) more (?:spans|scores) since the last message/);
+      const first = line.match(/ (spans|scores) dropped, [^:]+: (\d+) (?:spans?|scores?):/);
+      const more = line.match(/ (spans|scores) dropped, [^:]+: (\d+) more (?:spans?|scores?) since the last message/);
       const match = first ?? more;
       if (match) lost[match[1] as "spans" | "scores"] += Number(match[2]);
-      for (const [, count, kind] of line.matchAll(/(\d+) (spans|scores)(?= and| not delivered)/g))
-        if (line.includes("the process is exiting with")) lost[kind as "spans" | "scores"] += Number(count);
+      for (const [, count, kind] of line.matchAll(/(\d+) (span|score)s?(?= and| not delivered)/g))
+        if (line.includes("the process is exiting with")) lost[`${kind}s` as "spans" | "scores"] += Number(count);
     }
     return lost;
   }
