@@ -209,7 +209,7 @@ describe("the queue's byte bound", () => {
     expect((health.queued + health.inFlight) * encoded).toBeLessThanOrEqual(2 * maxQueueBytes);
     expect(logs.map((l) => l.message)).toContainEqual(
       expect.stringMatching(
-        /spans dropped, the queue is full: 1 spans: \d+ spans \(\d+ KiB\) held, limits 100000 spans, 256 KiB/,
+        /spans dropped, the queue is full: 1 span: \d+ spans \(\d+ KiB\) held, limits 100000 spans, 256 KiB/,
       ),
     );
   });
