@@ -27,11 +27,14 @@ interface ProcessEvents {
 }
 
 // One set for every copy of the SDK in the process, so that one listener of each kind serves them all.
-const state = globalSlot<ExitState>("svc.exit", () => ({
-  participants: new Set(),
-  flushedAt: new WeakMap(),
-  installed: false,
-}));
+const state = globalSlot<ExitState>(
+  { name: "svc.exit", version: 1, holds: "list of queues to flush or count at exit" },
+  () => ({
+    participants: new Set(),
+    flushedAt: new WeakMap(),
+    installed: false,
+  }),
+);
 
 /**
  * Watches a component until the returned function is called (at its shutdown): when the event loop empties

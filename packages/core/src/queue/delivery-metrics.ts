@@ -41,11 +41,14 @@ interface MetricsState {
 }
 
 // One registry for every copy of the core in the process: one set of instruments, the figures summed per kind.
-const state = globalSlot<MetricsState>("svc.delivery-metrics", () => ({
-  sources: new Set(),
-  boundTo: undefined,
-  unbind: undefined,
-}));
+const state = globalSlot<MetricsState>(
+  { name: "svc.delivery-metrics", version: 1, holds: "delivery metrics instruments" },
+  () => ({
+    sources: new Set(),
+    boundTo: undefined,
+    unbind: undefined,
+  }),
+);
 
 /**
  * Makes a queue's figures observable through the OpenTelemetry metrics API; held weakly, so a queue that is garbage

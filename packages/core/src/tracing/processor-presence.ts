@@ -14,7 +14,10 @@ interface PresenceState {
   warnedGeneration: number;
 }
 
-const state = globalSlot<PresenceState>("svc.processor-presence", () => ({ starts: 0, warnedGeneration: -1 }));
+const state = globalSlot<PresenceState>(
+  { name: "svc.processor-presence", version: 1, holds: "count of span starts seen by span processors" },
+  () => ({ starts: 0, warnedGeneration: -1 }),
+);
 
 /** What a span processor tells the doctor about itself: where it sends, how, and what it has done. */
 export interface ProcessorProbe {
@@ -35,7 +38,10 @@ export interface ProcessorProbe {
 }
 
 // Held weakly: a processor that is garbage collected leaves the list.
-const probes = globalSlot<{ set: Set<WeakRef<ProcessorProbe>> }>("svc.processor-probes", () => ({ set: new Set() }));
+const probes = globalSlot<{ set: Set<WeakRef<ProcessorProbe>> }>(
+  { name: "svc.processor-probes", version: 1, holds: "list of span processors for the doctor" },
+  () => ({ set: new Set() }),
+);
 
 /** Lists a processor for the doctor; keep `probe` as long as the processor. */
 export function registerProcessorProbe(probe: ProcessorProbe): void {

@@ -14,7 +14,10 @@ interface InterceptorState {
 }
 
 // Process-wide: every copy of the core in the process (two SDK versions, or both module formats) sends through the same interceptor.
-const state = globalSlot<InterceptorState>("svc.transport-interceptor", () => ({ interceptor: undefined }));
+const state = globalSlot<InterceptorState>(
+  { name: "svc.transport-interceptor", version: 1, holds: "transport interceptor (the test kit's server)" },
+  () => ({ interceptor: undefined }),
+);
 
 /**
  * Routes every later HTTP attempt of every svc package in the process through `interceptor` first; `undefined`
