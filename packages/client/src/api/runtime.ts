@@ -1,20 +1,8 @@
 import { type Backend, type HttpMethod, type HttpRequest, type HttpResult, httpRequest } from "@svc/core";
 import { errorFromFailure, parseBody, responseOf } from "./errors.js";
+import type { Operation } from "./operation.js";
 
-export type { HttpMethod };
-
-/** One REST operation, described as data by the generated code. */
-export interface Operation {
-  readonly method: HttpMethod;
-  /** Route with `{name}` placeholders for path parameters. */
-  readonly path: string;
-  /** Names of the request fields sent as query parameters. */
-  readonly query?: readonly string[];
-  /** Query parameters sent as JSON text. */
-  readonly json?: readonly string[];
-  /** The request object is the JSON body. */
-  readonly body?: true;
-}
+export type { HttpMethod, Operation };
 
 /** Path parameter values by placeholder name. */
 export type PathArgs = Readonly<Record<string, string | number>>;
