@@ -9,10 +9,11 @@ import {
   type SvcClient,
   type TextPromptClient,
 } from "@svc/client";
+
 // @ts-expect-error the request runtime is internal to the client
-import type { RequestRuntime } from "@svc/client";
+export type RequestRuntimeIsInternal = import("@svc/client").RequestRuntime;
 // @ts-expect-error the media uploader is internal to the client
-import type { MediaUploader } from "@svc/client";
+export type MediaUploaderIsInternal = import("@svc/client").MediaUploader;
 
 declare const svc: SvcClient;
 
