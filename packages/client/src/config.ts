@@ -6,6 +6,7 @@ import {
   type Env,
   isTransportIntercepted,
   logStartup,
+  mergeHeaders,
   numberOption,
   optionSettings,
   readEnv,
@@ -82,7 +83,7 @@ export function resolveClientConfig(params: unknown, env: Env = readEnv()): Reso
     ...optionSettings({ ...CLIENT_SPECS, ...SCORE_SPECS }, o),
     `scores=${score.disabled ? "off (OTEL_SDK_DISABLED)" : "on"}`,
   ]);
-  const { authorization: givenAuthorization, ...extra } = lowerCase(o.additionalHeaders);
+  const { authorization: givenAuthorization, ...extra } = mergeHeaders(o.additionalHeaders);
   const headers: Record<string, string> = {
     ...extra,
     ...apiHeaders(connection.publicKey),
@@ -102,10 +103,4 @@ export function resolveClientConfig(params: unknown, env: Env = readEnv()): Reso
     authorization: { value: authorization, enumerable: false },
     connection: { value: connection, enumerable: false },
   }) as ResolvedClientConfig;
-}
-
-function lowerCase(headers: Record<string, string>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) out[name.toLowerCase()] = value;
-  return out;
 }

@@ -3,7 +3,7 @@ export type { SvcOtelSpanAttribute } from "./attributes.js";
 export { SVC_TRACER_NAME, SvcOtelSpanAttributes } from "./attributes.js";
 export { COMPRESSION_ENV_VARS, compressionOption } from "./config/compression.js";
 export type { Connection, ConnectionParams } from "./config/connection.js";
-export { DEFAULT_BASE_URL, isLocalHost, resolveConnection } from "./config/connection.js";
+export { DEFAULT_BASE_URL, isLocalHost, OTLP_TRACES_PATH, resolveConnection } from "./config/connection.js";
 export {
   ENVIRONMENT_RULE,
   environmentOption,
@@ -131,11 +131,13 @@ export {
   setDefaultBackend,
   suppressed,
 } from "./transport/http.js";
+export type { HeaderLayer } from "./transport/identity.js";
 export {
   apiHeaders,
   basicAuth,
   fromBase64,
   identityHeaders,
+  mergeHeaders,
   otlpHeaders,
   SDK_NAME,
   toBase64,

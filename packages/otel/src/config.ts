@@ -9,13 +9,17 @@ import {
   functionOption,
   getGlobalLogger,
   logStartup,
+  mergeHeaders,
   numberOption,
+  type OptionSpec,
+  OTLP_TRACES_PATH,
   objectOption,
   optionSettings,
   otlpHeaders,
   readEnv,
   resolveConnection,
   resolveOptions,
+  type SpecValue,
   sampleRateOption,
   stringOption,
   stringRecordOption,
@@ -150,7 +154,9 @@ export const DEFAULT_FLUSH_AT = 512;
  * provider's `forceFlush()`, which rejects when a processor takes as long.
  */
 export const DEFAULT_FLUSH_TIMEOUT_SECONDS = 25;
-const NAME = "SvcSpanProcessor";
+/** The processor's name, as every log line of it starts. */
+export const PROCESSOR_NAME = "SvcSpanProcessor";
+const NAME = PROCESSOR_NAME;
 const MIB = 1024 * 1024;
 
 /** How each option of {@link SvcSpanProcessor} is read: its variables, its default and what is valid. */
@@ -199,10 +205,26 @@ export const PROCESSOR_SPECS = {
   exporter: objectOption<SpanExporterLike>(["export", "shutdown"], "a span exporter (export and shutdown methods)"),
   flushOnExit: booleanOption(true),
   sampleRate: sampleRateOption(),
+} satisfies {
+  // Every option but the connection's has a spec, and each spec reads the type its option is declared with.
+  [K in Exclude<keyof SvcSpanProcessorParams, "publicKey" | "secretKey" | "baseUrl">]-?: OptionSpec<
+    SvcSpanProcessorParams[K]
+  >;
 };
 
-/** Settings of a span processor after options, environment and defaults are applied. */
-export interface ProcessorConfig {
+/** Options given in seconds and held in milliseconds: `flushInterval` is held as `flushIntervalMs`. */
+type InSeconds = "flushInterval" | "timeout" | "flushTimeout";
+type ProcessorSpecs = typeof PROCESSOR_SPECS;
+
+/**
+ * Settings of a span processor after options, environment and defaults are applied: the value of each option spec
+ * (those in seconds held in milliseconds; `additionalHeaders` folded into `headers`), and the connection.
+ */
+export type ProcessorConfig = {
+  [K in Exclude<keyof ProcessorSpecs, InSeconds | "additionalHeaders">]: SpecValue<ProcessorSpecs[K]>;
+} & {
+  [K in InSeconds as `${K}Ms`]: number;
+} & {
   baseUrl: string;
   publicKey: string | undefined;
   /** Why spans cannot be sent at all (invalid base URL, missing keys), or undefined. */
@@ -213,27 +235,7 @@ export interface ProcessorConfig {
   headers: Record<string, string>;
   /** Auth and identity headers of the REST calls media uploads make. */
   apiHeaders: Record<string, string>;
-  compression: SpanCompression;
-  protocol: SpanExportProtocol;
-  exportMode: SpanExportMode;
-  flushAt: number;
-  flushIntervalMs: number;
-  timeoutMs: number;
-  flushTimeoutMs: number;
-  maxQueueSize: number;
-  maxQueueBytes: number;
-  maxRequestBytes: number;
-  maxConcurrentExports: number;
-  environment: string | undefined;
-  release: string | undefined;
-  mediaUploadEnabled: boolean;
-  mask: MaskFunction | undefined;
-  shouldExportSpan: ShouldExportSpan | undefined;
-  exporter: SpanExporterLike | undefined;
-  flushOnExit: boolean;
-  /** Share of traces exported, 0 to 1. */
-  sampleRate: number;
-}
+};
 
 /**
  * Resolves span processor settings: option, then environment, then default; an invalid value logs a warning
@@ -245,8 +247,7 @@ export function resolveProcessorConfig(params: unknown, env: Env = readEnv()): P
     keysOptional: o.exporter !== undefined,
     withoutKeys: "no span is sent (each is counted as dropped)",
   });
-  const headers = otlpHeaders(connection.publicKey, connection.secretKey);
-  for (const [name, value] of Object.entries(o.additionalHeaders)) headers[name.toLowerCase()] = value;
+  const headers = mergeHeaders(otlpHeaders(connection.publicKey, connection.secretKey), o.additionalHeaders);
   // OpenTelemetry's header variables add headers but, as with the OTLP exporters, never replace ones set in code.
   const fromEnv = {
     ...parseOtelHeaders(env.OTEL_EXPORTER_OTLP_HEADERS),
@@ -264,32 +265,18 @@ export function resolveProcessorConfig(params: unknown, env: Env = readEnv()): P
     ...optionSettings(PROCESSOR_SPECS, o),
     `otlpHeaders=${Object.keys(fromEnv).length > 0 ? `{${Object.keys(fromEnv).join(", ")}}` : "none"} (OTEL_EXPORTER_OTLP_*HEADERS)`,
   ]);
+  const { flushInterval, timeout, flushTimeout, additionalHeaders: _folded, ...settings } = o;
   return {
+    ...settings,
+    flushIntervalMs: flushInterval * 1000,
+    timeoutMs: timeout * 1000,
+    flushTimeoutMs: flushTimeout * 1000,
     baseUrl: connection.baseUrl,
     publicKey: connection.publicKey,
     cannotSend: o.exporter ? undefined : cannotSend,
-    endpoint: `${connection.baseUrl}/api/public/otel/v1/traces`,
+    endpoint: `${connection.baseUrl}${OTLP_TRACES_PATH}`,
     headers,
     apiHeaders: apiHeaders(connection.publicKey, connection.secretKey),
-    compression: o.compression,
-    protocol: o.protocol,
-    exportMode: o.exportMode,
-    flushAt: o.flushAt,
-    flushIntervalMs: o.flushInterval * 1000,
-    timeoutMs: o.timeout * 1000,
-    flushTimeoutMs: o.flushTimeout * 1000,
-    maxQueueSize: o.maxQueueSize,
-    maxQueueBytes: o.maxQueueBytes,
-    maxRequestBytes: o.maxRequestBytes,
-    maxConcurrentExports: o.maxConcurrentExports,
-    environment: o.environment,
-    release: o.release,
-    mediaUploadEnabled: o.mediaUploadEnabled,
-    mask: o.mask,
-    shouldExportSpan: o.shouldExportSpan,
-    exporter: o.exporter,
-    flushOnExit: o.flushOnExit,
-    sampleRate: o.sampleRate,
   };
 }
 

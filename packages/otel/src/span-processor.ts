@@ -12,15 +12,13 @@ import {
   registerProcessorProbe,
   watchQueueForExit,
 } from "@svc/core";
-import { type ProcessorConfig, resolveProcessorConfig, type SvcSpanProcessorParams } from "./config.js";
+import { PROCESSOR_NAME, type ProcessorConfig, resolveProcessorConfig, type SvcSpanProcessorParams } from "./config.js";
 import { EnrichStage, type OutgoingSpan } from "./pipeline/enrich.js";
 import { ExportStage } from "./pipeline/export.js";
 import { FilterStage } from "./pipeline/filter.js";
 import { SampleStage } from "./pipeline/sample.js";
 import { type StartedSpan, StartStage } from "./pipeline/start.js";
 import type { ReadableSpan } from "./readable-span.js";
-
-const NAME = "SvcSpanProcessor";
 
 /**
  * OpenTelemetry span processor that sends svc observations (and LLM spans of other instrumentation)
@@ -84,7 +82,7 @@ export class SvcSpanProcessor {
     this.#enrich = new EnrichStage(config.mask, this.#uploader, config.timeoutMs);
     this.#export = new ExportStage(config, () => this.#flushing > 0);
     this.#queue = new BatchQueue<OutgoingSpan>({
-      owner: NAME,
+      owner: PROCESSOR_NAME,
       items: "spans",
       flushAt: config.flushAt,
       flushIntervalMs: config.flushIntervalMs,
@@ -121,7 +119,7 @@ export class SvcSpanProcessor {
     try {
       if (this.#sample.keeps(span.spanContext())) this.#start.onStart(span, parentContext);
     } catch (error) {
-      const kind = `${NAME}: onStart failed; the span is left as it was`;
+      const kind = `${PROCESSOR_NAME}: onStart failed; the span is left as it was`;
       this.#repeats.warn(kind, `${kind}: ${describeError(error)}`);
     }
   }
@@ -139,7 +137,7 @@ export class SvcSpanProcessor {
         this.#queue.drop("shutdown", 1, `span "${span.name}" ended after shutdown() and is not exported`);
       else if (this.#filter.accepts(span)) this.#queue.push({ span });
     } catch (error) {
-      const kind = `${NAME}: onEnd failed; span not exported`;
+      const kind = `${PROCESSOR_NAME}: onEnd failed; span not exported`;
       this.#repeats.error(kind, `${kind}: "${String(span?.name)}": ${describeError(error)}`);
     }
   }
@@ -154,7 +152,9 @@ export class SvcSpanProcessor {
     if (exporter?.forceFlush)
       await Promise.resolve()
         .then(() => exporter.forceFlush?.())
-        .catch((e: unknown) => getGlobalLogger().warn(`${NAME}: exporter.forceFlush failed: ${describeError(e)}`));
+        .catch((e: unknown) =>
+          getGlobalLogger().warn(`${PROCESSOR_NAME}: exporter.forceFlush failed: ${describeError(e)}`),
+        );
   }
 
   /**
@@ -179,7 +179,9 @@ export class SvcSpanProcessor {
     if (exporter)
       await Promise.resolve()
         .then(() => exporter.shutdown())
-        .catch((e: unknown) => getGlobalLogger().warn(`${NAME}: exporter.shutdown failed: ${describeError(e)}`));
+        .catch((e: unknown) =>
+          getGlobalLogger().warn(`${PROCESSOR_NAME}: exporter.shutdown failed: ${describeError(e)}`),
+        );
   }
 
   async #drain(final: boolean): Promise<void> {
@@ -190,7 +192,7 @@ export class SvcSpanProcessor {
       const { pending } = final ? await this.#queue.shutdown(deadline) : await this.#queue.flush(deadline);
       if (pending > 0 && !final)
         getGlobalLogger().warn(
-          `${NAME}: forceFlush() gave up after ${this.#config.flushTimeoutMs / 1000} s with ${pending} spans not yet delivered; they stay queued and are retried`,
+          `${PROCESSOR_NAME}: forceFlush() gave up after ${this.#config.flushTimeoutMs / 1000} s with ${pending} spans not yet delivered; they stay queued and are retried`,
         );
       await this.#uploader?.settled(deadline);
     } finally {

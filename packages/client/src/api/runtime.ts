@@ -1,4 +1,4 @@
-import { type Backend, type HttpMethod, type HttpRequest, type HttpResult, httpRequest } from "@svc/core";
+import { type Backend, type HttpMethod, type HttpRequest, type HttpResult, httpRequest, mergeHeaders } from "@svc/core";
 import { errorFromFailure, parseBody, responseOf } from "./errors.js";
 import type { Operation } from "./operation.js";
 
@@ -85,20 +85,6 @@ export interface RuntimeConfig {
 
 const DEFAULT_MAX_RETRIES = 2;
 
-type HeaderLayer = Record<string, string | null | undefined> | undefined;
-
-function mergeHeaders(layers: HeaderLayer[]): Record<string, string> {
-  const merged: Record<string, string> = {};
-  for (const layer of layers) {
-    for (const [name, value] of Object.entries(layer ?? {})) {
-      const key = name.toLowerCase();
-      if (value === null || value === undefined) delete merged[key];
-      else merged[key] = value;
-    }
-  }
-  return merged;
-}
-
 function queryValue(value: unknown, json: boolean): string {
   if (json) return typeof value === "string" ? value : JSON.stringify(value);
   if (value instanceof Date) return value.toISOString();
@@ -178,11 +164,11 @@ export class RequestRuntime {
     return {
       method: op.method,
       url: buildUrl(this.#config.baseUrl, op, pathArgs, hasBody ? undefined : (request as object), options.queryParams),
-      headers: mergeHeaders([
+      headers: mergeHeaders(
         { accept: "application/json", "content-type": hasBody ? "application/json" : undefined },
         this.#config.headers,
         options.headers,
-      ]),
+      ),
       body: hasBody ? (encoded ?? JSON.stringify(request ?? {})) : undefined,
       attemptTimeoutMs: (options.timeoutInSeconds ?? this.#config.timeoutSeconds) * 1000,
       maxRetries: options.maxRetries ?? this.#config.maxRetries ?? DEFAULT_MAX_RETRIES,

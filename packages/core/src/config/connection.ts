@@ -3,6 +3,9 @@ import { redactUrl, registerSecret } from "../log/secrets.js";
 import { parseHttpUrl } from "../transport/http.js";
 import type { Env } from "./options.js";
 
+/** Where spans are posted, below the base URL (OTLP/HTTP traces). */
+export const OTLP_TRACES_PATH = "/api/public/otel/v1/traces";
+
 /** Server address used when neither the option nor the environment names one. */
 export const DEFAULT_BASE_URL = "https://cloud.svc.dev";
 

@@ -14,14 +14,13 @@ import {
   sendInHalves,
   tooLargeOutcome,
 } from "@svc/core";
-import type { ProcessorConfig, SpanExporterLike, SpanExportProtocol } from "../config.js";
+import { PROCESSOR_NAME, type ProcessorConfig, type SpanExporterLike, type SpanExportProtocol } from "../config.js";
 import { encodeTraceRequestPieces } from "../internal/otlp-json.js";
 import { encodeTraceRequestProtobuf } from "../internal/otlp-protobuf.js";
 import type { ExportItem } from "../internal/otlp-request.js";
 import type { ReadableSpan } from "../readable-span.js";
 import type { OutgoingSpan } from "./enrich.js";
 
-const NAME = "SvcSpanProcessor";
 /** Batches encoded and compressed at the same time while a flush waits for them (one otherwise). */
 const FLUSH_ENCODING_CONCURRENCY = Math.max(
   2,
@@ -101,7 +100,7 @@ export class ExportStage {
       return this.#tooLarge(batch, signal, cuts, "the server answered 413");
     if (result.ok && isLogLevelEnabled(LogLevel.DEBUG))
       getGlobalLogger().debug(
-        `${NAME}: exported ${batch.length} spans (${body.bytes.byteLength} bytes, ${Date.now() - started} ms)`,
+        `${PROCESSOR_NAME}: exported ${batch.length} spans (${body.bytes.byteLength} bytes, ${Date.now() - started} ms)`,
       );
     return outcomeOf(result, batch, "POST");
   }
