@@ -4,7 +4,6 @@ import {
   type Connection,
   connectionSettings,
   type Env,
-  isTransportIntercepted,
   logStartup,
   mergeHeaders,
   numberOption,
@@ -73,8 +72,6 @@ export function resolveClientConfig(params: unknown, env: Env = readEnv()): Reso
   ]);
   const connection = resolveConnection(NAME, (params ?? {}) as Record<string, unknown>, env, {
     withoutKeys: "REST calls go out without credentials (the server answers 401) and scores are not sent",
-    // Under the test kit of @svc/otel scores need no keys.
-    keysOptional: isTransportIntercepted(),
   });
   const auth = basicAuth(connection.publicKey, connection.secretKey);
   const score = scoreConfigFrom(o, env);

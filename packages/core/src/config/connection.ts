@@ -1,6 +1,7 @@
 import { getGlobalLogger } from "../log/logger.js";
 import { redactUrl, registerSecret } from "../log/secrets.js";
 import { parseHttpUrl } from "../transport/http.js";
+import { interceptedKeys } from "../transport/interceptor.js";
 import type { Env } from "./options.js";
 
 /** Where spans are posted, below the base URL (OTLP/HTTP traces). */
@@ -55,8 +56,12 @@ export function resolveConnection(
   } = {},
 ): Connection {
   const log = getGlobalLogger();
-  const publicKey = keyFrom(component, "publicKey", params.publicKey) ?? nonEmpty(env.SVC_PUBLIC_KEY);
-  const secretKey = keyFrom(component, "secretKey", params.secretKey) ?? nonEmpty(env.SVC_SECRET_KEY);
+  // Under a test kit, the keys of the server it stands in for come last.
+  const standIn = interceptedKeys();
+  const publicKey =
+    keyFrom(component, "publicKey", params.publicKey) ?? nonEmpty(env.SVC_PUBLIC_KEY) ?? standIn?.publicKey;
+  const secretKey =
+    keyFrom(component, "secretKey", params.secretKey) ?? nonEmpty(env.SVC_SECRET_KEY) ?? standIn?.secretKey;
   registerSecret(secretKey);
   const missing = [
     ["publicKey", publicKey, "SVC_PUBLIC_KEY"],
@@ -77,8 +82,8 @@ export function resolveConnection(
         : nonEmpty(env.SVC_BASEURL)
           ? "SVC_BASEURL"
           : "default",
-    publicKey: keySource(params.publicKey, publicKey, "SVC_PUBLIC_KEY"),
-    secretKey: keySource(params.secretKey, secretKey, "SVC_SECRET_KEY"),
+    publicKey: keySource(params.publicKey, publicKey, "SVC_PUBLIC_KEY", env, standIn?.publicKey),
+    secretKey: keySource(params.secretKey, secretKey, "SVC_SECRET_KEY", env, standIn?.secretKey),
   };
   if (params.baseUrl !== undefined && typeof params.baseUrl !== "string")
     log.warn(`${component}: option baseUrl must be a string; using ${redactUrl(given)}`);
@@ -103,9 +108,10 @@ function keyFrom(component: string, name: string, value: unknown): string | unde
   return undefined;
 }
 
-function keySource(option: unknown, value: string | undefined, variable: string): string {
+function keySource(option: unknown, value: string | undefined, variable: string, env: Env, kit?: string): string {
   if (value === undefined) return "none";
-  return typeof option === "string" && option !== "" ? "option" : variable;
+  if (typeof option === "string" && option !== "") return "option";
+  return nonEmpty(env[variable]) === undefined && value === kit ? "test kit" : variable;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

@@ -67,7 +67,7 @@ export interface ExitWatch {
   unwatch(): void;
 }
 
-/** Watches a component's delivery queue for exit (see {@link watchForExit}); keep the result as long as the component. */
+/** Watches a component's delivery queue for exit (see `watchForExit`); keep the result as long as the component. */
 export function watchQueueForExit(
   queue: { readonly size: number; readonly accepted: number },
   items: string,

@@ -88,13 +88,6 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 /** The key OpenTelemetry's SDK and instrumentations read to skip tracing (same symbol in every copy). */
 const SUPPRESS_TRACING_KEY = createContextKey("OpenTelemetry SDK Context Key SUPPRESS_TRACING");
 
-let backendOverride: Backend | undefined;
-
-/** Replaces the backend of every later request (tests of the fetch path); `undefined` restores the default. */
-export function setDefaultBackend(backend: Backend | undefined): void {
-  backendOverride = backend;
-}
-
 /**
  * Sends one request: every HTTP call of the SDK goes through here. Each attempt has its own time limit and the
  * whole call a deadline; network errors, timeouts, 408, 429 and 5xx are retried with exponential backoff and
@@ -109,7 +102,7 @@ export async function httpRequest(request: HttpRequest, backend?: Backend): Prom
   const done = (result: DistributiveOmit<HttpResult, "url">): HttpResult =>
     ({ ...result, url: request.url }) as HttpResult;
   if (typeof url === "string") return done({ ok: false, failure: { kind: "invalid-url", detail: url }, attempts: 0 });
-  const send = interceptedBackend(backend ?? backendOverride ?? defaultBackend());
+  const send = interceptedBackend(backend ?? defaultBackend());
   const body = typeof request.body === "string" ? new TextEncoder().encode(request.body) : request.body;
   const maxRetries = Math.min(Math.max(0, Math.floor(request.maxRetries)), MAX_RETRIES_CAP);
   let last: HttpFailure | undefined;
