@@ -2,8 +2,8 @@ import type { Attributes, HrTime, Link, SpanContext, TraceState } from "@opentel
 import { ProtobufTraceSerializer } from "@opentelemetry/otlp-transformer";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { encodeTraceRequestProtobuf } from "../../packages/otel/src/internal/otlp-protobuf.ts";
-import { utf8Length } from "../../packages/otel/src/internal/protobuf-writer.ts";
+import { encodeTraceRequestProtobuf } from "../../packages/core/src/otlp/otlp-protobuf.ts";
+import { utf8Length } from "../../packages/core/src/otlp/protobuf-writer.ts";
 import type { ReadableSpan } from "../../packages/otel/src/readable-span.ts";
 import { decodeTraceRequest, spansOf } from "../support/otlp-protobuf.ts";
 

@@ -3,11 +3,9 @@
 export type { SvcOtelSpanAttribute } from "./attributes.js";
 export { SVC_TRACER_NAME, SvcOtelSpanAttributes } from "./attributes.js";
 export { compressionOption } from "./config/compression.js";
-
 export type { Connection, ConnectionParams } from "./config/connection.js";
 export { DEFAULT_BASE_URL, isLocalHost, OTLP_TRACES_PATH, resolveConnection } from "./config/connection.js";
 export { ENVIRONMENT_RULE, environmentOption, isValidEnvironment } from "./config/environment.js";
-
 export type {
   Env,
   EnvSource,
@@ -33,6 +31,7 @@ export {
   stringRecordOption,
   warnUnknownOptions,
 } from "./config/options.js";
+export { protocolOption } from "./config/protocol.js";
 export { connectionSettings, logStartup, optionSettings } from "./config/startup.js";
 
 export type { ExitParticipant, ExitWatch } from "./lifecycle/exit-hooks.js";
@@ -65,10 +64,12 @@ export { formatMediaReference, MEDIA_REFERENCE_PATTERN, parseMediaReference } fr
 export type { MediaServer, MediaTarget, MediaUpload, MediaUploadResult } from "./media/upload.js";
 export { MediaUploader } from "./media/upload.js";
 export { isPlainObject, MAX_METADATA_KEY_LENGTH, MAX_METADATA_PATHS, writeMetadata } from "./metadata.js";
-
+export type { EncodedTraces, OtlpProtocol } from "./otlp/encode.js";
+export { encodeTraces, OTLP_CONTENT_TYPES } from "./otlp/encode.js";
+export type { ExportItem } from "./otlp/otlp-request.js";
+export type { ReadableSpan } from "./otlp/readable-span.js";
 export type { BatchQueueOptions, DeliveryHealth, FlushResult, SendOutcome } from "./queue/batch-queue.js";
 export { BatchQueue, MAX_QUEUE_RETRY_DELAY_MS } from "./queue/batch-queue.js";
-
 export type { DropReason, Fault } from "./queue/delivery-log.js";
 export { Limiter, mapLimit } from "./queue/limiter.js";
 export { outcomeOf, sendInHalves, tooLargeOutcome } from "./queue/outcome.js";
@@ -87,7 +88,6 @@ export {
   toJsonSafe,
   truncateText,
 } from "./serialize.js";
-
 export type { ProcessorProbe } from "./tracing/processor-presence.js";
 export {
   countProcessorStart,
@@ -96,7 +96,6 @@ export {
   registerProcessorProbe,
   warnUnprocessedObservation,
 } from "./tracing/processor-presence.js";
-
 export type { PropagateSpanAttributesOptions } from "./tracing/propagation.js";
 export {
   buildPropagationContext,
@@ -105,20 +104,15 @@ export {
   propagateSpanAttributes,
   withTraceIdClaim,
 } from "./tracing/propagation.js";
-
 export type { SampleRate } from "./tracing/sampling.js";
 export { isTraceSampledIn, sampleRateOption, traceSampler } from "./tracing/sampling.js";
 export { getSvcTracer, getSvcTracerProvider, setSvcTracerProvider } from "./tracing/tracer-provider.js";
-
 export type { AttemptRequest, AttemptResponse, Backend } from "./transport/backend.js";
 export { fetchBackend } from "./transport/backend.js";
-
 export type { Gzip, RuntimeGlobals } from "./transport/compress.js";
 export { chooseGzip, concatBytes, runtimeGzip } from "./transport/compress.js";
-
 export type { HttpFailure, HttpMethod, HttpRequest, HttpResponse, HttpResult } from "./transport/http.js";
 export { describeFailure, failureHint, httpRequest, KEYS_HINT, parseHttpUrl, placeOf } from "./transport/http.js";
-
 export type { HeaderLayer } from "./transport/identity.js";
 export {
   apiHeaders,
@@ -129,7 +123,6 @@ export {
   toBase64,
   userAgent,
 } from "./transport/identity.js";
-
 export type { InterceptedKeys, TransportInterceptor } from "./transport/interceptor.js";
 export { setTransportInterceptor } from "./transport/interceptor.js";
 export { isRetryableStatus, MAX_RETRIES_CAP, parseRetryAfter, retryDelayMs, sleep } from "./transport/retry.js";

@@ -12,10 +12,12 @@ import {
   mergeHeaders,
   numberOption,
   type OptionSpec,
+  OTLP_CONTENT_TYPES,
   OTLP_TRACES_PATH,
   objectOption,
   optionSettings,
   otlpHeaders,
+  protocolOption,
   readEnv,
   resolveConnection,
   resolveOptions,
@@ -162,10 +164,7 @@ const MIB = 1024 * 1024;
 /** How each option of {@link SvcSpanProcessor} is read: its variables, its default and what is valid. */
 export const PROCESSOR_SPECS = {
   compression: compressionOption(),
-  protocol: enumOption<SpanExportProtocol, SpanExportProtocol>(["http/json", "http/protobuf"], "http/json", [
-    "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL",
-    "OTEL_EXPORTER_OTLP_PROTOCOL",
-  ]),
+  protocol: protocolOption(),
   exportMode: enumOption<SpanExportMode, SpanExportMode>(["batched", "immediate"], "batched"),
   flushAt: numberOption(DEFAULT_FLUSH_AT, {
     min: 0,
@@ -254,7 +253,7 @@ export function resolveProcessorConfig(params: unknown, env: Env = readEnv()): P
     ...parseOtelHeaders(env.OTEL_EXPORTER_OTLP_TRACES_HEADERS),
   };
   for (const [name, value] of Object.entries(fromEnv)) headers[name] ??= value;
-  headers["content-type"] = o.protocol === "http/protobuf" ? "application/x-protobuf" : "application/json";
+  headers["content-type"] = OTLP_CONTENT_TYPES[o.protocol];
   const cannotSend =
     connection.baseUrlProblem ??
     (headers.authorization

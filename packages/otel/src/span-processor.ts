@@ -102,6 +102,7 @@ export class SvcSpanProcessor {
     this.#probe = {
       endpoint: config.exporter ? "a custom exporter" : config.endpoint,
       compression: config.compression,
+      protocol: config.protocol,
       publicKey: config.publicKey,
       cannotSend: config.cannotSend,
       health: () => this.health(),

@@ -1,6 +1,7 @@
 import { isSpanContextValid, type Span, type SpanContext } from "@opentelemetry/api";
 import { getGlobalLogger, loggerGeneration } from "../log/logger.js";
 import { globalSlot } from "../log/slot.js";
+import type { OtlpProtocol } from "../otlp/encode.js";
 import type { DeliveryHealth } from "../queue/batch-queue.js";
 
 /**
@@ -24,6 +25,7 @@ export interface ProcessorProbe {
   /** The OTLP endpoint, or a note that a custom exporter sends the spans. */
   readonly endpoint: string;
   readonly compression: "gzip" | "none";
+  readonly protocol: OtlpProtocol;
   readonly publicKey: string | undefined;
   /** Why no span can be sent at all (no keys, an invalid base URL), or undefined. */
   readonly cannotSend: string | undefined;

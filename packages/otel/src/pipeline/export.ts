@@ -1,23 +1,19 @@
 import type { Attributes } from "@opentelemetry/api";
 import {
-  concatBytes,
   cutAtCodePoint,
   describeError,
+  encodeTraces,
   getGlobalLogger,
   httpRequest,
   isLogLevelEnabled,
   Limiter,
   LogLevel,
   outcomeOf,
-  runtimeGzip,
   type SendOutcome,
   sendInHalves,
   tooLargeOutcome,
 } from "@svc/core";
-import { PROCESSOR_NAME, type ProcessorConfig, type SpanExporterLike, type SpanExportProtocol } from "../config.js";
-import { encodeTraceRequestPieces } from "../internal/otlp-json.js";
-import { encodeTraceRequestProtobuf } from "../internal/otlp-protobuf.js";
-import type { ExportItem } from "../internal/otlp-request.js";
+import { PROCESSOR_NAME, type ProcessorConfig, type SpanExporterLike } from "../config.js";
 import type { ReadableSpan } from "../readable-span.js";
 import type { OutgoingSpan } from "./enrich.js";
 
@@ -31,11 +27,6 @@ const MAX_CUTS = 4;
 const CUT_MARKER = "...[truncated: the span was too large to send]";
 /** Time a user-supplied exporter gets beyond one request's timeout, for its own retries. */
 const EXPORTER_GRACE_MS = 30_000;
-/** The request body of each protocol, in pieces made as they are asked for. */
-const ENCODERS: Record<SpanExportProtocol, (items: readonly ExportItem[]) => Iterator<string | Uint8Array>> = {
-  "http/json": encodeTraceRequestPieces,
-  "http/protobuf": encodeTraceRequestProtobuf,
-};
 
 /**
  * The export stage: encodes a batch as OTLP/JSON or OTLP/protobuf, compresses it and posts it (or hands it to the
@@ -119,26 +110,10 @@ export class ExportStage {
   }
 
   async #encode(batch: readonly OutgoingSpan[]): Promise<{ bytes: Uint8Array; headers: Record<string, string> }> {
-    const pieces = ENCODERS[this.config.protocol](
-      batch.map((item) => ({ span: item.span, attributes: item.attributes ?? item.span.attributes })),
-    );
-    const gzip = this.config.compression === "gzip" ? runtimeGzip() : null;
-    if (!gzip) return { bytes: joinPieces(pieces), headers: this.config.headers };
-    return { bytes: await gzip(pieces), headers: { ...this.config.headers, "content-encoding": "gzip" } };
+    const items = batch.map((item) => ({ span: item.span, attributes: item.attributes ?? item.span.attributes }));
+    const { bytes, gzipped } = await encodeTraces(items, this.config.protocol, this.config.compression);
+    return { bytes, headers: gzipped ? { ...this.config.headers, "content-encoding": "gzip" } : this.config.headers };
   }
-}
-
-/** The pieces of an uncompressed body as one array of bytes (text as UTF-8). */
-function joinPieces(pieces: Iterator<string | Uint8Array>): Uint8Array {
-  const encoder = new TextEncoder();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (let next = pieces.next(); !next.done; next = pieces.next()) {
-    const bytes = typeof next.value === "string" ? encoder.encode(next.value) : next.value;
-    chunks.push(bytes);
-    size += bytes.byteLength;
-  }
-  return concatBytes(chunks, size);
 }
 
 /** Halves the longest string value of a span's attributes, with a marker; false when there is nothing to cut. */
