@@ -1,4 +1,4 @@
-import { type HttpRequest, httpRequest, SDK_VERSION, userAgent } from "@svc/core";
+import { describeFailure, type HttpRequest, httpRequest, SDK_VERSION, userAgent } from "@svc/core";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { type ReplyFn, startServer } from "../support/http-server.ts";
 
@@ -162,6 +162,54 @@ describe("httpRequest", () => {
       ["POST", "/c", '{"a":1}'],
     ]);
     expect(server.seen[2]?.headers.authorization).toBe("Basic c2VjcmV0");
+  });
+
+  it("follows a 301, 302 and 303 of a GET, and fails on one of a POST without sending it on", async () => {
+    for (const status of [301, 302, 303]) {
+      const server = await serve((req) =>
+        req.path === "/a" ? { status, headers: { location: "/b" } } : { status: 200, json: { at: req.path } },
+      );
+
+      const get = await httpRequest(request(`${server.url}/a`, { method: "GET", body: undefined }).request);
+      const post = await httpRequest(request(`${server.url}/a`).request);
+
+      expect(get.ok).toBe(true);
+      expect(post).toMatchObject({
+        ok: false,
+        attempts: 1,
+        failure: { kind: "status", status, redirect: { stop: "method", to: `${server.url}/b` } },
+      });
+      expect(server.seen.map((r) => `${r.method} ${r.path}`)).toEqual(["GET /a", "GET /b", "POST /a"]);
+    }
+  });
+
+  it("fails on a final 3xx that is not followed (304, no Location), never retrying it", async () => {
+    const server = await serve((req) => (req.path === "/304" ? { status: 304 } : { status: 302 }));
+
+    const notModified = await httpRequest(request(`${server.url}/304`, { method: "GET", body: undefined }).request);
+    const nowhere = await httpRequest(request(`${server.url}/302`, { method: "GET", body: undefined }).request);
+
+    expect(notModified).toMatchObject({ ok: false, attempts: 1, failure: { status: 304 } });
+    expect(nowhere).toMatchObject({
+      ok: false,
+      attempts: 1,
+      failure: { status: 302, redirect: { stop: "no-location" } },
+    });
+    expect(server.seen).toHaveLength(2);
+  });
+
+  it("names a redirect's target without its credentials or query", async () => {
+    const server = await serve(() => ({
+      status: 301,
+      headers: { location: "https://user:pa55word@bucket.example/upload?X-Signature=abc123" },
+    }));
+
+    const result = await httpRequest(request(`${server.url}/a`).request);
+
+    expect(result.ok).toBe(false);
+    const text = result.ok ? "" : describeFailure(result.failure, "POST", result.url);
+    expect(text).toContain("redirects to https://bucket.example/upload,");
+    expect(text).not.toMatch(/pa55word|abc123/);
   });
 
   it("never carries Authorization across a redirect to another origin", async () => {

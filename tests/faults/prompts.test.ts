@@ -61,6 +61,71 @@ describe("prompt.get through faults", () => {
     ]);
   });
 
+  it("gives a caller with a fallback its own fetchTimeoutMs when it joins a fetch already in flight (default cache TTL)", async () => {
+    captureLogs(LogLevel.INFO);
+    const server = await faultServer(SILENT);
+    const svc = client(server.url);
+    const first = timed(() => svc.prompt.get("greet", { fetchTimeoutMs: 15_000, maxRetries: 0 })).catch(
+      (e: unknown) => e,
+    );
+    const longer = timed(() => svc.prompt.get("greet", { fallback: "Hey", fetchTimeoutMs: 4_000 }));
+
+    const joined = await timed(() => svc.prompt.get("greet", { fallback: "Hi {{name}}", fetchTimeoutMs: 1_000 }));
+
+    expect(joined.value).toMatchObject({ isFallback: true, prompt: "Hi {{name}}" });
+    expect(joined.ms).toBeLessThan(1_000 + MARGIN_MS);
+    const second = await longer;
+    expect(second.value).toMatchObject({ isFallback: true, prompt: "Hey" });
+    expect(second.ms).toBeGreaterThanOrEqual(3_900);
+    expect(second.ms).toBeLessThan(4_000 + MARGIN_MS);
+    // One fetch, shared, and still running for the caller without a fallback.
+    expect(server.seen.filter(isPrompt)).toHaveLength(1);
+    let settled = false;
+    void first.then(() => {
+      settled = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(settled).toBe(false);
+    await server.close();
+    expect(await first).toBeInstanceOf(Error);
+  });
+
+  it("returns the fallback within the default 10 s when joining a fetch without a fallback", async () => {
+    captureLogs(LogLevel.INFO);
+    const server = await faultServer(SILENT);
+    const svc = client(server.url);
+    const first = svc.prompt.get("greet", { fetchTimeoutMs: 30_000, maxRetries: 0 }).catch((e: unknown) => e);
+
+    const joined = await timed(() => svc.prompt.get("greet", { fallback: "Hi {{name}}" }));
+
+    expect(joined.value.isFallback).toBe(true);
+    expect(joined.ms).toBeGreaterThanOrEqual(9_900);
+    expect(joined.ms).toBeLessThan(10_000 + MARGIN_MS);
+    expect(server.seen.filter(isPrompt)).toHaveLength(1);
+    await server.close();
+    expect(await first).toBeInstanceOf(Error);
+  }, 30_000);
+
+  it("aborts a shared fetch once every caller has given up on it, and starts a new one on the next call", async () => {
+    captureLogs(LogLevel.INFO);
+    const server = await faultServer(SILENT);
+    const svc = client(server.url);
+
+    const both = await timed(() =>
+      Promise.all([
+        svc.prompt.get("greet", { fallback: "a", fetchTimeoutMs: 500 }),
+        svc.prompt.get("greet", { fallback: "b", fetchTimeoutMs: 800 }),
+      ]),
+    );
+    server.reply(() => PROMPT);
+    const after = await svc.prompt.get("greet", { fallback: "c", fetchTimeoutMs: 2_000 });
+
+    expect(both.value.map((p) => p.prompt)).toEqual(["a", "b"]);
+    expect(both.ms).toBeLessThan(800 + MARGIN_MS);
+    expect(after).toMatchObject({ isFallback: false, version: 4 });
+    expect(server.seen.filter(isPrompt)).toHaveLength(2);
+  });
+
   it("returns the fallback within fetchTimeoutMs when the server is down", async () => {
     captureLogs(LogLevel.INFO);
     const down = await downServer(() => PROMPT);

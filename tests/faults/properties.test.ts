@@ -31,14 +31,14 @@ function throwingGetter(inner: unknown): object {
   return Object.defineProperty({ kept: inner }, "broken", {
     enumerable: true,
     get() {
-      throw new Error("getter exploded");
+      throw new Error(`getter exploded, key ${SECRET}`);
     },
   });
 }
 
 function throwingProxy(inner: unknown): object {
   const fail = () => {
-    throw new Error("proxy trap");
+    throw new Error(`proxy trap, authorization Basic ${CREDENTIAL}`);
   };
   // Symbol keys answer as usual: fast-check itself reads some from the values it makes.
   const byName =
@@ -67,13 +67,13 @@ function cyclic(inner: unknown): object {
 function unprintable(): object {
   return {
     toString() {
-      throw new Error("no text");
+      throw new Error(`no text: ${SECRET}`);
     },
     toJSON() {
-      throw new Error("no JSON");
+      throw new Error(`no JSON: ${SECRET}`);
     },
     [Symbol.toPrimitive]() {
-      throw new Error("no primitive");
+      throw new Error(`no primitive: ${SECRET}`);
     },
   };
 }
@@ -84,7 +84,38 @@ function errorWithCycle(message: string): Error {
   return error;
 }
 
+/**
+ * Values that carry the secret key or the Basic credential made from it, as a user's data can: in text, in keys, in
+ * URLs (as the password and in the query), in errors (message and cause). Whatever the SDK logs about them must
+ * show neither.
+ */
+const secretText: fc.Arbitrary<string> = fc
+  .tuple(
+    fc.string({ maxLength: 20 }),
+    fc.constantFrom(SECRET, CREDENTIAL, `Basic ${CREDENTIAL}`),
+    fc.string({ maxLength: 20 }),
+  )
+  .map(([before, secret, after]) => `${before}${secret}${after}`);
+
+const secretUrl: fc.Arbitrary<string> = fc.constantFrom(
+  `https://pk-prop:${SECRET}@svc.example/api/public/otel/v1/traces`,
+  `http://127.0.0.1:1/api/public/media/m?secretKey=${SECRET}`,
+  `https://svc.example/?authorization=Basic%20${CREDENTIAL}`,
+  `data:text/plain;base64,${CREDENTIAL}`,
+  `@@@svcMedia:type=image/png|id=${SECRET}|source=base64_data_uri@@@`,
+);
+
+const secretBearing: fc.Arbitrary<unknown> = fc.oneof(
+  secretText,
+  secretUrl,
+  secretText.map((message) => new Error(message)),
+  fc.tuple(fc.string(), secretText).map(([message, cause]) => new TypeError(message, { cause: new Error(cause) })),
+  fc.tuple(secretText, secretUrl).map(([key, url]) => ({ [key]: url, [SECRET]: { url, secretKey: SECRET } })),
+  secretUrl.filter((url) => URL.canParse(url)).map((url) => new URL(url)),
+);
+
 const hostileLeaf: fc.Arbitrary<unknown> = fc.oneof(
+  secretBearing,
   fc.anything({
     withBigInt: true,
     withBoxedValues: true,
@@ -128,7 +159,12 @@ const hostile: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 10, arbitrary: hostileLeaf.map(throwingGetter) },
   { weight: 10, arbitrary: hostileLeaf.map(throwingProxy) },
   { weight: 10, arbitrary: hostileLeaf.map(cyclic) },
-  { weight: 10, arbitrary: fc.dictionary(fc.string({ unit: "binary", maxLength: 300 }), hostileLeaf, { maxKeys: 5 }) },
+  {
+    weight: 10,
+    arbitrary: fc.dictionary(fc.oneof(fc.string({ unit: "binary", maxLength: 300 }), secretText), hostileLeaf, {
+      maxKeys: 5,
+    }),
+  },
   {
     weight: 10,
     arbitrary: fc.record({
@@ -182,7 +218,11 @@ async function neverThrows(what: string, fn: () => unknown): Promise<void> {
   }
 }
 
-/** After the hostile calls: a plain span and a plain score still reach the server, and nothing printed a secret. */
+/**
+ * After the hostile calls: a plain span and a plain score still reach the server, and no log line showed the secret
+ * key or the credential, though the values logged about carried them. (The request bodies carry the values as the
+ * user gave them: data, not output of the SDK.)
+ */
 async function canaryDelivered(logs: CapturedLog[]): Promise<void> {
   // What the runs queued first: the queues are bounded, and a burst of huge values may have filled them.
   await Promise.all([processor.forceFlush(), svc.flush()]);
@@ -195,9 +235,9 @@ async function canaryDelivered(logs: CapturedLog[]): Promise<void> {
     .filter((r) => r.path === "/api/public/scores")
     .flatMap((r) => r.json as { name: string }[]);
   expect(scores.map((s) => s.name)).toContain(name);
-  const everything = [...logs.map((l) => l.message), ...server.seen.map((r) => r.body.toString("utf8"))].join("\n");
-  expect(everything).not.toContain(SECRET);
-  expect(everything).not.toContain(CREDENTIAL);
+  const printed = logs.map((l) => l.message).join("\n");
+  expect(printed).not.toContain(SECRET);
+  expect(printed).not.toContain(CREDENTIAL);
 }
 
 /**
@@ -273,13 +313,17 @@ describe("hostile values at every public input", () => {
 
   it("scores: create, observation, trace, activeObservation, activeTrace", async () => {
     const logs = captureLogs(LogLevel.DEBUG);
-    await property(fc.array(hostile, { minLength: 3, maxLength: 3 }), async ([a, b, c]) => {
+    const values = fc.tuple(hostile, hostile, hostile, secretText);
+    await property(values, async ([a, b, c, secretName]) => {
       const span = {
         otelSpan: trace.wrapSpanContext({ traceId: "a".repeat(32), spanId: "b".repeat(16), traceFlags: 1 }),
       };
       await neverThrows("score.create", () => svc.score.create(a as never));
       await neverThrows("score.create with fields", () =>
         svc.score.create({ name: "n", value: 1, traceId: "t", metadata: a, comment: b, id: c } as never),
+      );
+      await neverThrows("score.create named with a secret", () =>
+        svc.score.create({ name: secretName, value: a, traceId: b } as never),
       );
       await neverThrows("score.observation", () => svc.score.observation(b as never, c as never));
       await neverThrows("score.observation on a span", () => svc.score.observation(span, a as never));
@@ -310,8 +354,6 @@ describe("hostile values at every public input", () => {
         chat.compile({ a, b } as never, { history: c } as never),
       );
       await neverThrows("chat getLangchainPrompt", () => chat.getLangchainPrompt(a as never));
-      for (const output of [text.compile({ a, b, c } as never), JSON.stringify(chat.compile({ a } as never))])
-        expect(output).not.toContain(SECRET);
     });
     await canaryDelivered(logs);
   });

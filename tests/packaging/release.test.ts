@@ -4,10 +4,13 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { manifestChecks } from "../support/manifest-checks.ts";
 import { PACKAGE_DIRS, ROOT, removeDir } from "../support/packages.ts";
 
 // The release procedure of CONTRIBUTING.md, dry-run: `changeset version` on a throwaway copy of the workspace's
-// manifests and changesets, and `pnpm pack --dry-run` for the files each package ships.
+// manifests and changesets (the "Version packages" change, with one more patch so that there is always a bump), then
+// the packaging checks that depend on the version on that copy, and `pnpm pack --dry-run` for the files each package
+// ships.
 
 type Manifest = { name: string; version: string; private?: boolean };
 const manifest = (dir: string) => JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as Manifest;
@@ -82,6 +85,7 @@ describe("changeset version on a throwaway copy of the workspace", () => {
       expect(manifest(join(dir, folder)).version, folder).toBe(manifest(join(ROOT, folder)).version);
     }
   });
+  describe("then the manifest checks, on the versioned copy", () => manifestChecks(dir));
 });
 
 /**

@@ -111,8 +111,9 @@ export type { AttemptRequest, AttemptResponse, Backend } from "./transport/backe
 export { fetchBackend } from "./transport/backend.js";
 export type { Gzip, RuntimeGlobals } from "./transport/compress.js";
 export { chooseGzip, concatBytes, runtimeGzip } from "./transport/compress.js";
-export type { HttpFailure, HttpMethod, HttpRequest, HttpResponse, HttpResult } from "./transport/http.js";
-export { describeFailure, failureHint, httpRequest, KEYS_HINT, parseHttpUrl, placeOf } from "./transport/http.js";
+export { describeFailure, failureHint, KEYS_HINT, placeOf } from "./transport/failure-text.js";
+export type { HttpFailure, HttpMethod, HttpRequest, HttpResponse, HttpResult, RedirectStop } from "./transport/http.js";
+export { httpRequest, parseHttpUrl, suppressed } from "./transport/http.js";
 export type { HeaderLayer } from "./transport/identity.js";
 export {
   apiHeaders,

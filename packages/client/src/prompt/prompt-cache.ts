@@ -11,6 +11,22 @@ interface Entry {
   expiresAt: number;
 }
 
+/** A fetch under way, with the callers still waiting for it. */
+interface Running {
+  promise: Promise<PromptClient>;
+  controller: AbortController;
+  /** Callers waiting; the fetch is aborted when the last one with a time limit gives up. */
+  waiting: number;
+  /** Stops sharing the fetch (it has settled, or it is being aborted). */
+  detach: () => void;
+}
+
+/** How long one caller waits for a fetch, and the error it gets when that time has passed. */
+export interface WaitLimit {
+  ms: number;
+  error: () => Error;
+}
+
 /** What a cache lookup found. */
 export type CacheLookup = { state: "miss" } | { state: "fresh" | "stale"; value: PromptClient };
 
@@ -20,7 +36,7 @@ export type CacheLookup = { state: "miss" } | { state: "fresh" | "stale"; value:
  */
 export class PromptCache {
   readonly #entries = new Map<string, Entry>();
-  readonly #inFlight = new Map<string, Promise<PromptClient>>();
+  readonly #inFlight = new Map<string, Running>();
   /** Counts invalidations, so a fetch that started before one does not store what it read. */
   #epoch = 0;
 
@@ -68,15 +84,21 @@ export class PromptCache {
     }
   }
 
-  /** Runs `fetch` for the key unless a fetch for it is already running, in which case its promise is shared. */
-  once(key: string, fetch: () => Promise<PromptClient>): Promise<PromptClient> {
-    const running = this.#inFlight.get(key);
-    if (running) return running;
-    const started: Promise<PromptClient> = fetch().finally(() => {
-      if (this.#inFlight.get(key) === started) this.#inFlight.delete(key);
-    });
-    this.#inFlight.set(key, started);
-    return started;
+  /**
+   * Runs `fetch` for the key unless a fetch for it is already running, which is then shared. With a `limit`, this
+   * caller stops waiting when it passes (the fetch goes on for the others); the fetch is aborted through its signal
+   * once every caller has stopped waiting.
+   */
+  once(key: string, fetch: (signal: AbortSignal) => Promise<PromptClient>, limit?: WaitLimit): Promise<PromptClient> {
+    let running = this.#inFlight.get(key);
+    if (!running) {
+      const started = startFetch(fetch, () => {
+        if (this.#inFlight.get(key) === started) this.#inFlight.delete(key);
+      });
+      running = started;
+      this.#inFlight.set(key, started);
+    }
+    return waitFor(running, limit);
   }
 
   /** Drops every entry of the named prompt; fetches already running for it are neither shared nor stored. */
@@ -85,4 +107,54 @@ export class PromptCache {
     for (const [key, entry] of this.#entries) if (entry.name === name) this.#entries.delete(key);
     for (const key of this.#inFlight.keys()) if ((JSON.parse(key) as [string])[0] === name) this.#inFlight.delete(key);
   }
+}
+
+/** Runs `fetch` for one caller, unshared, aborting it when the caller's `limit` passes. */
+export function fetchAlone(
+  fetch: (signal: AbortSignal) => Promise<PromptClient>,
+  limit?: WaitLimit,
+): Promise<PromptClient> {
+  return waitFor(
+    startFetch(fetch, () => {}),
+    limit,
+  );
+}
+
+function startFetch(fetch: (signal: AbortSignal) => Promise<PromptClient>, done: () => void): Running {
+  const controller = new AbortController();
+  let started: Promise<PromptClient>;
+  try {
+    started = fetch(controller.signal);
+  } catch (error) {
+    started = Promise.reject(error);
+  }
+  const promise = started.finally(done);
+  return { promise, controller, waiting: 0, detach: done };
+}
+
+/** One caller's wait for a running fetch: until it settles, or until the caller's limit passes. */
+function waitFor(running: Running, limit: WaitLimit | undefined): Promise<PromptClient> {
+  running.waiting += 1;
+  if (limit === undefined) return running.promise;
+  return new Promise<PromptClient>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      running.waiting -= 1;
+      if (running.waiting === 0) {
+        // Nobody waits any more: a later call starts a new fetch instead of joining this aborted one.
+        running.detach();
+        running.controller.abort();
+      }
+      reject(limit.error());
+    }, limit.ms);
+    running.promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
 }

@@ -1,9 +1,10 @@
 import { describeError, RepeatLog } from "@svc/core";
+import { SvcAPITimeoutError } from "../api/errors.js";
 import type { SvcApi } from "../api/generated/client.js";
 import type { Prompt } from "../api/generated/types.js";
 import type { RequestOptions } from "../api/runtime.js";
 import { type PromptHealth, RequestTally } from "../health.js";
-import { DEFAULT_PROMPT_CACHE_TTL_SECONDS, PromptCache } from "./prompt-cache.js";
+import { DEFAULT_PROMPT_CACHE_TTL_SECONDS, fetchAlone, PromptCache, type WaitLimit } from "./prompt-cache.js";
 import { ChatPromptClient, type PromptClient, TextPromptClient } from "./prompt-clients.js";
 import {
   type ChatMessage,
@@ -29,8 +30,9 @@ export interface PromptGetOptions {
   /** Retries of the fetch. @defaultValue the REST client's (2) */
   maxRetries?: number;
   /**
-   * Time limit of each fetch attempt, in milliseconds. With a `fallback`, it bounds the whole fetch, retries
-   * included: the fallback is returned by then at the latest. @defaultValue 10000
+   * Time limit of each fetch attempt, in milliseconds. With a `fallback`, it bounds this call's wait, retries
+   * included, even when the call joins a fetch another call started: the fallback is returned by then at the latest.
+   * @defaultValue 10000
    */
   fetchTimeoutMs?: number;
 }
@@ -64,9 +66,9 @@ export class PromptManager {
   async get(name: string, options: PromptGetOptions = {}): Promise<PromptClient> {
     const ttl = options.cacheTtlSeconds ?? DEFAULT_PROMPT_CACHE_TTL_SECONDS;
     const key = PromptCache.key(name, options.version, options.label);
-    const fetchAndStore = () => {
+    const fetchAndStore = (signal: AbortSignal) => {
       const epoch = this.#cache.epoch;
-      return this.#fetch(name, options).then((client) => this.#store(key, client, ttl, epoch));
+      return this.#fetch(name, options, signal).then((client) => this.#store(key, client, ttl, epoch));
     };
 
     if (ttl > 0) {
@@ -80,8 +82,12 @@ export class PromptManager {
         return cached.value;
       }
     }
+    // With a fallback, this call waits its own time, whoever started the fetch; the fetch goes on for the others.
+    const limit = options.fallback === undefined ? undefined : waitLimit(name, options);
     try {
-      return await (ttl > 0 ? this.#cache.once(key, fetchAndStore) : this.#fetch(name, options));
+      return await (ttl > 0
+        ? this.#cache.once(key, fetchAndStore, limit)
+        : fetchAlone((signal) => this.#fetch(name, options, signal), limit));
     } catch (error) {
       if (options.fallback === undefined) throw error;
       const kind = `PromptManager: prompt "${name}" could not be fetched, using the fallback`;
@@ -153,12 +159,10 @@ export class PromptManager {
     return { ...this.#requests.health(), cached: this.#cache.size, fallbacks: this.#fallbacks };
   }
 
-  async #fetch(name: string, options: PromptGetOptions): Promise<PromptClient> {
-    const timeoutMs = validTimeout(options.fetchTimeoutMs) ?? DEFAULT_PROMPT_FETCH_TIMEOUT_MS;
-    const requestOptions: RequestOptions = { timeoutInSeconds: timeoutMs / 1000 };
+  /** Fetches a prompt; `signal` aborts it once no caller waits for it any more. */
+  async #fetch(name: string, options: PromptGetOptions, signal: AbortSignal): Promise<PromptClient> {
+    const requestOptions: RequestOptions = { timeoutInSeconds: fetchTimeoutMs(options) / 1000, abortSignal: signal };
     if (options.maxRetries !== undefined) requestOptions.maxRetries = options.maxRetries;
-    // With a fallback the caller wants an answer in time: the whole fetch, retries included, is bounded.
-    if (options.fallback !== undefined) requestOptions.abortSignal = AbortSignal.timeout(timeoutMs);
     let prompt: Prompt;
     try {
       prompt = await this.api.prompts.get(name, { version: options.version, label: options.label }, requestOptions);
@@ -179,8 +183,18 @@ export class PromptManager {
 /** Default time limit of a prompt fetch attempt, in milliseconds. */
 export const DEFAULT_PROMPT_FETCH_TIMEOUT_MS = 10_000;
 
-function validTimeout(value: unknown): number | undefined {
-  return typeof value === "number" && Number.isFinite(value) && value > 0 ? value : undefined;
+function fetchTimeoutMs(options: PromptGetOptions): number {
+  const value = options.fetchTimeoutMs;
+  return typeof value === "number" && Number.isFinite(value) && value > 0 ? value : DEFAULT_PROMPT_FETCH_TIMEOUT_MS;
+}
+
+/** How long a call with a fallback waits for the prompt, retries included. */
+function waitLimit(name: string, options: PromptGetOptions): WaitLimit {
+  const ms = fetchTimeoutMs(options);
+  return {
+    ms,
+    error: () => new SvcAPITimeoutError(`Timeout getting prompt "${name}": no prompt within ${ms} ms (fetchTimeoutMs)`),
+  };
 }
 
 function toClient(prompt: Prompt): PromptClient {

@@ -1,4 +1,5 @@
-import { describeFailure, httpRequest } from "../transport/http.js";
+import { describeFailure } from "../transport/failure-text.js";
+import { httpRequest } from "../transport/http.js";
 import { userAgent } from "../transport/identity.js";
 
 /** Options of {@link downloadMedia}. */

@@ -1,6 +1,7 @@
 import { getGlobalLogger } from "../log/logger.js";
 import { Limiter } from "../queue/limiter.js";
-import { describeFailure, type HttpResult, httpRequest } from "../transport/http.js";
+import { describeFailure } from "../transport/failure-text.js";
+import { type HttpResult, httpRequest } from "../transport/http.js";
 
 /** What a piece of media belongs to on the server. */
 export interface MediaTarget {

@@ -1,11 +1,5 @@
-import {
-  describeFailure,
-  failureHint,
-  type HttpFailure,
-  type HttpResult,
-  isRetryable,
-  placeOf,
-} from "../transport/http.js";
+import { describeFailure, failureHint, placeOf } from "../transport/failure-text.js";
+import { type HttpFailure, type HttpResult, isRetryable } from "../transport/http.js";
 import type { SendOutcome } from "./batch-queue.js";
 import type { Fault } from "./delivery-log.js";
 

@@ -52,10 +52,26 @@ export interface HttpResponse {
   url: string;
 }
 
+/**
+ * Why a redirect answer was the last one: a 301, 302 or 303 to a request other than a GET (following it would
+ * change the method and lose the body), a redirect without a `Location`, one hop more than the transport follows,
+ * or a 3xx that is no redirect the transport follows (300, 304...). `to` is where it pointed, as it may be printed
+ * (no credentials, no query), when it named a valid http(s) address.
+ */
+export interface RedirectStop {
+  /** Why the redirect was not followed. */
+  stop: "method" | "no-location" | "too-many" | "not-followed";
+  /** Where the redirect pointed, as it may be printed. */
+  to?: string;
+}
+
 /** Why a call did not end in a success status. */
 export type HttpFailure =
-  /** The server answered with an error status (the last answer, after retries). */
-  | { kind: "status"; status: number; response: HttpResponse; retryAfterMs?: number }
+  /**
+   * The server answered with an error status (the last answer, after retries), or with a 3xx that was not followed:
+   * then `redirect` says why.
+   */
+  | { kind: "status"; status: number; response: HttpResponse; retryAfterMs?: number; redirect?: RedirectStop }
   /** The connection failed (refused, reset, DNS...): `code` is the system error code when there is one. */
   | { kind: "network"; code?: string; error: unknown }
   /** An attempt got no complete answer within its time limit. */
@@ -69,7 +85,7 @@ export type HttpFailure =
   /** The answer was larger than the caller accepts. */
   | { kind: "too-large"; limit: number };
 
-/** The outcome of a call: an answer with a status below 400, or the failure that ended it. */
+/** The outcome of a call: an answer with a 1xx or 2xx status, or the failure that ended it. */
 export type HttpResult = (
   | { ok: true; response: HttpResponse }
   | { ok: false; failure: HttpFailure /** The failure before a deadline ended the call. */; last?: HttpFailure }
@@ -83,7 +99,8 @@ export type HttpResult = (
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
 const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
-const MAX_REDIRECTS = 5;
+/** Redirects followed before a call stops. */
+export const MAX_REDIRECTS = 5;
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 /** The key OpenTelemetry's SDK and instrumentations read to skip tracing (same symbol in every copy). */
 const SUPPRESS_TRACING_KEY = createContextKey("OpenTelemetry SDK Context Key SUPPRESS_TRACING");
@@ -92,9 +109,11 @@ const SUPPRESS_TRACING_KEY = createContextKey("OpenTelemetry SDK Context Key SUP
  * Sends one request: every HTTP call of the SDK goes through here. Each attempt has its own time limit and the
  * whole call a deadline; network errors, timeouts, 408, 429 and 5xx are retried with exponential backoff and
  * jitter (or the server's `Retry-After`) while attempts and time remain; other statuses, an invalid URL and an
- * unsupported scheme end the call at once. Same-origin 307/308 redirects are followed with the body replayed;
- * a redirect to another origin never carries `Authorization`. The request runs with OpenTelemetry tracing
- * suppressed, so instrumentation of `http`, `undici` or `fetch` never records the SDK's own calls.
+ * unsupported scheme end the call at once. Up to five redirects are followed: 307/308 with the method and body
+ * replayed, 301/302/303 of a GET; a redirect to another origin never carries `Authorization`. A 3xx that is not
+ * followed (a 301, 302 or 303 of a POST, no `Location`, a sixth hop) is a failure, never a success: the data was
+ * not delivered. The request runs with OpenTelemetry tracing suppressed, so instrumentation of `http`, `undici` or
+ * `fetch` never records the SDK's own calls.
  * Never rejects.
  */
 export async function httpRequest(request: HttpRequest, backend?: Backend): Promise<HttpResult> {
@@ -112,9 +131,9 @@ export async function httpRequest(request: HttpRequest, backend?: Backend): Prom
     if (remaining <= 0) return done({ ok: false, failure: { kind: "deadline" }, attempts: attempt, last });
     const timeoutMs = Math.max(1, Math.min(request.attemptTimeoutMs, remaining));
     const outcome = await suppressed(() => attemptWithRedirects(send, request, url, body, timeoutMs));
-    if ("response" in outcome && outcome.response.status < 400)
+    if ("response" in outcome && outcome.response.status < 300)
       return done({ ok: true, response: outcome.response, attempts: attempt + 1 });
-    const failure = "response" in outcome ? statusFailure(outcome.response) : outcome.failure;
+    const failure = "response" in outcome ? statusFailure(outcome.response, outcome.redirect) : outcome.failure;
     if (failure.kind === "aborted" || !isRetryable(failure) || attempt >= maxRetries)
       return done({ ok: false, failure, attempts: attempt + 1 });
     const delayMs = retryDelayMs(attempt, failure.kind === "status" ? failure.retryAfterMs : undefined);
@@ -156,7 +175,7 @@ export function parseHttpUrl(text: string): URL | string {
   return url;
 }
 
-type AttemptOutcome = { response: HttpResponse } | { failure: HttpFailure };
+type AttemptOutcome = { response: HttpResponse; redirect?: RedirectStop } | { failure: HttpFailure };
 
 async function attemptWithRedirects(
   send: Backend,
@@ -187,12 +206,17 @@ async function attemptWithRedirects(
       return { failure: thrownFailure(error, request.signal) };
     }
     const response: HttpResponse = { ...answer, url: url.href };
+    if (answer.status < 300 || answer.status >= 400) return { response };
     const location = answer.headers.location;
-    if (!REDIRECTS.has(answer.status) || !location || hop >= MAX_REDIRECTS) return { response };
-    const next = parseHttpUrl(new URL(location, url).href);
-    if (typeof next === "string") return { response };
+    const next = location ? parseHttpUrl(resolveLocation(location, url)) : undefined;
+    const to = next instanceof URL ? printable(next) : undefined;
+    const stopped = (stop: RedirectStop["stop"]) => ({ response, redirect: to ? { stop, to } : { stop } });
+    if (!REDIRECTS.has(answer.status)) return stopped("not-followed");
+    if (!location) return stopped("no-location");
+    if (!(next instanceof URL)) return stopped("not-followed");
+    if (hop >= MAX_REDIRECTS) return stopped("too-many");
     const keepsMethod = answer.status === 307 || answer.status === 308;
-    if (!keepsMethod && method !== "GET") return { response };
+    if (!keepsMethod && method !== "GET") return stopped("method");
     if (next.origin !== url.origin) {
       // Credentials stay with the origin they were given for.
       const { authorization: _dropped, ...rest } = headers;
@@ -204,11 +228,25 @@ async function attemptWithRedirects(
   }
 }
 
-function statusFailure(response: HttpResponse): HttpFailure {
+function statusFailure(response: HttpResponse, redirect: RedirectStop | undefined): HttpFailure {
+  if (redirect) return { kind: "status", status: response.status, response, redirect };
   const retryAfterMs = parseRetryAfter(response.headers["retry-after"]);
   return retryAfterMs === undefined
     ? { kind: "status", status: response.status, response }
     : { kind: "status", status: response.status, response, retryAfterMs };
+}
+
+function resolveLocation(location: string, base: URL): string {
+  try {
+    return new URL(location, base).href;
+  } catch {
+    return location;
+  }
+}
+
+/** An address as a log line may carry it: no credentials, no query (a signed URL's signature), no fragment. */
+export function printable(url: URL): string {
+  return redactUrl(`${url.origin}${url.pathname}`);
 }
 
 function thrownFailure(error: unknown, signal: AbortSignal | undefined): HttpFailure {
@@ -237,77 +275,4 @@ function systemCode(error: unknown): string | undefined {
 /** Runs `fn` with OpenTelemetry tracing suppressed for everything it starts, asynchronously too. */
 export function suppressed<T>(fn: () => T): T {
   return context.with(context.active().setValue(SUPPRESS_TRACING_KEY, true), fn);
-}
-
-/**
- * One line for a failure: what happened, to which host and path, and the status or error code, e.g.
- * `HTTP 503 from cloud.svc.dev POST /api/public/scores` or `ECONNREFUSED connecting to 127.0.0.1:3000`.
- */
-export function describeFailure(failure: HttpFailure, method: string, url: string): string {
-  const where = placeOf(url);
-  switch (failure.kind) {
-    case "status":
-      return `HTTP ${failure.status} from ${where.host} ${method} ${where.path}${bodyExcerpt(failure.response)}`;
-    case "network":
-      return `${failure.code ?? "connection failed"} on ${method} ${where.host}${where.path}${failure.code ? "" : `: ${describeError(failure.error)}`}`;
-    case "timeout":
-      return `no answer within ${failure.timeoutMs} ms from ${where.host} ${method} ${where.path}`;
-    case "deadline":
-      return `deadline reached before ${where.host} ${method} ${where.path} succeeded`;
-    case "aborted":
-      return `${method} ${where.host}${where.path} aborted`;
-    case "invalid-url":
-      return failure.detail;
-    case "too-large":
-      return `answer of ${where.host} ${method} ${where.path} larger than ${failure.limit} bytes`;
-  }
-}
-
-/** What to check when a request to the server fails with a refused key. */
-export const KEYS_HINT =
-  "Check the public and secret keys (SVC_PUBLIC_KEY, SVC_SECRET_KEY) and that they belong to the server at the base URL.";
-
-/**
- * What a user can do about a failure, as one sentence, or `""` when there is nothing to do but wait (a 5xx, a 429).
- * `delivery` marks requests the SDK sends on its own (spans, scores, media), for which a 404 means a wrong base URL.
- */
-export function failureHint(failure: HttpFailure, url: string, { delivery = false } = {}): string {
-  const { host } = placeOf(url);
-  switch (failure.kind) {
-    case "status":
-      if (failure.status === 401 || failure.status === 403) return KEYS_HINT;
-      if (delivery && (failure.status === 404 || failure.status === 405))
-        return `Check that the base URL (baseUrl or SVC_BASE_URL) is the address of the svc server; ${host} does not know this route.`;
-      return "";
-    case "network":
-      return `Check that the server at ${host} is running and reachable, and that the base URL (baseUrl or SVC_BASE_URL) points at it.`;
-    case "timeout":
-      return `The server at ${host} did not answer in time; if it is only slow, raise the timeout option.`;
-    case "invalid-url":
-      return "Pass a valid http(s) address as baseUrl or set SVC_BASE_URL.";
-    default:
-      return "";
-  }
-}
-
-/** Host (with port) and path of a URL as they may be printed. */
-export function placeOf(url: string): { host: string; path: string } {
-  try {
-    const parsed = new URL(url);
-    return { host: parsed.host, path: parsed.pathname };
-  } catch {
-    return { host: redactUrl(url), path: "" };
-  }
-}
-
-const EXCERPT = 200;
-
-function bodyExcerpt(response: HttpResponse): string {
-  if (response.body.byteLength === 0) return "";
-  const text = new TextDecoder()
-    .decode(response.body.subarray(0, EXCERPT * 4))
-    .replace(/\s+/g, " ")
-    .trim();
-  if (!text) return "";
-  return `: ${text.length > EXCERPT ? `${text.slice(0, EXCERPT)}…` : text}`;
 }

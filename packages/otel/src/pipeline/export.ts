@@ -11,6 +11,7 @@ import {
   outcomeOf,
   type SendOutcome,
   sendInHalves,
+  suppressed,
   tooLargeOutcome,
 } from "@svc/core";
 import { PROCESSOR_NAME, type ProcessorConfig, type SpanExporterLike } from "../config.js";
@@ -133,7 +134,7 @@ function cutLargestValue(item: OutgoingSpan): boolean {
   return true;
 }
 
-/** Hands a batch to a user-supplied exporter, with the exported attributes, bounded in time. */
+/** Hands a batch to a user-supplied exporter, with the exported attributes and tracing suppressed, bounded in time. */
 function exportThrough(
   exporter: SpanExporterLike,
   batch: readonly OutgoingSpan[],
@@ -153,10 +154,14 @@ function exportThrough(
     // The limit only gives up on the exporter; the exporter's own requests keep the process alive if they must.
     (timer as { unref?: () => void }).unref?.();
     try {
-      exporter.export(spans, (result) => {
-        clearTimeout(timer);
-        resolve(result.code === 0 ? { delivered: batch.length } : failed(result.error?.message ?? "code 1"));
-      });
+      // As OpenTelemetry's BatchSpanProcessor does: the exporter's own requests are not traced (else an
+      // instrumented http or fetch would turn each export into spans to export).
+      suppressed(() =>
+        exporter.export(spans, (result) => {
+          clearTimeout(timer);
+          resolve(result.code === 0 ? { delivered: batch.length } : failed(result.error?.message ?? "code 1"));
+        }),
+      );
     } catch (error) {
       clearTimeout(timer);
       resolve(failed(describeError(error)));
