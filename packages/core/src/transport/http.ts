@@ -1,5 +1,4 @@
 import { context, createContextKey } from "@opentelemetry/api";
-import { describeError } from "../log/describe.js";
 import { redactUrl } from "../log/secrets.js";
 import {
   type AttemptResponse,
