@@ -59,3 +59,35 @@ JSON
   export COREPACK_ENABLE_STRICT=0
   export npm_config_manage_package_manager_versions=false
 }
+
+# The runtimes the runtime matrix (tests/packaging/runtimes.test.ts) runs the packed packages in, from the npm
+# registry: Bun, Deno, workerd through Miniflare, Vercel's edge-runtime, and playwright-core to drive Chromium.
+RUNTIME_PACKAGES='"@oven/bun-linux-x64": "1.4.5", "deno": "2.9.6", "miniflare": "4.20260730.0", "edge-runtime": "4.0.1", "playwright-core": "1.65.1"'
+
+# Installs RUNTIME_PACKAGES into .tools/runtimes-<hash>/ once (a second run finds them there) and prints that folder.
+runtime_tools() {
+  local key dir tmp
+  key="$(printf '%s' "$RUNTIME_PACKAGES" | cksum | cut -d' ' -f1)"
+  dir="$(toolchain_dir)/runtimes-$key"
+  if [ ! -f "$dir/.installed" ]; then
+    echo "Installing the test runtimes into $dir" >&2
+    tmp="$dir.tmp-$$"
+    rm -rf "$tmp" && mkdir -p "$tmp"
+    printf '{ "private": true, "dependencies": { %s } }\n' "$RUNTIME_PACKAGES" > "$tmp/package.json"
+    (cd "$tmp" && npm install --no-audit --no-fund --ignore-scripts --loglevel=error >/dev/null) || { rm -rf "$tmp"; return 1; }
+    touch "$tmp/.installed"
+    rm -rf "$dir" && mv "$tmp" "$dir"
+  fi
+  echo "$dir"
+}
+
+# Makes sure a headless Chromium is at /usr/bin/chromium (Debian's package), installing it with apt-get when missing.
+chromium_binary() {
+  if [ ! -x /usr/bin/chromium ]; then
+    echo "Installing Chromium with apt-get" >&2
+    local sudo=""
+    [ "$(id -u)" = 0 ] || sudo="sudo -n"
+    ($sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends chromium) >&2 || return 1
+  fi
+  echo /usr/bin/chromium
+}

@@ -1,9 +1,11 @@
 // svc quickstart: starts the local dev server in this process and runs the SDK against it end to end.
 // Run it with `pnpm demo` (after `pnpm build`), or `bash scripts/dev.sh demo` from a fresh clone.
+import { OpenTelemetry } from "@ai-sdk/otel";
 import { NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
 import { SvcClient } from "@svc/client";
 import { startDevServer } from "@svc/dev-server";
 import { SvcSpanProcessor } from "@svc/otel";
+import { registerTelemetry } from "ai";
 import { DATASET, runExperiment } from "./experiment.ts";
 import { runPipeline } from "./pipeline.ts";
 import { printTree, short } from "./print.ts";
@@ -20,6 +22,8 @@ async function main(): Promise<void> {
   // The span processor sends observations to the server over OTLP; the client does everything else.
   const provider = new NodeTracerProvider({ spanProcessors: [new SvcSpanProcessor(credentials)] });
   provider.register();
+  // The AI SDK's spans go through the same provider, nested under svc observations.
+  registerTelemetry(new OpenTelemetry());
   const svc = new SvcClient(credentials);
 
   try {

@@ -1,10 +1,12 @@
-// The traced part of the quickstart: a retriever, a generation and a LangChain chain in one trace.
+// The traced part of the quickstart: a retriever, a generation, a LangChain chain and an AI SDK call in one trace.
 import { StringOutputParser } from "@langchain/core/output_parsers";
 import { ChatPromptTemplate } from "@langchain/core/prompts";
 import { FakeListChatModel } from "@langchain/core/utils/testing";
 import type { SvcClient, TextPromptClient } from "@svc/client";
 import { CallbackHandler } from "@svc/langchain";
 import { observe, propagateAttributes, startActiveObservation } from "@svc/tracing";
+import { generateText } from "ai";
+import { MockLanguageModelV4 } from "ai/test";
 
 const DOCUMENTS = [
   "Traces are trees of observations: spans, generations and events.",
@@ -49,6 +51,27 @@ export async function answer(prompt: TextPromptClient, question: string): Promis
   );
 }
 
+/**
+ * Suggests a follow-up question with the AI SDK. Its spans (registered with `registerTelemetry` in index.ts) nest under
+ * the pipeline's trace; the AI SDK's mock model stands in for a provider.
+ */
+async function suggestFollowUp(answerText: string): Promise<string> {
+  const model = new MockLanguageModelV4({
+    modelId: "mock-model-1",
+    doGenerate: async () => ({
+      content: [{ type: "text", text: "How are scores attached to traces?" }],
+      finishReason: { unified: "stop", raw: undefined },
+      usage: {
+        inputTokens: { total: 14, noCache: 14, cacheRead: undefined, cacheWrite: undefined },
+        outputTokens: { total: 7, text: 7, reasoning: undefined },
+      },
+      warnings: [],
+    }),
+  });
+  const { text } = await generateText({ model, prompt: `Suggest one follow-up question to: ${answerText}` });
+  return text;
+}
+
 /** Runs the pipeline in one trace and scores it; returns the trace id. */
 export async function runPipeline(svc: SvcClient, prompt: TextPromptClient, question: string): Promise<string> {
   const summarize = ChatPromptTemplate.fromMessages([
@@ -66,7 +89,8 @@ export async function runPipeline(svc: SvcClient, prompt: TextPromptClient, ques
         { answer: text },
         { callbacks: [new CallbackHandler()], runName: "summarize-chain" },
       );
-      root.update({ output: { answer: text, summary } });
+      const followUp = await suggestFollowUp(text);
+      root.update({ output: { answer: text, summary, followUp } });
       svc.score.trace({ otelSpan: root.otelSpan }, { name: "helpfulness", value: 0.9, comment: "clear and short" });
       svc.score.trace({ otelSpan: root.otelSpan }, { name: "tone", value: "neutral", dataType: "CATEGORICAL" });
       return root.traceId;

@@ -152,6 +152,10 @@ describe("pnpm check:arch", () => {
       "tools/codemod/src/own.ts": 'export { edits } from "./edits.ts";\n',
       "tools/codemod/src/edits.ts": "export const edits = 1;\n",
       "tools/dev-server/src/server.ts": "export const server = 1;\n",
+      "tools/dev-server/src/uses-core.ts": 'export { core } from "@svc/core";\n',
+      "tools/dev-server/src/uses-reader.ts":
+        'export { reader } from "../../../packages/core/src/genai-attributes.ts";\n',
+      "packages/core/src/genai-attributes.ts": "export const reader = 1;\n",
     });
 
     const { code, violations } = await checkArch(root);
@@ -160,6 +164,7 @@ describe("pnpm check:arch", () => {
       "codemod-stands-alone tools/codemod/src/uses-client.ts -> packages/client/src/index.ts",
       "codemod-stands-alone tools/codemod/src/uses-dev-server.ts -> tools/dev-server/src/server.ts",
       "core-imports-no-published-package packages/core/src/uses-tracing.ts -> packages/tracing/src/index.ts",
+      "dev-server-reads-only-shared-readers tools/dev-server/src/uses-core.ts -> packages/core/src/index.ts",
       "product-code-imports-no-tooling packages/client/src/uses-tests.ts -> tests/support/helper.ts",
       "published-package-root-only packages/langchain/src/index.ts -> packages/client/src/browser.ts",
       "svc-name-resolves packages/langchain/src/unknown-name.ts -> @svc/nothing",

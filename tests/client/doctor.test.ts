@@ -1,6 +1,8 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { metrics } from "@opentelemetry/api";
+import { MeterProvider } from "@opentelemetry/sdk-metrics";
 import { AlwaysOffSampler, BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
 import { type DoctorReport, SvcClient, type SvcClientParams } from "@svc/client";
 import { SvcSpanProcessor, type SvcSpanProcessorParams } from "@svc/otel";
@@ -374,6 +376,31 @@ describe("svc.doctor() on the tracing of the process", () => {
   });
 });
 
+describe("svc.doctor() and the app's OpenTelemetry defaults", () => {
+  // Nothing listens on localhost:4318 where the tests run (they start their servers on ephemeral ports).
+  it("warns when the app registered a meter provider whose metrics go to a default localhost:4318 that nothing answers", async () => {
+    const server = await scripted();
+    metrics.setGlobalMeterProvider(new MeterProvider());
+    onTestFinished(() => metrics.disable());
+
+    const report = await client({ baseUrl: server.url, ...KEYS }).doctor({ timeout: 2 });
+
+    expect(line(report, "OTLP defaults")).toBe(
+      "warn the app's OpenTelemetry SDK (NodeSDK's defaults) will export metrics to http://localhost:4318, where " +
+        "nothing answers: each export fails and its shutdown() retries for seconds | fix: set " +
+        "OTEL_METRICS_EXPORTER=none, or OTEL_EXPORTER_OTLP_ENDPOINT to the collector that should receive them",
+    );
+  });
+
+  it("says nothing of the defaults when no meter provider is registered", async () => {
+    const server = await scripted();
+
+    const report = await client({ baseUrl: server.url, ...KEYS }).doctor({ timeout: 2 });
+
+    expect(report.checks.map((c) => c.name)).not.toContain("OTLP defaults");
+  });
+});
+
 describe("svc doctor, the command", () => {
   // Imported for its effect: the command runs as the bin does, with the arguments given.
   const CLI = 'await import("./packages/client/src/cli.ts");';
@@ -418,6 +445,29 @@ describe("svc doctor, the command", () => {
       /^PASS {2}OTLP endpoint +accepted a test span, http\/protobuf \(OTEL_EXPORTER_OTLP_TRACES_PROTOCOL\), gzip \(default\)/m,
     );
     expect([...server.store.spans.values()].map((s) => s.name)).toEqual(["svc doctor test span"]);
+  });
+
+  it("warns when OTEL_TRACES_EXPORTER sends traces to a default localhost:4318 that nothing answers, unless an endpoint is set", async () => {
+    const server = await useDevServer();
+    const env = {
+      SVC_BASE_URL: server.url,
+      SVC_PUBLIC_KEY: server.publicKey,
+      SVC_SECRET_KEY: server.secretKey,
+      OTEL_TRACES_EXPORTER: "otlp",
+    };
+
+    const bare = await runChild(CLI, { args: ["doctor"], env });
+    const withEndpoint = await runChild(CLI, {
+      args: ["doctor"],
+      env: { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector.internal:4318" },
+    });
+
+    expect(bare.code).toBe(0);
+    expect(bare.stdout).toMatch(
+      /WARN {2}OTLP defaults +the app's OpenTelemetry SDK \(NodeSDK's defaults\) will export traces to http:\/\/localhost:4318/,
+    );
+    expect(bare.stdout).toContain("OTEL_TRACES_EXPORTER=none");
+    expect(withEndpoint.stdout).not.toContain("OTLP defaults");
   });
 
   it("exits 1 with the fix when the server refuses the keys, and prints no SDK log line", async () => {

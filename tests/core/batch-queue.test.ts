@@ -5,6 +5,7 @@ import { captureLogs } from "../support/logs.ts";
 
 interface Attempt {
   batch: number[];
+  signal: AbortSignal;
   at: number;
   settled: boolean;
   resolve(outcome: SendOutcome<number>): void;
@@ -28,10 +29,11 @@ function queue(options: Partial<BatchQueueOptions<number>> = {}) {
     maxQueueBytes: 1_000_000,
     maxConcurrent: 4,
     sizeOf: () => 10,
-    send: (batch) =>
+    send: (batch, signal) =>
       new Promise((resolve) => {
         const attempt: Attempt = {
           batch,
+          signal,
           at: Date.now(),
           settled: false,
           resolve: (outcome: SendOutcome<number>) => {
@@ -192,5 +194,150 @@ describe("BatchQueue schedule", () => {
     await vi.advanceTimersByTimeAsync(1);
 
     expect(attempts.slice(1).map((a) => a.at)).toEqual([5_000]);
+  });
+});
+
+describe("BatchQueue on a runtime that binds I/O to requests", () => {
+  it("gives each send its own signal, made when the send starts", async () => {
+    const signals: AbortSignal[] = [];
+    const { q } = queue({
+      send: async (batch, signal) => {
+        signals.push(signal);
+        return { delivered: batch.length };
+      },
+    });
+
+    q.push(1);
+    await q.flush(Date.now() + 1_000);
+    q.push(2);
+    await q.flush(Date.now() + 1_000);
+
+    expect(signals).toHaveLength(2);
+    expect(signals[0]).not.toBe(signals[1]);
+    expect(signals.some((s) => s.aborted)).toBe(false);
+  });
+
+  it("sends again, on the next flush, the items of a send the runtime never settled", async () => {
+    const { q, attempts, accepted } = queue({ lostAfterMs: 5_000 });
+    const logs = captureLogs(LogLevel.WARN);
+    q.push(1);
+    q.push(2);
+    await settle();
+    expect(attempts).toHaveLength(1); // a request that ended without waiting for it: this send never settles
+
+    const early = q.flush(Date.now() + 1_000);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect((await early).pending).toBe(2);
+    await vi.advanceTimersByTimeAsync(4_000);
+    const flushing = q.flush(Date.now() + 1_000);
+    await settle();
+    expect(attempts.map((a) => a.batch)).toEqual([
+      [1, 2],
+      [1, 2],
+    ]);
+    accepted(attempts[1] as Attempt);
+
+    expect(await flushing).toEqual({ pending: 0 });
+    expect(q.health()).toMatchObject({ sent: 2, queued: 0, inFlight: 0 });
+    expect(logs.map((l) => l.message).join("\n")).toContain("Test: 2 items of sends that never finished");
+    accepted(attempts[0] as Attempt); // a late answer of the lost send changes nothing
+    await settle();
+    expect(q.health()).toMatchObject({ sent: 2, queued: 0, inFlight: 0 });
+  });
+
+  it("arms its timer again on a flush when the one armed before was cancelled with its request", async () => {
+    const { q, attempts } = queue({ flushIntervalMs: 1_000 });
+    q.push(1);
+    vi.clearAllTimers(); // what a runtime does to the timers of a request that ended
+    const flushing = q.flush(Date.now() + 60_000);
+    await settle();
+    expect(attempts.map((a) => a.batch)).toEqual([[1]]);
+    (attempts[0] as Attempt).resolve({ delivered: 1 });
+    expect(await flushing).toEqual({ pending: 0 });
+
+    q.push(2);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(attempts.map((a) => a.batch)).toEqual([[1], [2]]);
+  });
+});
+
+it("takes back, while a flush waits, a send that outlives lostAfterMs, and ends the flush within its deadline", async () => {
+  const { q, attempts, accepted } = queue({ lostAfterMs: 5_000 });
+  q.push(1);
+  q.push(2);
+  await settle();
+  expect(attempts).toHaveLength(1); // started during an earlier request, never settled
+
+  const flushing = q.flush(Date.now() + 20_000);
+  await vi.advanceTimersByTimeAsync(5_000);
+  expect(attempts.map((a) => a.batch)).toEqual([
+    [1, 2],
+    [1, 2],
+  ]);
+  accepted(attempts[1] as Attempt);
+
+  expect(await flushing).toEqual({ pending: 0 });
+  expect(Date.now()).toBeLessThan(20_000);
+});
+
+describe("BatchQueue lifecycle", () => {
+  it("starts no timer, creates no abort controller and draws no random number until an item is queued", () => {
+    vi.useFakeTimers({ now: 0 });
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
+    const Original = globalThis.AbortController;
+    let controllers = 0;
+    globalThis.AbortController = class extends Original {
+      constructor() {
+        super();
+        controllers++;
+      }
+    };
+    onTestFinished(() => {
+      globalThis.AbortController = Original;
+    });
+    const random = vi.spyOn(Math, "random");
+    onTestFinished(() => random.mockRestore());
+
+    const q = new BatchQueue<number>({
+      owner: "Test",
+      items: "items",
+      flushAt: 2,
+      flushIntervalMs: 60_000,
+      maxBatchItems: 2,
+      maxBatchBytes: 1_000_000,
+      maxQueueItems: 1_000,
+      maxQueueBytes: 1_000_000,
+      maxConcurrent: 4,
+      sizeOf: () => 10,
+      send: async (batch) => ({ delivered: batch.length }),
+    });
+    q.health();
+
+    expect({ timers: vi.getTimerCount(), controllers, random: random.mock.calls.length }).toEqual({
+      timers: 0,
+      controllers: 0,
+      random: 0,
+    });
+  });
+
+  it("gives each send a signal of its own, and shutdown aborts only the sends still under way", async () => {
+    captureLogs(LogLevel.ERROR);
+    const { q, attempts, accepted, unavailable } = queue();
+    for (let i = 0; i < 4; i++) q.push(i);
+    await settle();
+    const [first, second] = attempts as [Attempt, Attempt];
+    accepted(first);
+    await settle();
+
+    const stopped = q.shutdown(Date.now());
+    await vi.advanceTimersByTimeAsync(0);
+    const aborted = [first.signal.aborted, second.signal.aborted];
+    unavailable(second);
+    await stopped;
+
+    expect(first.signal).not.toBe(second.signal);
+    expect(aborted).toEqual([false, true]);
   });
 });

@@ -8,16 +8,17 @@ import {
 import { SvcClient } from "@svc/client";
 import { LogLevel } from "@svc/tracing";
 import { describe, expect, it, onTestFinished } from "vitest";
+import { runChild } from "../support/child-process.ts";
 import { faultServer } from "../support/faults.ts";
 import { captureLogs } from "../support/logs.ts";
 import { svcProvider } from "../support/otel.ts";
 
-/** A real meter provider with an in-memory exporter, registered as the global one for the test. */
-function meterProvider() {
+/** A real meter provider with an in-memory exporter, registered as the global one for the test unless told. */
+function meterProvider({ global = true } = {}) {
   const exporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
   const reader = new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 3_600_000 });
   const provider = new MeterProvider({ readers: [reader] });
-  metrics.setGlobalMeterProvider(provider);
+  if (global) metrics.setGlobalMeterProvider(provider);
   onTestFinished(async () => {
     metrics.disable();
     await provider.shutdown();
@@ -38,7 +39,7 @@ function meterProvider() {
           }
     return points;
   };
-  return { collect };
+  return { collect, provider };
 }
 
 /** How much each data point grew between two collections. */
@@ -57,7 +58,7 @@ const SCORES = "svc.delivery.items=scores";
 describe("delivery figures as OpenTelemetry metrics", () => {
   it("reports sent spans on a meter provider registered after the processor was made", async () => {
     const server = await faultServer(() => ({ status: 200, json: {} }));
-    const { processor, svc } = svcProvider(server, {}, {});
+    const { processor, svc } = svcProvider(server, { meterProvider: "global" }, {});
     const { collect } = meterProvider();
     svc.startSpan("first").end();
     await processor.forceFlush(); // the first batch after the registration finds the provider
@@ -76,7 +77,7 @@ describe("delivery figures as OpenTelemetry metrics", () => {
   it("counts spans refused for their keys under the reason auth", async () => {
     captureLogs(LogLevel.ERROR);
     const server = await faultServer(() => ({ status: 401, json: { message: "bad keys" } }));
-    const { processor, svc } = svcProvider(server, {}, {});
+    const { processor, svc } = svcProvider(server, { meterProvider: "global" }, {});
     const { collect } = meterProvider();
     svc.startSpan("first").end();
     await processor.forceFlush();
@@ -93,7 +94,7 @@ describe("delivery figures as OpenTelemetry metrics", () => {
   it("reports retries and the queued spans and bytes while the server fails", async () => {
     captureLogs(LogLevel.ERROR);
     const server = await faultServer(() => ({ status: 503, json: {}, headers: { "retry-after": "3600" } }));
-    const { processor, svc } = svcProvider(server, { flushTimeout: 0.2 }, {});
+    const { processor, svc } = svcProvider(server, { flushTimeout: 0.2, meterProvider: "global" }, {});
     const { collect } = meterProvider();
     const before = await collect();
 
@@ -108,7 +109,7 @@ describe("delivery figures as OpenTelemetry metrics", () => {
 
   it("tells scores from spans", async () => {
     const server = await faultServer(() => ({ status: 200, json: {} }));
-    const client = new SvcClient({ baseUrl: server.url, publicKey: "pk", secretKey: "sk" });
+    const client = new SvcClient({ baseUrl: server.url, publicKey: "pk", secretKey: "sk", meterProvider: "global" });
     onTestFinished(() => client.shutdown());
     const { collect } = meterProvider();
     client.score.create({ name: "first", value: 1 });
@@ -123,7 +124,7 @@ describe("delivery figures as OpenTelemetry metrics", () => {
 
   it("moves to a meter provider registered in place of the first one", async () => {
     const server = await faultServer(() => ({ status: 200, json: {} }));
-    const { processor, svc } = svcProvider(server, {}, {});
+    const { processor, svc } = svcProvider(server, { meterProvider: "global" }, {});
     const first = meterProvider();
     svc.startSpan("a").end();
     await processor.forceFlush();
@@ -139,4 +140,59 @@ describe("delivery figures as OpenTelemetry metrics", () => {
     expect((await second.collect()).get(sent)).toBe((seenByFirst ?? 0) + 2);
     expect((await first.collect()).get(sent)).toBe(seenByFirst); // no longer observed there
   });
+
+  it("warns about a meterProvider option that is not a meter provider and observes nothing", async () => {
+    const logs = captureLogs(LogLevel.WARN);
+    const server = await faultServer(() => ({ status: 200, json: {} }));
+    svcProvider(server, { meterProvider: "yes" as unknown as "global" }, {});
+
+    expect(logs.map((l) => l.message).join("\n")).toContain(
+      'option meterProvider="yes" is not a MeterProvider (an object with getMeter) or "global"; using none',
+    );
+  });
+});
+
+it("keeps the counters from going down when a processor is garbage collected", async () => {
+  const server = await faultServer(() => ({ status: 200, json: {} }));
+  const result = await runChild(
+    `
+    import {
+      AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader,
+    } from "@opentelemetry/sdk-metrics";
+    import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
+    import { SvcSpanProcessor } from "@svc/otel";
+
+    const exporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
+    const reader = new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 3_600_000 });
+    const meterProvider = new MeterProvider({ readers: [reader] });
+    async function sent() {
+      exporter.reset();
+      await reader.forceFlush();
+      let total = 0;
+      for (const r of exporter.getMetrics()) for (const s of r.scopeMetrics) for (const m of s.metrics)
+        if (m.descriptor.name === "svc.delivery.sent") for (const p of m.dataPoints) total += p.value;
+      return total;
+    }
+    async function sendWithAShortLivedProcessor(count) {
+      const processor = new SvcSpanProcessor(
+        { baseUrl: process.env.URL, publicKey: "pk", secretKey: "sk", meterProvider, flushOnExit: false }, {});
+      const provider = new BasicTracerProvider({ spanProcessors: [processor] });
+      for (let i = 0; i < count; i++) provider.getTracer("svc-sdk").startSpan("s" + i).end();
+      await provider.shutdown();
+    }
+    const seen = [];
+    for (const count of [3, 5]) {
+      await sendWithAShortLivedProcessor(count);
+      seen.push(await sent());
+      for (let i = 0; i < 5; i++) { globalThis.gc(); await new Promise((r) => setTimeout(r, 20)); }
+      seen.push(await sent());
+    }
+    console.log(JSON.stringify(seen));
+    await meterProvider.shutdown();
+    `,
+    { env: { URL: server.url }, nodeArgs: ["--expose-gc"] },
+  );
+
+  expect(result.stderr).toBe("");
+  expect(JSON.parse(result.stdout.trim())).toEqual([3, 3, 8, 8]);
 });

@@ -1,8 +1,12 @@
 import { trace } from "@opentelemetry/api";
 import {
   AlwaysOffSampler,
+  AlwaysOnSampler,
   BasicTracerProvider,
   InMemorySpanExporter,
+  ParentBasedSampler,
+  type Sampler,
+  SamplingDecision,
   SimpleSpanProcessor,
 } from "@opentelemetry/sdk-trace-base";
 import { SvcSpanProcessor } from "@svc/otel";
@@ -69,5 +73,53 @@ describe("observations that no SvcSpanProcessor sees", () => {
     startObservation("sampled-out").end();
 
     expect(warnings(logs)).toEqual([]);
+  });
+
+  it("log nothing, and export no probe, when a parent-based sampler of a provider with a SvcSpanProcessor samples them out", async () => {
+    const exporter = new InMemorySpanExporter();
+    const processor = new SvcSpanProcessor({ exporter }, {});
+    useProvider(
+      new BasicTracerProvider({
+        sampler: new ParentBasedSampler({ root: new AlwaysOffSampler() }),
+        spanProcessors: [processor],
+      }),
+    );
+    const logs = captureLogs();
+
+    startObservation("sampled-out").end();
+    startObservation("sampled-out-too").end();
+    await processor.forceFlush();
+
+    expect(warnings(logs)).toEqual([]);
+    expect(exporter.getFinishedSpans()).toEqual([]);
+  });
+});
+
+/** Records without sampling: the span is recording, its trace flags say not sampled. */
+const RECORD_ONLY: Sampler = {
+  shouldSample: () => ({ decision: SamplingDecision.RECORD }),
+  toString: () => "RecordOnly",
+};
+
+describe.each([
+  { sampler: "records and samples them", make: () => new AlwaysOnSampler() },
+  { sampler: "records them without sampling", make: () => RECORD_ONLY },
+  { sampler: "samples them out", make: () => new ParentBasedSampler({ root: new AlwaysOffSampler() }) },
+])("observations of a provider without SvcSpanProcessor whose sampler $sampler", ({ make }) => {
+  it("log one warning while another provider has the processor", () => {
+    // The other provider, with the processor, is the one the application meant for svc (as NodeSDK next to Sentry).
+    const other = new BasicTracerProvider({ spanProcessors: [svcProcessor()] });
+    onTestFinished(() => other.shutdown());
+    const exporter = new InMemorySpanExporter();
+    useProvider(new BasicTracerProvider({ sampler: make(), spanProcessors: [new SimpleSpanProcessor(exporter)] }));
+    const logs = captureLogs();
+
+    startObservation("first").end();
+    startObservation("second").end();
+
+    expect(warnings(logs).map((l) => l.message)).toEqual([
+      expect.stringMatching(/observation "first" was (recorded|started) by a tracer provider without SvcSpanProcessor/),
+    ]);
+    expect(exporter.getFinishedSpans().map((span) => span.name)).not.toContain("svc processor probe");
   });
 });

@@ -153,6 +153,41 @@ describe("installSvcTestKit", () => {
     expect(observations.map((o) => o.name)).toEqual(["chat"]);
   });
 
+  it("reads spans with GenAI attributes as the server does, counting the usage an agent span repeats once", async () => {
+    const usage = { "gen_ai.usage.input_tokens": 10, "gen_ai.usage.output_tokens": 20 };
+    await startActiveObservation("handle-request", async () => {
+      const tracer = getSvcTracerProvider().getTracer("gen_ai");
+      await tracer.startActiveSpan(
+        "invoke_agent m",
+        { attributes: { "gen_ai.operation.name": "invoke_agent", "gen_ai.request.model": "m", ...usage } },
+        async (agent) => {
+          tracer
+            .startSpan("chat m", {
+              attributes: {
+                "gen_ai.operation.name": "chat",
+                "gen_ai.response.model": "m-2026",
+                "gen_ai.output.messages": '[{"role":"assistant","parts":[{"type":"text","content":"Hi"}]}]',
+                ...usage,
+              },
+            })
+            .end();
+          agent.end();
+        },
+      );
+    });
+
+    const { one, observations } = await kit.collect();
+
+    expect(one("invoke_agent m")).toMatchObject({ type: "agent", model: "m", usage: undefined });
+    expect(one("chat m")).toMatchObject({
+      type: "generation",
+      model: "m-2026",
+      usage: { input: 10, output: 20, total: 30 },
+      output: [{ role: "assistant", parts: [{ type: "text", content: "Hi" }] }],
+    });
+    expect(observations.reduce((sum, o) => sum + (o.usage?.total ?? 0), 0)).toBe(30);
+  });
+
   it("keeps the media of a base64 data URI and sends a reference in its place", async () => {
     const png = "data:image/png;base64,iVBORw0KGgo=";
     await startActiveObservation("describe-image", (span) => {

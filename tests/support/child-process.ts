@@ -40,11 +40,11 @@ export interface Child {
  */
 export async function startChild(
   source: string,
-  { env = {}, timeoutMs = 30_000, args = [] }: ChildOptions = {},
+  { env = {}, timeoutMs = 30_000, args = [], nodeArgs = [], external = [] }: ChildOptions = {},
 ): Promise<Child> {
-  const file = await bundle(source);
+  const file = await bundle(source, external);
   const started = Date.now();
-  const child = spawn(process.execPath, [file, ...args], {
+  const child = spawn(process.execPath, [...nodeArgs, file, ...args], {
     env: { PATH: process.env.PATH ?? "", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -91,6 +91,14 @@ export interface ChildOptions {
   env?: Record<string, string>;
   timeoutMs?: number;
   args?: string[];
+  /** Options of `node` itself, before the program (`--expose-gc`). */
+  nodeArgs?: string[];
+  /**
+   * Packages left out of the bundle and loaded from the repository's node_modules at run time, as an application
+   * loads them (`@sentry/node` hooks module loading). `@opentelemetry/*` is then external too, so that one copy of the
+   * OpenTelemetry API serves both.
+   */
+  external?: string[];
 }
 
 /** Runs a program to its end (see {@link startChild}). */
@@ -100,8 +108,8 @@ export async function runChild(source: string, options: ChildOptions = {}): Prom
 
 const bundled = new Map<string, Promise<string>>();
 
-function bundle(source: string): Promise<string> {
-  const hash = createHash("sha256").update(source).digest("hex").slice(0, 16);
+function bundle(source: string, external: readonly string[]): Promise<string> {
+  const hash = createHash("sha256").update(source).update(external.join(",")).digest("hex").slice(0, 16);
   let file = bundled.get(hash);
   if (file === undefined) {
     file = (async () => {
@@ -113,6 +121,7 @@ function bundle(source: string): Promise<string> {
         format: "esm",
         target: "node22",
         logLevel: "silent",
+        external: external.length > 0 ? [...external, "@opentelemetry/*"] : [],
         alias: Object.fromEntries(Object.entries(SOURCES).map(([name, path]) => [name, join(ROOT, path)])),
         define: { __SVC_SDK_VERSION__: '"0.0.0-test"' },
         // Bundled CommonJS dependencies may call require(); give them one.

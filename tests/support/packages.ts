@@ -50,15 +50,29 @@ export function installApp(
 
 /** Path of the Node 24 binary, installed into the toolchain folder on first use (scripts/toolchain.sh). */
 export function node24(): string {
-  const script = `root="$1"; source "$root/scripts/toolchain.sh"; node_binary`;
+  return toolchain("node_binary");
+}
+
+export function removeDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/** The folder the runtime matrix's runtimes are installed into on first use (runtime_tools of scripts/toolchain.sh). */
+export function runtimeTools(): string {
+  return toolchain("runtime_tools");
+}
+
+/** Path of Debian's Chromium, installed with apt-get on first use (chromium_binary of scripts/toolchain.sh). */
+export function chromiumBinary(): string {
+  return toolchain("chromium_binary");
+}
+
+function toolchain(fn: string): string {
+  const script = `root="$1"; source "$root/scripts/toolchain.sh"; ${fn}`;
   return execFileSync("bash", ["-c", script, "bash", ROOT], {
     encoding: "utf8",
     stdio: "pipe",
     env: npmEnv(),
     timeout: 240_000,
   }).trim();
-}
-
-export function removeDir(dir: string): void {
-  rmSync(dir, { recursive: true, force: true });
 }

@@ -35,10 +35,10 @@ describe("global slots shared by copies of the SDK", () => {
     expect(result.code, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout.trim().split("\n").at(-1) ?? "")).toEqual([
       ["svc", 1],
-      ["svc.delivery-metrics", 1],
+      ["svc.delivery-metrics.v2", 2],
       ["svc.exit", 1],
       ["svc.logger", 2],
-      ["svc.processor-presence", 1],
+      ["svc.processor-presence.v2", 2],
       ["svc.processor-probes", 1],
       ["svc.secrets", 1],
       ["svc.transport-interceptor", 1],

@@ -74,7 +74,11 @@ async function main(argv: readonly string[]): Promise<{ code: number; text: stri
   if (!args.verbose) configureGlobalLogger({ level: LogLevel.NONE });
   const env = readEnv();
   const connection = resolveConnection("svc doctor", { baseUrl: args.baseUrl }, env, { keysOptional: true });
-  const report = await runDoctor(doctorTarget(connection, env), { timeout: args.timeout });
+  // The app's SDK does not run here: only the variables tell what it exports to the default endpoint.
+  const report = await runDoctor(doctorTarget(connection, env), {
+    timeout: args.timeout,
+    otlpDefaults: { env, appMeterProvider: false },
+  });
   return { code: report.ok ? 0 : 1, text: report.toString() };
 }
 

@@ -5,6 +5,7 @@ import { RequestRuntime } from "./api/runtime.js";
 import { resolveClientConfig, type SvcClientConfig, type SvcClientParams } from "./config.js";
 import { createDatasetManager, type DatasetManager } from "./dataset/dataset-manager.js";
 import { type DoctorOptions, runDoctor } from "./doctor/doctor.js";
+import { hasAppMeterProvider } from "./doctor/otlp-defaults-check.js";
 import type { DoctorReport } from "./doctor/report.js";
 import { doctorTarget } from "./doctor/setup-checks.js";
 import { observeTracing } from "./doctor/tracing-checks.js";
@@ -106,7 +107,8 @@ export class SvcClient {
    * Checks the set-up, in order: the keys, the base URL, that the server answers (and its version), that it accepts
    * the keys, the local clock against the server's, that the OTLP endpoint accepts a test span (sent as the span
    * processor sends, with the environment `sdk-doctor`), whether a tracer provider with `SvcSpanProcessor` records
-   * svc spans, and whether a span started now would be exported. Each request waits at most `timeout` seconds and the
+   * svc spans, whether a span started now would be exported, and whether the app's OpenTelemetry SDK exports metrics or
+   * traces to a default `localhost:4318` where nothing answers (`NodeSDK`'s defaults). Each request waits at most `timeout` seconds and the
    * whole run ends within twice that, whatever the server does. Never rejects; prints nothing.
    * @example
    * ```ts
@@ -117,7 +119,12 @@ export class SvcClient {
    */
   doctor(options: DoctorOptions = {}): Promise<DoctorReport> {
     const tracing = observeTracing();
-    return runDoctor(doctorTarget(this.#connection, readEnv(), tracing.exporter), { ...options, tracing });
+    const env = readEnv();
+    return runDoctor(doctorTarget(this.#connection, env, tracing.exporter), {
+      ...options,
+      tracing,
+      otlpDefaults: { env, appMeterProvider: hasAppMeterProvider() },
+    });
   }
 
   /**

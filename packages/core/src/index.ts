@@ -33,34 +33,27 @@ export {
 } from "./config/options.js";
 export { protocolOption } from "./config/protocol.js";
 export { connectionSettings, logStartup, optionSettings } from "./config/startup.js";
-
+export type { GenAiFields, SpanAttributeValues, UsageNode } from "./genai-attributes.js";
+export { readGenAiFields, usageRepeaters } from "./genai-attributes.js";
 export type { ExitParticipant, ExitWatch } from "./lifecycle/exit-hooks.js";
 export { flushWatched, watchQueueForExit } from "./lifecycle/exit-hooks.js";
-
 export type { Settled, SettleWithinOptions } from "./lifecycle/settle-within.js";
 export { settleWithin } from "./lifecycle/settle-within.js";
 export { describeError, messageOf, textOf } from "./log/describe.js";
-
 export type { LoggerOptions, LogSink, SvcLogger } from "./log/logger.js";
 export { configureGlobalLogger, getGlobalLogger, isLogLevelEnabled, LogLevel, resolveLogLevel } from "./log/logger.js";
-
 export type { RepeatLineOptions, RepeatLogOptions } from "./log/repeat-log.js";
 export { DEFAULT_REPEAT_MAX_KINDS, RepeatLog } from "./log/repeat-log.js";
 export { isThenable, safely, warnSkipped } from "./log/safely.js";
 export { redactSecrets, redactUrl } from "./log/secrets.js";
-
 export type { ParsedDataUri } from "./media/data-uri.js";
 export { BASE64_MARKER, findDataUris, parseDataUri } from "./media/data-uri.js";
-
 export type { MediaDownload, MediaDownloadOptions } from "./media/download.js";
 export { downloadMedia } from "./media/download.js";
-
 export type { MediaHash } from "./media/hash.js";
 export { mediaHash, mediaIdOf } from "./media/hash.js";
-
 export type { MediaReferenceParts } from "./media/reference.js";
 export { formatMediaReference, MEDIA_REFERENCE_PATTERN, parseMediaReference } from "./media/reference.js";
-
 export type { MediaServer, MediaTarget, MediaUpload, MediaUploadResult } from "./media/upload.js";
 export { MediaUploader } from "./media/upload.js";
 export { isPlainObject, MAX_METADATA_KEY_LENGTH, MAX_METADATA_PATHS, writeMetadata } from "./metadata.js";
@@ -68,10 +61,15 @@ export type { EncodedTraces, OtlpProtocol } from "./otlp/encode.js";
 export { encodeTraces, OTLP_CONTENT_TYPES } from "./otlp/encode.js";
 export type { ExportItem } from "./otlp/otlp-request.js";
 export type { ReadableSpan } from "./otlp/readable-span.js";
-export type { BatchQueueOptions, DeliveryHealth, FlushResult, SendOutcome } from "./queue/batch-queue.js";
-export { BatchQueue, MAX_QUEUE_RETRY_DELAY_MS } from "./queue/batch-queue.js";
+export { MAX_QUEUE_RETRY_DELAY_MS } from "./queue/backoff.js";
+export type { BatchQueueOptions, FlushResult } from "./queue/batch-queue.js";
+export { BatchQueue } from "./queue/batch-queue.js";
 export type { DropReason, Fault } from "./queue/delivery-log.js";
+export type { DeliveryMeterProvider } from "./queue/delivery-metrics.js";
+export { meterProviderOption } from "./queue/delivery-metrics.js";
+export type { DeliveryHealth } from "./queue/delivery-stats.js";
 export { Limiter, mapLimit } from "./queue/limiter.js";
+export type { SendOutcome } from "./queue/outcome.js";
 export { outcomeOf, sendInHalves, tooLargeOutcome } from "./queue/outcome.js";
 export {
   CIRCULAR_MARKER,
@@ -109,7 +107,7 @@ export { isTraceSampledIn, sampleRateOption, traceSampler } from "./tracing/samp
 export { getSvcTracer, getSvcTracerProvider, setSvcTracerProvider } from "./tracing/tracer-provider.js";
 export type { AttemptRequest, AttemptResponse, Backend } from "./transport/backend.js";
 export { fetchBackend } from "./transport/backend.js";
-export type { Gzip, RuntimeGlobals } from "./transport/compress.js";
+export type { Gzip } from "./transport/compress.js";
 export { chooseGzip, concatBytes, runtimeGzip } from "./transport/compress.js";
 export { describeFailure, failureHint, KEYS_HINT, placeOf } from "./transport/failure-text.js";
 export type { HttpFailure, HttpMethod, HttpRequest, HttpResponse, HttpResult, RedirectStop } from "./transport/http.js";
@@ -127,4 +125,12 @@ export {
 export type { InterceptedKeys, TransportInterceptor } from "./transport/interceptor.js";
 export { setTransportInterceptor } from "./transport/interceptor.js";
 export { isRetryableStatus, MAX_RETRIES_CAP, parseRetryAfter, retryDelayMs, sleep } from "./transport/retry.js";
+export type { RuntimeGlobals, RuntimeInfo, RuntimeKind } from "./transport/runtime.js";
+export {
+  bindsIoToRequests,
+  currentRuntime,
+  describeRuntime,
+  detectRuntime,
+  isServerRuntime,
+} from "./transport/runtime.js";
 export { SDK_VERSION } from "./version.js";

@@ -1,3 +1,4 @@
+import type { MeterProvider } from "@opentelemetry/api";
 import {
   apiHeaders,
   booleanOption,
@@ -10,6 +11,7 @@ import {
   getGlobalLogger,
   logStartup,
   mergeHeaders,
+  meterProviderOption,
   numberOption,
   type OptionSpec,
   OTLP_CONTENT_TYPES,
@@ -147,6 +149,13 @@ export interface SvcSpanProcessorParams {
    * Falls back to SVC_SAMPLE_RATE. @defaultValue 1
    */
   sampleRate?: number;
+  /**
+   * Where the processor's delivery figures (`svc.delivery.*`, see `health()`) are observed as metrics: a
+   * `MeterProvider`, or `"global"` for the OpenTelemetry global meter provider (found when a batch is sent, so one
+   * that `NodeSDK.start()` registers later counts). Without it no instrument is created, so no metrics exporter of
+   * the application (`NodeSDK` registers one by default) is given svc's figures. @defaultValue undefined
+   */
+  meterProvider?: MeterProvider | "global";
 }
 
 /** Default spans per export request. */
@@ -204,6 +213,7 @@ export const PROCESSOR_SPECS = {
   exporter: objectOption<SpanExporterLike>(["export", "shutdown"], "a span exporter (export and shutdown methods)"),
   flushOnExit: booleanOption(true),
   sampleRate: sampleRateOption(),
+  meterProvider: meterProviderOption(),
 } satisfies {
   // Every option but the connection's has a spec, and each spec reads the type its option is declared with.
   [K in Exclude<keyof SvcSpanProcessorParams, "publicKey" | "secretKey" | "baseUrl">]-?: OptionSpec<

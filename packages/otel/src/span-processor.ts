@@ -1,7 +1,9 @@
 import type { Context } from "@opentelemetry/api";
 import {
   BatchQueue,
+  bindsIoToRequests,
   countProcessorStart,
+  currentRuntime,
   type DeliveryHealth,
   describeError,
   type ExitWatch,
@@ -10,6 +12,7 @@ import {
   type ProcessorProbe,
   RepeatLog,
   registerProcessorProbe,
+  settleWithin,
   watchQueueForExit,
 } from "@svc/core";
 import { PROCESSOR_NAME, type ProcessorConfig, resolveProcessorConfig, type SvcSpanProcessorParams } from "./config.js";
@@ -19,6 +22,11 @@ import { FilterStage } from "./pipeline/filter.js";
 import { SampleStage } from "./pipeline/sample.js";
 import { type StartedSpan, StartStage } from "./pipeline/start.js";
 import type { ReadableSpan } from "./readable-span.js";
+
+/** Time beyond its own time limits after which an unsettled export is taken as cancelled by the runtime. */
+const LOST_SEND_GRACE_MS = 5_000;
+/** Time a custom exporter's `forceFlush()` or `shutdown()` gets past the flush deadline, when the flush took it all. */
+const EXPORTER_CALL_GRACE_MS = 500;
 
 /**
  * OpenTelemetry span processor that sends svc observations (and LLM spans of other instrumentation)
@@ -92,9 +100,12 @@ export class SvcSpanProcessor {
       maxQueueBytes: config.maxQueueBytes,
       maxConcurrent: config.maxConcurrentExports,
       immediate: config.exportMode === "immediate",
+      meterProvider: config.meterProvider,
+      // The export request is bounded by the timeout where timers run; a late one is sent twice, never lost.
+      lostAfterMs: bindsIoToRequests(currentRuntime()) ? config.timeoutMs + LOST_SEND_GRACE_MS : undefined,
       sizeOf: (item) => estimateSize(item.span),
       send: async (batch, signal) => {
-        await this.#enrich.enrich(batch);
+        await this.#enrich.enrich(batch, signal);
         return this.#export.send(batch, signal);
       },
     });
@@ -148,14 +159,10 @@ export class SvcSpanProcessor {
    * whatever the server does; spans still queued then stay queued. Never rejects.
    */
   async forceFlush(): Promise<void> {
-    await this.#drain(false);
+    const deadline = Date.now() + this.#config.flushTimeoutMs;
+    await this.#drain(false, deadline);
     const exporter = this.#config.exporter;
-    if (exporter?.forceFlush)
-      await Promise.resolve()
-        .then(() => exporter.forceFlush?.())
-        .catch((e: unknown) =>
-          getGlobalLogger().warn(`${PROCESSOR_NAME}: exporter.forceFlush failed: ${describeError(e)}`),
-        );
+    if (exporter?.forceFlush) await this.#callExporter("forceFlush", () => exporter.forceFlush?.(), deadline);
   }
 
   /**
@@ -174,19 +181,29 @@ export class SvcSpanProcessor {
   }
 
   async #shutdownOnce(): Promise<void> {
-    await this.#drain(true);
+    const deadline = Date.now() + this.#config.flushTimeoutMs;
+    await this.#drain(true, deadline);
     this.#exit.unwatch();
     const exporter = this.#config.exporter;
-    if (exporter)
-      await Promise.resolve()
-        .then(() => exporter.shutdown())
-        .catch((e: unknown) =>
-          getGlobalLogger().warn(`${PROCESSOR_NAME}: exporter.shutdown failed: ${describeError(e)}`),
-        );
+    if (exporter) await this.#callExporter("shutdown", () => exporter.shutdown(), deadline);
   }
 
-  async #drain(final: boolean): Promise<void> {
-    const deadline = Date.now() + this.#config.flushTimeoutMs;
+  /**
+   * Calls the custom exporter's `forceFlush()` or `shutdown()` and waits for it until `deadline`, or a moment past it
+   * when the flush took all the time: a call that throws, rejects or never settles is logged and left behind.
+   */
+  async #callExporter(method: string, call: () => unknown, deadline: number): Promise<void> {
+    const timeoutMs = Math.max(deadline - Date.now(), 0) + EXPORTER_CALL_GRACE_MS;
+    const settled = await settleWithin(call, { timeoutMs });
+    if (settled.kind === "error")
+      getGlobalLogger().warn(`${PROCESSOR_NAME}: exporter.${method}() failed: ${describeError(settled.error)}`);
+    else if (settled.kind === "timeout")
+      getGlobalLogger().warn(
+        `${PROCESSOR_NAME}: exporter.${method}() did not settle within ${timeoutMs} ms (flushTimeout); no longer waited for`,
+      );
+  }
+
+  async #drain(final: boolean, deadline: number): Promise<void> {
     this.#flushing++;
     try {
       this.#export.wake();

@@ -1,3 +1,4 @@
+import { type GenAiFields, readGenAiFields, usageRepeaters } from "../../../packages/core/src/genai-attributes.ts";
 import { collectMetadata, isTrue, parseMaybeJson, str, type TraceContext, traceContext } from "./attribute-values.ts";
 import type { AttributeValue } from "./otlp/span.ts";
 import type { DevStore, StoredSpan } from "./store.ts";
@@ -116,18 +117,11 @@ export function isoFromNanos(ns: bigint): string {
   return new Date(Number(ns / 1_000_000n)).toISOString();
 }
 
-function observationType(a: Record<string, AttributeValue>): string {
+/** `svc.observation.type` when the span declares a known one, else what the GenAI conventions say, upper case. */
+function observationType(a: Record<string, AttributeValue>, genAi: GenAiFields): string {
   const declared = str(a["svc.observation.type"])?.toLowerCase();
   if (declared && OBSERVATION_TYPES.has(declared)) return declared.toUpperCase();
-  const kind = str(a["openinference.span.kind"])?.toUpperCase();
-  if (kind === "LLM") return "GENERATION";
-  if (kind && OBSERVATION_TYPES.has(kind.toLowerCase())) return kind;
-  const op = str(a["gen_ai.operation.name"])?.toLowerCase();
-  if (op === "chat" || op === "completion" || op === "text_completion" || op === "generate_content") {
-    return "GENERATION";
-  }
-  if (op === "embeddings") return "EMBEDDING";
-  return "SPAN";
+  return genAi.type.toUpperCase();
 }
 
 function environment(span: StoredSpan): string {
@@ -172,6 +166,7 @@ function timestamp(value: AttributeValue | undefined): string | null {
 /** Turns a span into an observation, using the `svc.` attributes the way the server reads them. */
 export function toObservation(span: StoredSpan, trace: TraceContext, projectId: string): Observation {
   const a = span.attributes;
+  const genAi = readGenAiFields(span.name, a);
   const start = isoFromNanos(span.startTimeUnixNano);
   const end = span.endTimeUnixNano > 0n ? isoFromNanos(span.endTimeUnixNano) : null;
   const declaredLevel = LEVELS[str(a["svc.observation.level"])?.toUpperCase() ?? ""];
@@ -186,7 +181,7 @@ export function toObservation(span: StoredSpan, trace: TraceContext, projectId: 
     endTime: end,
     projectId,
     parentObservationId: span.parentSpanId ?? null,
-    type: observationType(a),
+    type: observationType(a, genAi),
     modelId: null,
     inputPrice: null,
     outputPrice: null,
@@ -204,21 +199,19 @@ export function toObservation(span: StoredSpan, trace: TraceContext, projectId: 
     completionStartTime,
     createdAt: span.receivedAt,
     updatedAt: span.receivedAt,
-    input: str(a["svc.observation.input"]) ?? null,
-    output: str(a["svc.observation.output"]) ?? null,
+    input: str(a["svc.observation.input"]) ?? str(genAi.input as AttributeValue | undefined) ?? null,
+    output: str(a["svc.observation.output"]) ?? str(genAi.output as AttributeValue | undefined) ?? null,
     metadata: {
       ...trace.metadata,
       ...collectMetadata(a, ["svc.observation.metadata", "svc.metadata"]),
     },
-    providedModelName:
-      str(a["svc.observation.model.name"]) ??
-      str(a["gen_ai.response.model"]) ??
-      str(a["gen_ai.request.model"]) ??
-      str(a["ai.model.id"]) ??
-      null,
+    providedModelName: str(a["svc.observation.model.name"]) ?? genAi.model ?? null,
     internalModelId: null,
     modelParameters: parseMaybeJson(a["svc.observation.model.parameters"]),
-    usageDetails: usageDetails(parseMaybeJson(a["svc.observation.usage_details"])),
+    usageDetails:
+      a["svc.observation.usage_details"] !== undefined
+        ? usageDetails(parseMaybeJson(a["svc.observation.usage_details"]))
+        : (genAi.usage ?? {}),
     costDetails,
     totalCost: costDetails.total ?? (Object.keys(costDetails).length ? sum(Object.values(costDetails)) : null),
     usagePricingTierName: null,
@@ -248,7 +241,18 @@ export function allObservations(store: DevStore): Observation[] {
   const out: Observation[] = [];
   for (const spans of byTrace.values()) {
     const trace = traceContext(spans);
-    for (const span of spans) out.push(toObservation(span, trace, store.project.id));
+    const observations = spans.map((span) => toObservation(span, trace, store.project.id));
+    // Usage an agent span repeats from its model calls is counted once, on the model calls.
+    const repeaters = usageRepeaters(
+      observations.map((o) => ({
+        id: o.id,
+        parentId: o.parentObservationId,
+        type: o.type,
+        hasUsage: Object.keys(o.usageDetails).length > 0,
+      })),
+    );
+    for (const observation of observations) if (repeaters.has(observation.id)) observation.usageDetails = {};
+    out.push(...observations);
   }
   return out;
 }

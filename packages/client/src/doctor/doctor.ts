@@ -1,4 +1,5 @@
-import { describeError, SDK_VERSION } from "@svc/core";
+import { describeError, type Env, SDK_VERSION } from "@svc/core";
+import { checkOtlpDefaults } from "./otlp-defaults-check.js";
 import { type DoctorCheck, type DoctorReport, doctorReport } from "./report.js";
 import { checkClock, checkCredentials, checkOtlp, checkServer, type ServerSession } from "./server-checks.js";
 import { checkBaseUrl, checkKeys, type DoctorTarget } from "./setup-checks.js";
@@ -15,12 +16,17 @@ export const DEFAULT_DOCTOR_TIMEOUT_SECONDS = 10;
 
 /**
  * Runs the checks in order: keys, base URL, server, credentials, clock, OTLP endpoint and, with `tracing` (what
- * `observeTracing()` saw in this process), the tracer provider and span export. A check that an earlier failure rules out is skipped. Every
- * request has a time limit and the run a deadline, whatever the server does. Never rejects.
+ * `observeTracing()` saw in this process), the tracer provider and span export; with `otlpDefaults`, whether the
+ * app's OpenTelemetry SDK exports to a default `localhost:4318` that nothing answers. A check that an earlier failure
+ * rules out is skipped. Every request has a time limit and the run a deadline, whatever the server does. Never rejects.
  */
 export async function runDoctor(
   target: DoctorTarget,
-  { timeout, tracing }: DoctorOptions & { tracing?: TracingObservation },
+  {
+    timeout,
+    tracing,
+    otlpDefaults,
+  }: DoctorOptions & { tracing?: TracingObservation; otlpDefaults?: { env: Env; appMeterProvider: boolean } },
 ): Promise<DoctorReport> {
   const seconds = typeof timeout === "number" && timeout > 0 ? timeout : DEFAULT_DOCTOR_TIMEOUT_SECONDS;
   const session: ServerSession = { target, timeoutMs: seconds * 1000, deadline: Date.now() + 2 * seconds * 1000 };
@@ -48,6 +54,11 @@ export async function runDoctor(
   );
   if (tracing) {
     const found = await guarded("tracer provider", () => checkTracing(target, tracing));
+    checks.push(...(Array.isArray(found) ? found : [found]));
+  }
+  if (otlpDefaults) {
+    const { env, appMeterProvider } = otlpDefaults;
+    const found = await guarded("OTLP defaults", async () => (await checkOtlpDefaults(env, appMeterProvider)) ?? []);
     checks.push(...(Array.isArray(found) ? found : [found]));
   }
   return doctorReport(`svc doctor: SDK ${SDK_VERSION}, ${runtime()}`, checks);

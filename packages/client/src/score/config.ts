@@ -1,4 +1,5 @@
-import { booleanOption, environmentOption, numberOption, sampleRateOption } from "@svc/core";
+import type { MeterProvider } from "@opentelemetry/api";
+import { booleanOption, environmentOption, meterProviderOption, numberOption, sampleRateOption } from "@svc/core";
 
 /** Default queue length that starts a score flush. */
 export const DEFAULT_SCORE_FLUSH_AT = 10;
@@ -53,6 +54,12 @@ export interface ScoreParams {
    * SVC_SAMPLE_RATE. @defaultValue 1
    */
   sampleRate?: number;
+  /**
+   * Where the score queue's delivery figures (`svc.delivery.*` with `svc.delivery.items=scores`) are observed as
+   * metrics: a `MeterProvider`, or `"global"` for the OpenTelemetry global meter provider. Without it no instrument
+   * is created. @defaultValue undefined
+   */
+  meterProvider?: MeterProvider | "global";
 }
 
 /** Score settings after options, environment and defaults. */
@@ -72,6 +79,8 @@ export interface ScoreManagerConfig {
   sampleRate: number;
   /** Time limit of one score request attempt, in seconds: the client's `timeout`, at most 10. */
   attemptTimeoutSeconds: number;
+  /** Where the delivery figures are observed as metrics, if anywhere. */
+  meterProvider: MeterProvider | "global" | undefined;
 }
 
 /** How the score options are read; resolved together with the client's own options. */
@@ -85,6 +94,7 @@ export const SCORE_SPECS = {
   environment: environmentOption(["SVC_TRACING_ENVIRONMENT"]),
   flushOnExit: booleanOption(true),
   sampleRate: sampleRateOption(),
+  meterProvider: meterProviderOption(),
 };
 
 /** Whether `OTEL_SDK_DISABLED` turns OpenTelemetry off (the value `true`, in any case), which turns scores off too. */
@@ -105,6 +115,7 @@ export function scoreConfigFrom(
     flushOnExit: boolean;
     sampleRate: number;
     timeout: number;
+    meterProvider?: MeterProvider | "global" | undefined;
   },
   env: Record<string, string | undefined>,
 ): ScoreManagerConfig {
@@ -121,5 +132,6 @@ export function scoreConfigFrom(
     flushOnExit: o.flushOnExit,
     sampleRate: o.sampleRate,
     attemptTimeoutSeconds: Math.min(o.timeout, SCORE_ATTEMPT_TIMEOUT_SECONDS),
+    meterProvider: o.meterProvider,
   };
 }

@@ -1,6 +1,8 @@
 import { type Span, trace } from "@opentelemetry/api";
 import {
   BatchQueue,
+  bindsIoToRequests,
+  currentRuntime,
   type DeliveryHealth,
   describeError,
   type ExitWatch,
@@ -25,6 +27,8 @@ export type ScoreForSpan =
   | Omit<ScoreBody, "traceId" | "observationId">;
 
 const OWNER = "ScoreManager";
+/** Time beyond its timeout after which an unsettled score request is taken as cancelled by the runtime. */
+const LOST_SEND_GRACE_MS = 5_000;
 /** Lines of partial rejections (HTTP 207) logged in full before the others are counted. */
 const REJECTION_LINES_IN_FULL = 3;
 
@@ -80,6 +84,11 @@ export class ScoreManager {
       maxConcurrent: MAX_CONCURRENT_SCORE_REQUESTS,
       sizeOf: (item) => item.bytes,
       send: (batch, signal) => this.#send(batch, signal),
+      meterProvider: config.meterProvider,
+      // One request per send, bounded by its timeout where timers run.
+      lostAfterMs: bindsIoToRequests(currentRuntime())
+        ? config.attemptTimeoutSeconds * 1000 + LOST_SEND_GRACE_MS
+        : undefined,
     });
     if (config.disabled)
       getGlobalLogger().debug(`${OWNER}: OTEL_SDK_DISABLED=true, so scores are neither queued nor sent`);

@@ -1,7 +1,14 @@
+import { settleWithin } from "../lifecycle/settle-within.js";
 import { describeError } from "../log/describe.js";
-import { retryDelayMs } from "../transport/retry.js";
-import { DeliveryLog, type DropReason, type Fault } from "./delivery-log.js";
-import { bindDeliveryMetrics, observeDelivery } from "./delivery-metrics.js";
+import { getGlobalLogger } from "../log/logger.js";
+import { Backoff } from "./backoff.js";
+import { DeliveryLog, type DropReason } from "./delivery-log.js";
+import { bindDeliveryMetrics, type DeliveryMeterProvider, observeDelivery } from "./delivery-metrics.js";
+import { type DeliveryHealth, DeliveryStats } from "./delivery-stats.js";
+import { FlushWaiters } from "./flush-waiters.js";
+import { type Entry, ItemBuffer } from "./item-buffer.js";
+import type { SendOutcome } from "./outcome.js";
+import { WakeTimer } from "./wake-timer.js";
 
 /** Settings of a {@link BatchQueue}. */
 export interface BatchQueueOptions<T> {
@@ -25,48 +32,37 @@ export interface BatchQueueOptions<T> {
   maxConcurrent: number;
   /** Estimated size of an item in bytes. */
   sizeOf: (item: T) => number;
-  /** Sends a batch; must not reject (a rejection counts as a failure that is retried). */
+  /**
+   * Sends a batch with a signal of its own, which aborts when shutdown stops waiting for it; must not reject (a
+   * rejection counts as a failure that is retried).
+   */
   send: (batch: T[], signal: AbortSignal) => Promise<SendOutcome<T>>;
   /** Start sending as soon as an item is queued (no waiting for a batch to fill). @defaultValue false */
   immediate?: boolean;
-}
-
-/** What became of a batch. Items neither delivered, dropped nor retried are counted as delivered. */
-export interface SendOutcome<T> {
-  /** Items the server accepted. */
-  delivered: number;
   /**
-   * Items given up on, by cause; `logged` when the sender has already said so in its own words; `fault` when a
-   * failed request was the cause (it becomes the last error of `health()`).
+   * A send still unsettled this long after it started is taken as lost: a runtime that cancels what an ended request
+   * left running (Cloudflare Workers) never settles it. A flush then queues its items again and sends them.
+   * @defaultValue never
    */
-  dropped?: readonly { count: number; reason: DropReason; detail: string; logged?: boolean; fault?: Fault }[];
-  /** Items to try again after a wait (a retryable failure), with what went wrong. */
-  retry?: { items: T[]; fault: Fault; retryAfterMs?: number };
+  lostAfterMs?: number;
+  /** Where the queue's figures are observed as metrics; nowhere by default. */
+  meterProvider?: DeliveryMeterProvider;
 }
 
-/** What a delivery queue (spans, or scores) has done so far: a plain object, cheap to read at any time. */
-export interface DeliveryHealth {
-  /** Items waiting to be sent (including those waiting out a failure). */
-  queued: number;
-  /** Estimated bytes of the items waiting. */
-  queuedBytes: number;
-  /** Items in requests under way. */
-  inFlight: number;
-  /** Items the server accepted. */
-  sent: number;
-  /** Items given up on, by reason. */
-  dropped: Record<DropReason, number>;
-  /** Failed attempts that were retried. */
-  retries: number;
-  /** The last failed request, retried or given up on: the kind of failure, its status or error code, the host, when (no secret). */
-  lastError:
-    | { kind: string; status?: number; code?: string; host?: string; description: string; at: string }
-    | undefined;
-  /** When the server last accepted items (ISO 8601). */
-  lastSuccessAt: string | undefined;
-  /** Whether the component was shut down. */
-  shutdown: boolean;
+/** A send under way: the controller of its own signal (made when it starts, in the request that starts it). */
+interface Send<T> {
+  controller: AbortController;
+  batch: Entry<T>[];
+  startedAt: number;
+  /** Given up on as lost: its items were queued again and its late outcome changes nothing. */
+  lost: boolean;
 }
+
+/**
+ * How long shutdown waits for the sends it has aborted to end: those of the SDK end at once, a send that ignores its
+ * signal (user code that never returns) is left behind.
+ */
+const ABORTED_SENDS_GRACE_MS = 250;
 
 /** Outcome of waiting for a flush. */
 export interface FlushResult {
@@ -74,70 +70,36 @@ export interface FlushResult {
   pending: number;
 }
 
-interface Entry<T> {
-  item: T;
-  bytes: number;
-  seq: number;
-}
-
-interface Waiter {
-  target: number;
-  remaining: number;
-  resolve: () => void;
-}
-
-/**
- * Longest wait between two attempts of a queue, unless the server's `Retry-After` asks for more: it bounds how long
- * delivery takes to resume once the server is back. While a fault lasts, each attempt is one batch.
- */
-export const MAX_QUEUE_RETRY_DELAY_MS = 10_000;
-
-const NO_DROPS: Record<DropReason, number> = {
-  queueFull: 0,
-  tooLarge: 0,
-  rejected: 0,
-  auth: 0,
-  shutdown: 0,
-  sampledOut: 0,
-  failed: 0,
-};
-
 /**
  * The one bounded queue of the SDK, for spans and scores alike: items wait in order, bounded in count and in
  * bytes; batches (bounded in count and bytes) go out when `flushAt` items wait, when the oldest has waited
  * `flushIntervalMs`, or when a flush asks; at most `maxConcurrent` at a time. A batch that fails with a
- * retryable fault goes back to the front and the queue waits (exponential backoff with jitter, or the server's
- * `Retry-After`) before the next attempt: items are held through an outage for as long as they fit in the
- * bounds, and only what does not fit is dropped and counted. While a fault lasts, one batch at a time probes the
- * server, at most every {@link MAX_QUEUE_RETRY_DELAY_MS}. Timers are unref'd.
+ * retryable fault goes back to the front and the queue waits (backoff with jitter, or the server's `Retry-After`) before the next attempt: items are
+ * held through an outage for as long as they fit in the bounds, and only what does not fit is dropped and counted.
+ * While a fault lasts, one batch at a time probes the server. Timers are unref'd; constructing one starts nothing.
  */
 export class BatchQueue<T> {
   readonly #options: BatchQueueOptions<T>;
   readonly #log: DeliveryLog;
-  #entries: Entry<T>[] = [];
-  #bytes = 0;
-  #seq = 0;
-  #inFlight = 0;
-  readonly #inFlightSends = new Set<Promise<void>>();
+  readonly #buffer = new ItemBuffer<T>();
+  readonly #stats = new DeliveryStats();
+  readonly #backoff = new Backoff();
+  readonly #waiters = new FlushWaiters();
+  readonly #timer = new WakeTimer(() => {
+    this.#timerDue = true;
+    this.#pump();
+  });
+  /** Sends under way, each with the controller of its own signal. */
+  readonly #sends = new Map<Promise<void>, Send<T>>();
   #inFlightItems = 0;
-  #timer: ReturnType<typeof setTimeout> | undefined;
-  #pausedUntil = 0;
-  #failures = 0;
-  #draining = 0;
-  readonly #waiters = new Set<Waiter>();
-  readonly #abort = new AbortController();
+  #pumpScheduled = false;
+  #timerDue = false;
   #closed = false;
-  #sent = 0;
-  #retries = 0;
-  readonly #dropped = { ...NO_DROPS };
-  #lastError: DeliveryHealth["lastError"];
-  #lastHint: string | undefined;
-  #lastSuccessAt: number | undefined;
 
   constructor(options: BatchQueueOptions<T>) {
     this.#options = options;
-    this.#log = new DeliveryLog(options.owner, options.items, () => this.#entries.length + this.#inFlightItems);
-    observeDelivery(this);
+    this.#log = new DeliveryLog(options.owner, options.items, () => this.size);
+    observeDelivery(this, this.#stats.counts, options.meterProvider);
   }
 
   /** What the items are called (`spans`, `scores`). */
@@ -147,12 +109,12 @@ export class BatchQueue<T> {
 
   /** Items waiting and being sent. */
   get size(): number {
-    return this.#entries.length + this.#inFlightItems;
+    return this.#buffer.length + this.#inFlightItems;
   }
 
   /** Items queued since the queue was created (grows only). */
   get accepted(): number {
-    return this.#seq;
+    return this.#buffer.lastSeq;
   }
 
   /** Queues an item; returns false (and counts the drop) when the queue is closed or full. */
@@ -161,29 +123,28 @@ export class BatchQueue<T> {
       this.drop("shutdown", 1, `an item arrived after shutdown()`);
       return false;
     }
-    const { maxQueueItems, maxQueueBytes } = this.#options;
+    const { maxQueueItems, maxQueueBytes, items } = this.#options;
     let bytes: number;
     try {
       bytes = this.#options.sizeOf(item);
     } catch {
       bytes = 0;
     }
-    if (this.size >= maxQueueItems || this.#bytes + bytes > maxQueueBytes) {
-      const held = `${this.size} ${this.#options.items} (${Math.round(this.#bytes / 1024)} KiB) held`;
-      const limits = `limits ${maxQueueItems} ${this.#options.items}, ${Math.round(maxQueueBytes / 1024)} KiB`;
+    if (this.size >= maxQueueItems || this.#buffer.bytes + bytes > maxQueueBytes) {
+      const held = `${this.size} ${items} (${Math.round(this.#buffer.bytes / 1024)} KiB) held`;
+      const limits = `limits ${maxQueueItems} ${items}, ${Math.round(maxQueueBytes / 1024)} KiB`;
       this.drop("queueFull", 1, `${held}, ${limits}; raise the queue limits or check that the server is reachable`);
       return false;
     }
-    this.#entries.push({ item, bytes, seq: ++this.#seq });
-    this.#bytes += bytes;
-    if (this.#options.immediate || this.#entries.length >= this.#options.flushAt) this.#schedulePump();
+    this.#buffer.add(item, bytes);
+    if (this.#options.immediate || this.#buffer.length >= this.#options.flushAt) this.#schedulePump();
     else this.#arm(this.#options.flushIntervalMs);
     return true;
   }
 
   /** Counts items given up on outside the queue (an item too large to queue, sampled out...), and logs them. */
   drop(reason: DropReason, count: number, detail: string): void {
-    this.#dropped[reason] += count;
+    this.#stats.dropped(reason, count);
     this.#log.dropped(reason, count, detail);
   }
 
@@ -192,50 +153,37 @@ export class BatchQueue<T> {
    * delivered or dropped, or when `deadline` (epoch ms) passes, whatever the server does.
    */
   async flush(deadline: number): Promise<FlushResult> {
-    const waiter: Waiter = { target: this.#seq, remaining: this.size, resolve: () => {} };
-    if (waiter.remaining === 0) return { pending: 0 };
-    const done = new Promise<void>((resolve) => {
-      waiter.resolve = resolve;
-    });
-    this.#waiters.add(waiter);
-    this.#draining++;
-    let timer: ReturnType<typeof setTimeout> | undefined;
+    const remaining = this.size;
+    if (remaining === 0) return { pending: 0 };
+    const waiting = this.#waiters.wait(this.#buffer.lastSeq, remaining, deadline);
+    const stopWatching = this.#watchLost(deadline);
     try {
+      this.#reclaimLost();
+      // A timer armed during an earlier request may have been cancelled with it: the pump arms one of this flush.
+      this.#timer.cancel();
       this.#pump();
-      // Held (not unref'd): a caller awaiting flush() keeps the process alive until it resolves, at the latest.
-      const timeout = new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, Math.max(0, deadline - Date.now()));
-      });
-      await Promise.race([done, timeout]);
+      return { pending: await waiting };
     } finally {
-      clearTimeout(timer);
-      this.#waiters.delete(waiter);
-      this.#draining--;
+      stopWatching();
       this.#log.report({ dueOnly: true });
     }
-    return { pending: waiter.remaining };
   }
 
   /**
-   * Flushes until `deadline`, then stops: sends still running are aborted and whatever is left is dropped and
-   * counted (one line). Items pushed afterwards are dropped. Leaves no timer behind.
+   * Flushes until `deadline`, then stops: sends still running are aborted (and waited for a moment at most) and
+   * whatever is left is dropped and counted (one line). Items pushed afterwards are dropped. Leaves no timer behind.
    */
   async shutdown(deadline: number): Promise<FlushResult> {
     const result = await this.flush(deadline);
     this.#closed = true;
-    clearTimeout(this.#timer);
-    this.#timer = undefined;
+    this.#timer.cancel();
     const left = this.size;
     if (left > 0) {
-      const cause = this.#lastError
-        ? `; last failure: ${this.#lastError.description}${this.#lastHint ? `. ${this.#lastHint}` : ""}`
-        : "";
-      this.#abort.abort();
-      const entries = this.#entries.splice(0);
-      this.#bytes = 0;
-      this.#settle(entries);
+      const cause = this.#stats.lastFailureText();
+      for (const send of this.#sends.values()) send.controller.abort();
+      this.#waiters.settle(this.#buffer.takeAll());
       this.drop("shutdown", left, `the shutdown deadline passed before they could be delivered${cause}`);
-      await Promise.allSettled([...this.#inFlightSends]);
+      await settleWithin(() => Promise.allSettled([...this.#sends.keys()]), { timeoutMs: ABORTED_SENDS_GRACE_MS });
     }
     this.#log.close();
     return result;
@@ -243,17 +191,12 @@ export class BatchQueue<T> {
 
   /** Counts for `health()`. */
   health(): DeliveryHealth {
-    return {
-      queued: this.#entries.length,
-      queuedBytes: this.#bytes,
+    return this.#stats.health({
+      queued: this.#buffer.length,
+      queuedBytes: this.#buffer.bytes,
       inFlight: this.#inFlightItems,
-      sent: this.#sent,
-      dropped: { ...this.#dropped },
-      retries: this.#retries,
-      lastError: this.#lastError,
-      lastSuccessAt: this.#lastSuccessAt === undefined ? undefined : new Date(this.#lastSuccessAt).toISOString(),
       shutdown: this.#closed,
-    };
+    });
   }
 
   /** Pumps once the current task yields, so that items queued together in a burst fill whole batches. */
@@ -266,65 +209,92 @@ export class BatchQueue<T> {
     });
   }
 
-  #pumpScheduled = false;
-
   /**
    * Starts sends while a slot is free, the queue is not waiting out a failure, and a batch is due. While a fault
    * lasts, one batch at a time probes the server; the others follow once it is accepted.
    */
   #pump(): void {
-    const { flushAt, immediate } = this.#options;
-    const maxConcurrent = this.#failures > 0 ? 1 : this.#options.maxConcurrent;
-    const now = Date.now();
-    if (now < this.#pausedUntil) {
-      this.#arm(this.#pausedUntil - now);
+    const { flushAt, immediate, maxBatchItems, maxBatchBytes } = this.#options;
+    const maxConcurrent = this.#backoff.failing ? 1 : this.#options.maxConcurrent;
+    const waitMs = this.#backoff.remainingMs();
+    if (waitMs > 0) {
+      this.#arm(waitMs);
       return;
     }
+    const buffer = this.#buffer;
     while (
-      this.#inFlight < maxConcurrent &&
-      this.#entries.length > 0 &&
-      (immediate || this.#draining > 0 || this.#entries.length >= flushAt || this.#timerDue)
+      this.#sends.size < maxConcurrent &&
+      buffer.length > 0 &&
+      (immediate || this.#waiters.size > 0 || buffer.length >= flushAt || this.#timerDue)
     ) {
-      this.#start(this.#takeBatch());
+      this.#start(buffer.take(maxBatchItems, maxBatchBytes));
     }
     this.#timerDue = false;
-    if (this.#entries.length > 0 && this.#inFlight < maxConcurrent) this.#arm(this.#options.flushIntervalMs);
-  }
-
-  #timerDue = false;
-
-  #takeBatch(): Entry<T>[] {
-    const { maxBatchItems, maxBatchBytes } = this.#options;
-    let count = 0;
-    let bytes = 0;
-    for (const entry of this.#entries) {
-      if (count >= maxBatchItems || (count > 0 && bytes + entry.bytes > maxBatchBytes)) break;
-      count++;
-      bytes += entry.bytes;
-    }
-    this.#bytes -= bytes;
-    return this.#entries.splice(0, count);
+    if (buffer.length > 0 && this.#sends.size < maxConcurrent) this.#arm(this.#options.flushIntervalMs);
   }
 
   #start(batch: Entry<T>[]): void {
     // Once per batch: a meter provider registered after the queue was made is found here.
     bindDeliveryMetrics();
-    this.#inFlight++;
     this.#inFlightItems += batch.length;
-    const sending: Promise<void> = this.#sendOne(batch).finally(() => {
-      this.#inFlight--;
-      this.#inFlightSends.delete(sending);
-      if (!this.#closed) this.#pump();
+    const send: Send<T> = { controller: new AbortController(), batch, startedAt: Date.now(), lost: false };
+    const sending: Promise<void> = this.#sendOne(send).finally(() => {
+      this.#sends.delete(sending);
+      if (!this.#closed && !send.lost) this.#pump();
     });
-    this.#inFlightSends.add(sending);
+    this.#sends.set(sending, send);
   }
 
-  async #sendOne(batch: Entry<T>[]): Promise<void> {
+  /** While a flush waits (until `deadline`), takes back each send as soon as it outlives `lostAfterMs`. */
+  #watchLost(deadline: number): () => void {
+    const { lostAfterMs } = this.#options;
+    if (lostAfterMs === undefined) return () => {};
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const check = (): void => {
+      let earliest = Number.POSITIVE_INFINITY;
+      for (const send of this.#sends.values()) earliest = Math.min(earliest, send.startedAt + lostAfterMs);
+      if (earliest >= deadline) return;
+      timer = setTimeout(
+        () => {
+          this.#reclaimLost();
+          this.#pump();
+          check();
+        },
+        Math.max(0, earliest - Date.now()),
+      );
+    };
+    check();
+    return () => clearTimeout(timer);
+  }
+
+  /** Queues again, at the front, the items of sends that outlived `lostAfterMs` without settling. */
+  #reclaimLost(): void {
+    const { lostAfterMs } = this.#options;
+    if (lostAfterMs === undefined || this.#sends.size === 0) return;
+    const now = Date.now();
+    let reclaimed = 0;
+    for (const [sending, send] of this.#sends) {
+      if (now - send.startedAt < lostAfterMs) continue;
+      send.lost = true;
+      send.controller.abort();
+      this.#sends.delete(sending);
+      this.#inFlightItems -= send.batch.length;
+      this.#buffer.putBack(send.batch);
+      reclaimed += send.batch.length;
+    }
+    if (reclaimed > 0)
+      getGlobalLogger().warn(
+        `${this.#options.owner}: ${reclaimed} ${this.#options.items} of sends that never finished (the runtime ended the request that started them) are sent again`,
+      );
+  }
+
+  async #sendOne(send: Send<T>): Promise<void> {
+    const { batch } = send;
     let outcome: SendOutcome<T>;
     try {
       outcome = await this.#options.send(
         batch.map((e) => e.item),
-        this.#abort.signal,
+        send.controller.signal,
       );
     } catch (error) {
       outcome = {
@@ -333,100 +303,50 @@ export class BatchQueue<T> {
       };
     } finally {
       // No longer in flight before they are requeued, so no count holds them twice.
-      this.#inFlightItems -= batch.length;
+      if (!send.lost) this.#inFlightItems -= batch.length;
     }
-    if (this.#closed) {
-      // Shutdown has counted what was still held; a late answer changes nothing.
-      return;
-    }
+    // Once shut down, what was still held has been counted; a send taken back as lost was queued again.
+    if (!this.#closed && !send.lost) this.#record(batch, outcome);
+  }
+
+  /** Counts and logs what became of a batch; puts what is to be retried back at the front. */
+  #record(batch: Entry<T>[], outcome: SendOutcome<T>): void {
     const retry = outcome.retry && outcome.retry.items.length > 0 ? outcome.retry : undefined;
-    const retried = retry ? new Set<T>(retry.items) : undefined;
-    const settled = retried ? batch.filter((e) => !retried.has(e.item)) : batch;
-    this.#sent += outcome.delivered;
+    const retried = new Set<T>(retry?.items);
+    const settled = retry ? batch.filter((e) => !retried.has(e.item)) : batch;
+    this.#stats.delivered(outcome.delivered);
     for (const drop of outcome.dropped ?? []) {
-      if (drop.fault) this.#noteError(drop.fault);
+      if (drop.fault) this.#stats.failed(drop.fault);
       if (!drop.logged) this.drop(drop.reason, drop.count, drop.detail);
       else {
-        this.#dropped[drop.reason] += drop.count;
+        this.#stats.dropped(drop.reason, drop.count);
         this.#log.lost(drop.count);
       }
     }
     if (outcome.delivered > 0) {
-      this.#lastSuccessAt = Date.now();
-      if (!retry) this.#failures = 0;
+      if (!retry) this.#backoff.succeeded();
       this.#log.delivered(outcome.delivered);
     }
     if (retry)
       this.#requeue(
-        batch.filter((e) => retried?.has(e.item)),
+        batch.filter((e) => retried.has(e.item)),
         retry,
       );
-    this.#settle(settled);
+    this.#waiters.settle(settled);
   }
 
   /** Puts failed items back at the front and waits before the next attempt. */
   #requeue(entries: Entry<T>[], retry: NonNullable<SendOutcome<T>["retry"]>): void {
-    this.#entries.unshift(...entries);
-    for (const entry of entries) this.#bytes += entry.bytes;
-    this.#retries += 1;
-    const now = Date.now();
-    // Batches that were in flight together fail together: the backoff grows once per round, not per batch.
-    if (now >= this.#pausedUntil) {
-      this.#pausedUntil = now + retryDelayMs(this.#failures, retry.retryAfterMs, { maxMs: MAX_QUEUE_RETRY_DELAY_MS });
-      this.#failures += 1;
-    } else if (retry.retryAfterMs !== undefined) {
-      this.#pausedUntil = Math.max(this.#pausedUntil, now + retry.retryAfterMs);
-    }
-    const delayMs = this.#pausedUntil - now;
-    const { fault } = retry;
-    this.#noteError(fault);
-    this.#log.retrying(fault, entries.length, delayMs);
+    this.#buffer.putBack(entries);
+    this.#stats.retried();
+    this.#stats.failed(retry.fault);
+    const delayMs = this.#backoff.failed(retry.retryAfterMs);
+    this.#log.retrying(retry.fault, entries.length, delayMs);
     this.#arm(delayMs);
   }
 
-  /** Keeps a failed attempt as the last error of `health()`. */
-  #noteError(fault: Fault): void {
-    this.#lastError = {
-      kind: fault.kind,
-      status: fault.status,
-      code: fault.code,
-      host: fault.host,
-      description: fault.description,
-      at: new Date().toISOString(),
-    };
-    this.#lastHint = fault.hint;
-  }
-
-  /** Marks entries delivered or dropped for the flushes waiting on them. */
-  #settle(entries: readonly Entry<T>[]): void {
-    if (this.#waiters.size === 0 || entries.length === 0) return;
-    for (const waiter of this.#waiters) {
-      for (const entry of entries) if (entry.seq <= waiter.target) waiter.remaining--;
-      if (waiter.remaining <= 0) waiter.resolve();
-    }
-  }
-
-  /** Makes sure the queue is pumped again within `delayMs` (an earlier timer already set is kept). */
+  /** Makes sure the queue is pumped again within `delayMs`. */
   #arm(delayMs: number): void {
-    if (this.#closed) return;
-    // A timer armed earlier with a delay no longer than this one is due first: no clock read (every push comes here).
-    if (this.#timer !== undefined && this.#timerDelayMs <= delayMs) return;
-    const due = Date.now() + delayMs;
-    if (this.#timer !== undefined) {
-      if (this.#timerAt <= due) return;
-      clearTimeout(this.#timer);
-    }
-    this.#timerAt = due;
-    this.#timerDelayMs = delayMs;
-    this.#timer = setTimeout(() => {
-      this.#timer = undefined;
-      this.#timerDue = true;
-      this.#pump();
-    }, delayMs);
-    // A waiting batch must not keep a process alive; flush() and shutdown() hold their own timer.
-    (this.#timer as { unref?: () => void }).unref?.();
+    if (!this.#closed) this.#timer.arm(delayMs);
   }
-
-  #timerAt = 0;
-  #timerDelayMs = 0;
 }

@@ -5,16 +5,18 @@ import {
   type Observable,
   ValueType,
 } from "@opentelemetry/api";
+import type { OptionSpec } from "../config/options.js";
 import { globalSlot } from "../log/slot.js";
 import { SDK_VERSION } from "../version.js";
-import type { DeliveryHealth } from "./batch-queue.js";
 import type { DropReason } from "./delivery-log.js";
+import { type DeliveryCounts, deliveryCounts } from "./delivery-stats.js";
 
 /** A delivery queue as the metrics see it: what its items are called and its figures. */
 export interface DeliverySource {
   /** `spans` or `scores`: the value of the {@link DELIVERY_ITEMS_ATTRIBUTE} attribute. */
   readonly items: string;
-  health(): DeliveryHealth;
+  /** What the queue holds now (the gauges). */
+  health(): { queued: number; queuedBytes: number; inFlight: number };
 }
 
 /** Names of the instruments, all observed from the queues' `health()` when a reader collects. */
@@ -32,50 +34,107 @@ export const DELIVERY_ITEMS_ATTRIBUTE = "svc.delivery.items";
 /** The attribute that carries the {@link DropReason} on `svc.delivery.dropped`. */
 export const DROP_REASON_ATTRIBUTE = "svc.delivery.drop_reason";
 
-interface MetricsState {
-  sources: Set<WeakRef<DeliverySource>>;
-  /** The meter provider the instruments were last created on. */
+/**
+ * Where a component's delivery figures are observed as metrics: a `MeterProvider`, or `"global"` for the OpenTelemetry
+ * global meter provider (looked up again each time a batch is sent, so one registered later, as `NodeSDK.start()`
+ * does, is found). Without it nothing is observed.
+ */
+export type DeliveryMeterProvider = MeterProvider | "global";
+
+/** How a `meterProvider` option is read: a `MeterProvider` (an object with `getMeter`), `"global"`, or nothing. */
+export function meterProviderOption(): OptionSpec<DeliveryMeterProvider | undefined> {
+  return {
+    parse: (value) =>
+      value === "global" ||
+      (typeof value === "object" && value !== null && typeof (value as MeterProvider).getMeter === "function")
+        ? { ok: true, value: value as DeliveryMeterProvider }
+        : { ok: false, expected: 'a MeterProvider (an object with getMeter) or "global"' },
+    fallback: undefined,
+  };
+}
+
+interface Registration {
+  readonly source: WeakRef<DeliverySource>;
+  readonly items: string;
+  /** Held strongly: what the queue counted is still counted once it is garbage collected. */
+  readonly counts: DeliveryCounts;
+}
+
+/** The queues observed on one meter provider, and the counts of those already gone, per kind of item. */
+interface Binding {
+  readonly registrations: Set<Registration>;
+  readonly retired: Map<string, DeliveryCounts>;
+  /** The meter provider the instruments were created on. */
   boundTo: MeterProvider | undefined;
   /** Removes the callback from that provider's meter. */
   unbind: (() => void) | undefined;
 }
 
-// One registry for every copy of the core in the process: one set of instruments, the figures summed per kind.
+interface MetricsState {
+  readonly byProvider: WeakMap<MeterProvider, Binding>;
+  readonly global: Binding;
+}
+
+function newBinding(): Binding {
+  return { registrations: new Set(), retired: new Map(), boundTo: undefined, unbind: undefined };
+}
+
+// One registry for every copy of the core in the process: one set of instruments per meter provider, the figures
+// summed per kind. Version 1 (`svc.delivery-metrics`) was read by cores that do not check versions: version 2 takes a
+// key of its own, so that they keep their slot and never misread this one.
 const state = globalSlot<MetricsState>(
-  { name: "svc.delivery-metrics", version: 1, holds: "delivery metrics instruments" },
-  () => ({
-    sources: new Set(),
-    boundTo: undefined,
-    unbind: undefined,
-  }),
+  { name: "svc.delivery-metrics.v2", version: 2, holds: "delivery metrics registrations" },
+  () => ({ byProvider: new WeakMap(), global: newBinding() }),
 );
 
 /**
- * Makes a queue's figures observable through the OpenTelemetry metrics API; held weakly, so a queue that is garbage
- * collected stops being observed. Nothing is created until {@link bindDeliveryMetrics} finds a meter provider.
+ * Makes a queue's figures observable on `target` through the OpenTelemetry metrics API; the queue is held weakly (a
+ * queue that is garbage collected stops being observed) and its `counts` strongly, so the counters never go down.
+ * Without `target` nothing is observed: the SDK's metrics never reach a meter provider the user did not name.
  */
-export function observeDelivery(source: DeliverySource): void {
-  state().sources.add(new WeakRef(source));
-  bindDeliveryMetrics();
+export function observeDelivery(
+  source: DeliverySource,
+  counts: DeliveryCounts,
+  target: DeliveryMeterProvider | undefined,
+): void {
+  if (target === undefined) return;
+  const s = state();
+  let binding = target === "global" ? s.global : s.byProvider.get(target);
+  if (binding === undefined) {
+    binding = newBinding();
+    s.byProvider.set(target as MeterProvider, binding);
+  }
+  binding.registrations.add({ source: new WeakRef(source), items: source.items, counts });
+  bind(binding, target === "global" ? metrics.getMeterProvider() : target);
 }
 
 /**
- * Creates the instruments on the global meter provider when it is another one than last time (the application may
- * register its provider after the SDK's components were made). Without a provider the API's no-op one answers and
- * nothing is recorded. Cheap: one global lookup when nothing changed.
+ * Moves the instruments of the `"global"` queues to the global meter provider when it is another one than last time
+ * (the application may register its provider after the SDK's components were made). Cheap: one lookup when nothing
+ * changed, nothing at all when no queue asked for the global provider.
  */
 export function bindDeliveryMetrics(): void {
-  const provider = metrics.getMeterProvider();
-  const s = state();
-  if (s.boundTo === provider) return;
-  s.unbind?.();
-  s.boundTo = provider;
-  s.unbind = undefined;
+  const { global } = state();
+  if (global.registrations.size > 0) bind(global, metrics.getMeterProvider());
+}
+
+function bind(binding: Binding, provider: MeterProvider): void {
+  if (binding.boundTo === provider) return;
+  binding.unbind?.();
+  binding.boundTo = provider;
+  binding.unbind = undefined;
   try {
-    s.unbind = createInstruments(provider, s);
+    binding.unbind = createInstruments(provider, binding);
   } catch {
     // A meter provider that throws gets no instruments; delivery goes on.
   }
+}
+
+/** What the instruments read: the gauges and the counts of the queues of one kind. */
+interface Figures extends DeliveryCounts {
+  queued: number;
+  queuedBytes: number;
+  inFlight: number;
 }
 
 /** The instruments, each read from a queue's health (`svc.delivery.dropped`, counted per reason, apart). */
@@ -83,7 +142,7 @@ const FIGURES: {
   name: string;
   kind: "gauge" | "counter";
   description: string;
-  read?: (h: DeliveryHealth) => number;
+  read?: (h: Figures) => number;
   unit?: string;
 }[] = [
   {
@@ -115,7 +174,7 @@ const FIGURES: {
   },
 ];
 
-function createInstruments(provider: MeterProvider, s: MetricsState): () => void {
+function createInstruments(provider: MeterProvider, binding: Binding): () => void {
   const meter = provider.getMeter("svc-sdk", SDK_VERSION);
   const made = FIGURES.map((figure) => {
     const options = {
@@ -131,7 +190,7 @@ function createInstruments(provider: MeterProvider, s: MetricsState): () => void
   });
   const dropped = made[FIGURES.findIndex((f) => f.name === DELIVERY_METRICS.dropped)]!.instrument;
   const callback = (result: BatchObservableResult) => {
-    for (const [items, figures] of totals(s)) {
+    for (const [items, figures] of totals(binding)) {
       const attributes = { [DELIVERY_ITEMS_ATTRIBUTE]: items };
       for (const { instrument, read } of made) if (read) result.observe(instrument, read(figures), attributes);
       for (const reason of Object.keys(figures.dropped) as DropReason[])
@@ -143,39 +202,46 @@ function createInstruments(provider: MeterProvider, s: MetricsState): () => void
   return () => meter.removeBatchObservableCallback(callback, all);
 }
 
-/** The figures of the live queues, summed per kind of item. */
-function totals(s: MetricsState): Map<string, DeliveryHealth> {
-  const out = new Map<string, DeliveryHealth>();
-  for (const ref of s.sources) {
-    const source = ref.deref();
+/**
+ * The figures per kind of item: the gauges of the live queues summed, the counters of every queue ever observed (a
+ * queue that was garbage collected leaves its counts behind).
+ */
+function totals(binding: Binding): Map<string, Figures> {
+  const out = new Map<string, Figures>();
+  const at = (items: string): Figures => {
+    let figures = out.get(items);
+    if (figures === undefined) {
+      figures = { queued: 0, queuedBytes: 0, inFlight: 0, ...deliveryCounts() };
+      out.set(items, figures);
+    }
+    return figures;
+  };
+  for (const registration of binding.registrations) {
+    const source = registration.source.deref();
     if (source === undefined) {
-      s.sources.delete(ref);
+      binding.registrations.delete(registration);
+      let retired = binding.retired.get(registration.items);
+      if (retired === undefined) {
+        retired = deliveryCounts();
+        binding.retired.set(registration.items, retired);
+      }
+      addCounts(retired, registration.counts);
       continue;
     }
+    const figures = at(registration.items);
     const health = source.health();
-    const sum = out.get(source.items);
-    out.set(source.items, sum === undefined ? health : addHealth(sum, health));
+    figures.queued += health.queued;
+    figures.queuedBytes += health.queuedBytes;
+    figures.inFlight += health.inFlight;
+    addCounts(figures, registration.counts);
   }
+  for (const [items, retired] of binding.retired) addCounts(at(items), retired);
   return out;
 }
 
-/** Two sets of figures as one: counts added, the later error and success kept, shut down when both are. */
-function addHealth(a: DeliveryHealth, b: DeliveryHealth): DeliveryHealth {
-  const dropped = { ...a.dropped };
-  for (const reason of Object.keys(b.dropped) as DropReason[])
-    dropped[reason] = (dropped[reason] ?? 0) + b.dropped[reason];
-  const bErrorLater = b.lastError !== undefined && (a.lastError === undefined || b.lastError.at > a.lastError.at);
-  const bSuccessLater =
-    b.lastSuccessAt !== undefined && (a.lastSuccessAt === undefined || b.lastSuccessAt > a.lastSuccessAt);
-  return {
-    queued: a.queued + b.queued,
-    queuedBytes: a.queuedBytes + b.queuedBytes,
-    inFlight: a.inFlight + b.inFlight,
-    sent: a.sent + b.sent,
-    dropped,
-    retries: a.retries + b.retries,
-    lastError: bErrorLater ? b.lastError : a.lastError,
-    lastSuccessAt: bSuccessLater ? b.lastSuccessAt : a.lastSuccessAt,
-    shutdown: a.shutdown && b.shutdown,
-  };
+function addCounts(into: DeliveryCounts, from: DeliveryCounts): void {
+  into.sent += from.sent;
+  into.retries += from.retries;
+  for (const reason of Object.keys(from.dropped) as DropReason[])
+    into.dropped[reason] = (into.dropped[reason] ?? 0) + from.dropped[reason];
 }

@@ -1,7 +1,19 @@
 import { describeFailure, failureHint, placeOf } from "../transport/failure-text.js";
 import { type HttpFailure, type HttpResult, isRetryable } from "../transport/http.js";
-import type { SendOutcome } from "./batch-queue.js";
-import type { Fault } from "./delivery-log.js";
+import type { DropReason, Fault } from "./delivery-log.js";
+
+/** What became of a batch. Items neither delivered, dropped nor retried are counted as delivered. */
+export interface SendOutcome<T> {
+  /** Items the server accepted. */
+  delivered: number;
+  /**
+   * Items given up on, by cause; `logged` when the sender has already said so in its own words; `fault` when a
+   * failed request was the cause (it becomes the last error of `health()`).
+   */
+  dropped?: readonly { count: number; reason: DropReason; detail: string; logged?: boolean; fault?: Fault }[];
+  /** Items to try again after a wait (a retryable failure), with what went wrong. */
+  retry?: { items: T[]; fault: Fault; retryAfterMs?: number };
+}
 
 /** What went wrong on a request, for log lines and `health()`. */
 export function faultOf(failure: HttpFailure, method: string, url: string): Fault {

@@ -1,8 +1,17 @@
-import { isSpanContextValid, type Span, type SpanContext } from "@opentelemetry/api";
+import {
+  isSpanContextValid,
+  ROOT_CONTEXT,
+  type Span,
+  type SpanContext,
+  TraceFlags,
+  type Tracer,
+  trace,
+} from "@opentelemetry/api";
 import { getGlobalLogger, loggerGeneration } from "../log/logger.js";
 import { globalSlot } from "../log/slot.js";
 import type { OtlpProtocol } from "../otlp/encode.js";
-import type { DeliveryHealth } from "../queue/batch-queue.js";
+import type { DeliveryHealth } from "../queue/delivery-stats.js";
+import { getSvcTracer } from "./tracer-provider.js";
 
 /**
  * Whether an `SvcSpanProcessor` sees the spans svc starts. The processor counts every span start it is given; the
@@ -13,12 +22,20 @@ interface PresenceState {
   starts: number;
   /** Logger generation of the last warning: one warning per logger configuration. */
   warnedGeneration: number;
+  /** What is known of the provider behind each svc tracer: whether a SvcSpanProcessor sees its spans. */
+  readonly verdicts: WeakMap<Tracer, "with" | "without">;
+  /** Probes made of a tracer that left the question open (its sampler records no span at all). */
+  readonly probes: WeakMap<Tracer, number>;
 }
 
+// Version 1 (`svc.processor-presence`) was read by cores that do not check versions: version 2 takes a key of its own.
 const state = globalSlot<PresenceState>(
-  { name: "svc.processor-presence", version: 1, holds: "count of span starts seen by span processors" },
-  () => ({ starts: 0, warnedGeneration: -1 }),
+  { name: "svc.processor-presence.v2", version: 2, holds: "count of span starts seen by span processors" },
+  () => ({ starts: 0, warnedGeneration: -1, verdicts: new WeakMap(), probes: new WeakMap() }),
 );
+
+/** Most probes of one tracer whose sampler never records: after them the question stays open, without a warning. */
+const MAX_PROBES = 5;
 
 /** What a span processor tells the doctor about itself: where it sends, how, and what it has done. */
 export interface ProcessorProbe {
@@ -73,22 +90,76 @@ export function processorStarts(): number {
 
 /**
  * Logs, once, that the observation `name` (whose span no `SvcSpanProcessor` saw start) does not reach svc, and how
- * to fix it. A span that a sampler left unrecorded under a real provider is not reported: it is meant to go nowhere.
+ * to fix it, whatever the provider's sampler decided: a span it recorded, one it left unrecorded, one with no
+ * provider at all. A span left unrecorded by the sampler of a provider that has a `SvcSpanProcessor` is not reported:
+ * it is meant to go nowhere.
  */
 export function warnUnprocessedObservation(name: string, span: Span): void {
   const s = state();
   const generation = loggerGeneration();
   if (s.warnedGeneration === generation) return;
   const recording = span.isRecording();
-  if (!recording && isSpanContextValid(span.spanContext())) return; // sampled out
+  const valid = isSpanContextValid(span.spanContext());
+  if (!recording && valid && providerVerdict(getSvcTracer()) !== "without") return;
   s.warnedGeneration = generation;
   const fix =
     "Register a tracer provider with the svc span processor when the app starts, for example " +
     "new NodeSDK({ spanProcessors: [new SvcSpanProcessor()] }).start(), or pass such a provider to " +
     "setSvcTracerProvider(). (If you send svc spans with an exporter of your own, ignore this line.)";
-  getGlobalLogger().warn(
-    recording
-      ? `observation "${name}" was recorded by a tracer provider without SvcSpanProcessor: it and later observations do not reach svc. ${fix}`
-      : `observation "${name}" was started while no OpenTelemetry tracer provider is registered: it and later observations are not recorded and do not reach svc. ${fix}`,
-  );
+  const what = recording
+    ? "was recorded by a tracer provider without SvcSpanProcessor"
+    : valid
+      ? "was started by a tracer provider without SvcSpanProcessor (whose sampler left it unrecorded)"
+      : "was started while no OpenTelemetry tracer provider is registered";
+  const consequence = valid
+    ? "it and later observations do not reach svc, whatever that provider's sampler decides"
+    : "it and later observations are not recorded and do not reach svc";
+  getGlobalLogger().warn(`observation "${name}" ${what}: ${consequence}. ${fix}`);
+}
+
+/**
+ * Whether a `SvcSpanProcessor` sees the spans of `tracer`'s provider, when its sampler left a span unrecorded (a
+ * processor is told only of recorded spans). Asked by a probe span under a remote parent that is sampled, which
+ * parent-based samplers (the default, and Sentry's) record: a processor that sees it claims and forgets it, and it is
+ * never ended, so never exported by anyone. A sampler that records nothing leaves the question open, unless no
+ * `SvcSpanProcessor` exists in the process at all.
+ */
+function providerVerdict(tracer: Tracer): "with" | "without" | "unknown" {
+  const s = state();
+  const known = s.verdicts.get(tracer);
+  if (known !== undefined) return known;
+  const probes = processorProbes();
+  let verdict: "with" | "without" | "unknown" = probes.length === 0 ? "without" : "unknown";
+  const probed = s.probes.get(tracer) ?? 0;
+  if (verdict === "unknown" && probed < MAX_PROBES) {
+    s.probes.set(tracer, probed + 1);
+    verdict = probe(tracer, probes);
+  }
+  if (verdict !== "unknown") s.verdicts.set(tracer, verdict);
+  return verdict;
+}
+
+function probe(tracer: Tracer, probes: readonly ProcessorProbe[]): "with" | "without" | "unknown" {
+  const parent = trace.setSpanContext(ROOT_CONTEXT, {
+    traceId: randomHex(16),
+    spanId: randomHex(8),
+    traceFlags: TraceFlags.SAMPLED,
+    isRemote: true,
+  });
+  const before = processorStarts();
+  const span = tracer.startSpan("svc processor probe", {}, parent);
+  const context = span.spanContext();
+  if (processorStarts() !== before) {
+    for (const p of probes) p.claims(context);
+    return "with";
+  }
+  return span.isRecording() ? "without" : "unknown";
+}
+
+function randomHex(bytes: number): string {
+  const values = new Uint8Array(bytes);
+  globalThis.crypto.getRandomValues(values);
+  let out = "";
+  for (const value of values) out += value.toString(16).padStart(2, "0");
+  return out === "0".repeat(bytes * 2) ? `${"0".repeat(bytes * 2 - 1)}1` : out;
 }

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import { concatBytes } from "./compress.js";
+import { currentRuntime, type RuntimeGlobals } from "./runtime.js";
 
 /** One attempt of a request, as the transport hands it to a backend. */
 export interface AttemptRequest {
@@ -55,14 +56,10 @@ interface NodeRequest {
   end(body?: Uint8Array): void;
 }
 
-interface ProcessLike {
-  versions?: { node?: string };
-  getBuiltinModule?: (name: string) => unknown;
-}
-
 /**
- * The backend of this runtime: `node:http`/`node:https` with keep-alive where the runtime has them (they send
- * only the headers given, where `fetch` adds a browser's set), else `fetch`.
+ * The backend of this runtime: `node:http`/`node:https` with keep-alive on Node (they send only the headers given,
+ * where Node's `fetch` adds a browser's set), `fetch` everywhere else: Bun, Deno, Cloudflare Workers (with or
+ * without `nodejs_compat`), edge runtimes and browsers, where `fetch` is the runtime's own client.
  */
 export function defaultBackend(): Backend {
   cached ??= nodeBackend() ?? fetchBackend((input, init) => globalThis.fetch(input, init));
@@ -71,9 +68,8 @@ export function defaultBackend(): Backend {
 let cached: Backend | undefined;
 
 function nodeBackend(): Backend | undefined {
-  const proc = (globalThis as { process?: ProcessLike }).process;
-  const edge = typeof (globalThis as { EdgeRuntime?: unknown }).EdgeRuntime === "string";
-  if (edge || !proc?.versions?.node || typeof proc.getBuiltinModule !== "function") return undefined;
+  const proc = (globalThis as RuntimeGlobals).process;
+  if (currentRuntime().kind !== "node" || typeof proc?.getBuiltinModule !== "function") return undefined;
   const http = proc.getBuiltinModule("node:http") as HttpModule | undefined;
   const https = proc.getBuiltinModule("node:https") as HttpModule | undefined;
   if (!http || !https) return undefined;

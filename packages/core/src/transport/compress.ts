@@ -1,3 +1,5 @@
+import { currentRuntime, detectRuntime, isServerRuntime, type RuntimeGlobals, type RuntimeInfo } from "./runtime.js";
+
 /** Gzips the pieces (text as UTF-8, or bytes), taken one at a time as the compressor is ready for more. */
 export type Gzip = (pieces: Iterator<string | Uint8Array>) => Promise<Uint8Array>;
 
@@ -24,37 +26,22 @@ const GZIP_CHUNK_SIZE = 64 * 1024;
 /** Input the gzip stream takes ahead of compressing it, before it asks for no more (a few pieces). */
 const GZIP_INPUT_BUFFER = 256 * 1024;
 
-interface ProcessLike {
-  versions?: { node?: string };
-  getBuiltinModule?: (name: string) => unknown;
-}
-
-/** The globals that tell which runtime the SDK runs in and what it offers for gzip. */
-export interface RuntimeGlobals {
-  process?: ProcessLike;
-  /** Set by the Vercel Edge runtime. */
-  EdgeRuntime?: unknown;
-  navigator?: { userAgent?: string };
-  CompressionStream?: typeof CompressionStream;
-}
-
 let cached: Gzip | null | undefined;
 
 /** The gzip function of this runtime (chosen once), or `null` in browser and edge runtimes. */
 export function runtimeGzip(): Gzip | null {
-  if (cached === undefined) cached = chooseGzip(globalThis as RuntimeGlobals);
+  if (cached === undefined) cached = chooseGzip(globalThis as RuntimeGlobals, currentRuntime());
   return cached;
 }
 
 /**
  * Picks how bodies are gzipped in the runtime these globals describe: `node:zlib` (on the libuv thread pool) on
- * Node-compatible server runtimes, else their `CompressionStream`. Browser and edge runtimes get `null`: they
- * send bodies uncompressed whatever the compression setting.
+ * the server runtimes (Node, Bun, Deno) that can load it, else their `CompressionStream`. Browsers, Cloudflare
+ * Workers and edge runtimes get `null`: they send bodies uncompressed whatever the compression setting.
  */
-export function chooseGzip(runtime: RuntimeGlobals): Gzip | null {
-  const proc = runtime.process;
-  if (isEdgeRuntime(runtime) || !proc?.versions?.node) return null;
-  const zlib = proc.getBuiltinModule?.("node:zlib") as ZlibLike | undefined;
+export function chooseGzip(runtime: RuntimeGlobals, kind: RuntimeInfo = detectRuntime(runtime)): Gzip | null {
+  if (!isServerRuntime(kind)) return null;
+  const zlib = runtime.process?.getBuiltinModule?.("node:zlib") as ZlibLike | undefined;
   if (zlib) return (pieces) => gzipWithZlib(zlib, pieces);
   const Stream = runtime.CompressionStream;
   if (typeof Stream !== "function") return null;
@@ -117,8 +104,4 @@ export function concatBytes(chunks: readonly Uint8Array[], size: number): Uint8A
     offset += chunk.length;
   }
   return out;
-}
-
-function isEdgeRuntime(runtime: RuntimeGlobals): boolean {
-  return typeof runtime.EdgeRuntime === "string" || runtime.navigator?.userAgent === "Cloudflare-Workers";
 }

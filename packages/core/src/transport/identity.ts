@@ -1,32 +1,19 @@
 import { registerSecret } from "../log/secrets.js";
 import { SDK_VERSION } from "../version.js";
+import { currentRuntime, describeRuntime } from "./runtime.js";
 
 /** Value of `x-svc-sdk-name`: the server reads it to pick the real-time ingestion path. */
 export const SDK_NAME = "javascript";
 
-interface RuntimeGlobals {
-  process?: { versions?: { node?: string; bun?: string; deno?: string }; platform?: string; arch?: string };
-  Deno?: { version?: { deno?: string } };
-  EdgeRuntime?: unknown;
-  navigator?: { userAgent?: string };
-}
-
-/** `svc-sdk-js/6.0.0 (node 22.23.3; linux x64)`: the SDK, its version and the runtime. */
+/**
+ * `svc-sdk-js/6.0.0 (node 22.23.3; linux x64)`: the SDK, its version and the runtime it runs in (`bun 1.4.5`,
+ * `deno 2.9.6`, `cloudflare-workers`, `vercel-edge`, `browser`).
+ */
 export function userAgent(): string {
-  cachedAgent ??= `svc-sdk-js/${SDK_VERSION} (${runtimeName(globalThis as RuntimeGlobals)})`;
+  cachedAgent ??= `svc-sdk-js/${SDK_VERSION} (${describeRuntime(currentRuntime())})`;
   return cachedAgent;
 }
 let cachedAgent: string | undefined;
-
-function runtimeName(g: RuntimeGlobals): string {
-  if (typeof g.EdgeRuntime === "string") return "edge";
-  const versions = g.process?.versions;
-  const platform = g.process?.platform && g.process.arch ? `; ${g.process.platform} ${g.process.arch}` : "";
-  if (versions?.bun) return `bun ${versions.bun}${platform}`;
-  if (g.Deno?.version?.deno) return `deno ${g.Deno.version.deno}`;
-  if (versions?.node) return `node ${versions.node}${platform}`;
-  return "browser";
-}
 
 /** The SDK's identity headers, sent with every request. `x-svc-public-key` only when a key is given. */
 export function identityHeaders(publicKey: string | undefined): Record<string, string> {

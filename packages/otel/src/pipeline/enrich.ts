@@ -10,6 +10,7 @@ import {
   mediaHash,
   parseDataUri,
   RepeatLog,
+  settleWithin,
 } from "@svc/core";
 import { type MaskFunction, PROCESSOR_NAME } from "../config.js";
 import type { ReadableSpan } from "../readable-span.js";
@@ -55,12 +56,15 @@ export class EnrichStage {
     private readonly maskTimeoutMs: number,
   ) {}
 
-  /** Fills `attributes` of every span not yet enriched. */
-  async enrich(batch: readonly OutgoingSpan[]): Promise<void> {
+  /**
+   * Fills `attributes` of every span not yet enriched. When `signal` aborts (at shutdown), masks still pending are
+   * no longer waited for: their values stay the fixed marker.
+   */
+  async enrich(batch: readonly OutgoingSpan[], signal?: AbortSignal): Promise<void> {
     const work: Promise<void>[] = [];
     for (const item of batch) {
       if (item.attributes !== undefined) continue;
-      const pending = this.#enrichOne(item);
+      const pending = this.#enrichOne(item, signal);
       if (pending) work.push(pending);
     }
     if (work.length > 0) await Promise.all(work);
@@ -72,7 +76,7 @@ export class EnrichStage {
   }
 
   /** Enriches one span; returns a promise only when there is asynchronous work (an async mask, media). */
-  #enrichOne(item: OutgoingSpan): Promise<void> | undefined {
+  #enrichOne(item: OutgoingSpan, signal: AbortSignal | undefined): Promise<void> | undefined {
     const source = item.span.attributes;
     if (!this.mask && !this.uploader) {
       item.attributes = source;
@@ -84,7 +88,7 @@ export class EnrichStage {
       if (!isDataKey(key)) continue;
       const value = source[key];
       if (this.mask) {
-        const masked = this.#applyMask(key, value);
+        const masked = this.#applyMask(key, value, signal);
         if (attributes === source) attributes = { ...source };
         if (masked instanceof Promise) {
           const own = attributes;
@@ -121,6 +125,7 @@ export class EnrichStage {
   #applyMask(
     key: string,
     value: AttributeValue | undefined,
+    signal: AbortSignal | undefined,
   ): AttributeValue | undefined | Promise<AttributeValue | undefined> {
     let masked: unknown;
     try {
@@ -128,24 +133,25 @@ export class EnrichStage {
     } catch (error) {
       return this.#maskFailed(key, error);
     }
-    if (isThenable(masked)) return this.#settleMask(key, masked);
+    if (isThenable(masked)) return this.#settleMask(key, masked, signal);
     return this.#toAttribute(key, masked);
   }
 
-  async #settleMask(key: string, pending: PromiseLike<unknown>): Promise<AttributeValue | undefined> {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<typeof TIMED_OUT>((resolve) => {
-      timer = setTimeout(() => resolve(TIMED_OUT), this.maskTimeoutMs);
-    });
-    try {
-      const masked = await Promise.race([Promise.resolve(pending), timeout]);
-      if (masked === TIMED_OUT)
+  async #settleMask(
+    key: string,
+    pending: PromiseLike<unknown>,
+    signal: AbortSignal | undefined,
+  ): Promise<AttributeValue | undefined> {
+    const masked = await settleWithin(() => pending, { timeoutMs: this.maskTimeoutMs, signal });
+    switch (masked.kind) {
+      case "value":
+        return this.#toAttribute(key, masked.value);
+      case "error":
+        return this.#maskFailed(key, masked.error);
+      case "timeout":
         return this.#maskFailed(key, new Error(`it did not settle within ${this.maskTimeoutMs} ms`));
-      return this.#toAttribute(key, masked);
-    } catch (error) {
-      return this.#maskFailed(key, error);
-    } finally {
-      clearTimeout(timer);
+      case "aborted":
+        return MASK_FAILED_MARKER; // shutdown stopped waiting: the span is not sent
     }
   }
 
@@ -204,8 +210,6 @@ export class EnrichStage {
     }
   }
 }
-
-const TIMED_OUT = Symbol("timed out");
 
 function fieldOf(key: string): "input" | "output" | "metadata" {
   if (key.includes("input")) return "input";

@@ -56,7 +56,7 @@ export class ExportStage {
 
   async send(batch: OutgoingSpan[], signal: AbortSignal): Promise<SendOutcome<OutgoingSpan>> {
     const { exporter, cannotSend } = this.config;
-    if (exporter) return exportThrough(exporter, batch, this.config.timeoutMs + EXPORTER_GRACE_MS);
+    if (exporter) return exportThrough(exporter, batch, this.config.timeoutMs + EXPORTER_GRACE_MS, signal);
     if (cannotSend)
       return {
         delivered: 0,
@@ -134,11 +134,15 @@ function cutLargestValue(item: OutgoingSpan): boolean {
   return true;
 }
 
-/** Hands a batch to a user-supplied exporter, with the exported attributes and tracing suppressed, bounded in time. */
+/**
+ * Hands a batch to a user-supplied exporter, with the exported attributes and tracing suppressed, bounded in time;
+ * stops waiting for it when `signal` aborts (at shutdown), whether or not the exporter ever calls back.
+ */
 function exportThrough(
   exporter: SpanExporterLike,
-  batch: readonly OutgoingSpan[],
+  batch: OutgoingSpan[],
   limitMs: number,
+  signal: AbortSignal,
 ): Promise<SendOutcome<OutgoingSpan>> {
   const spans = batch.map(({ span, attributes }) =>
     attributes === undefined || attributes === span.attributes
@@ -150,21 +154,34 @@ function exportThrough(
     dropped: [{ count: batch.length, reason: "failed", detail: `the exporter failed: ${detail}` }],
   });
   return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(failed(`no result within ${limitMs} ms`)), limitMs);
+    const settle = (outcome: SendOutcome<OutgoingSpan>) => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", onAbort);
+      resolve(outcome);
+    };
+    const onAbort = () =>
+      settle({
+        delivered: 0,
+        retry: {
+          items: batch,
+          fault: { kind: "aborted", description: "the exporter had not called back at shutdown" },
+        },
+      });
+    const timer = setTimeout(() => settle(failed(`no result within ${limitMs} ms`)), limitMs);
     // The limit only gives up on the exporter; the exporter's own requests keep the process alive if they must.
     (timer as { unref?: () => void }).unref?.();
+    if (signal.aborted) return onAbort();
+    signal.addEventListener("abort", onAbort, { once: true });
     try {
       // As OpenTelemetry's BatchSpanProcessor does: the exporter's own requests are not traced (else an
       // instrumented http or fetch would turn each export into spans to export).
       suppressed(() =>
-        exporter.export(spans, (result) => {
-          clearTimeout(timer);
-          resolve(result.code === 0 ? { delivered: batch.length } : failed(result.error?.message ?? "code 1"));
-        }),
+        exporter.export(spans, (result) =>
+          settle(result?.code === 0 ? { delivered: batch.length } : failed(result?.error?.message ?? "code 1")),
+        ),
       );
     } catch (error) {
-      clearTimeout(timer);
-      resolve(failed(describeError(error)));
+      settle(failed(describeError(error)));
     }
   });
 }

@@ -1,4 +1,4 @@
-import { SvcOtelSpanAttributes as A } from "@svc/core";
+import { SvcOtelSpanAttributes as A, readGenAiFields, usageRepeaters } from "@svc/core";
 
 /** Trace attributes as a span carries them (`propagateAttributes`), or as a trace gathers them from its spans. */
 export interface TestTraceAttributes {
@@ -26,7 +26,10 @@ export interface TestObservation {
   parentId: string | undefined;
   /** The span name. */
   name: string;
-  /** `svc.observation.type` as sent (`span`, `generation`, `tool`...); `span` when the span has none. */
+  /**
+   * `svc.observation.type` as sent (`span`, `generation`, `tool`...); for a span without it, the type its GenAI
+   * attributes give, as the server reads them (`gen_ai.operation.name` `chat` is a `generation`); else `span`.
+   */
   type: string;
   /** The input: an object or array parsed back from its JSON text; any other value as the text sent. */
   input: unknown;
@@ -34,11 +37,14 @@ export interface TestObservation {
   output: unknown;
   /** `svc.observation.metadata`, one key per top-level key, objects parsed back from their JSON text. */
   metadata: Record<string, unknown>;
-  /** `svc.observation.model.name` (generations and embeddings). */
+  /** `svc.observation.model.name` (generations and embeddings), else `gen_ai.response.model` or `gen_ai.request.model`. */
   model: string | undefined;
   /** `svc.observation.model.parameters`, parsed. */
   modelParameters: unknown;
-  /** `svc.observation.usage_details`: token counts by kind (`input`, `output`, `total`...). */
+  /**
+   * `svc.observation.usage_details`: token counts by kind (`input`, `output`, `total`...); else `gen_ai.usage.*`.
+   * Undefined on an agent span whose model calls below carry the same tokens, as the server counts them once.
+   */
   usage: Record<string, number> | undefined;
   /** `svc.observation.cost_details`: costs by kind. */
   cost: Record<string, number> | undefined;
@@ -116,6 +122,7 @@ const STARTED = new WeakMap<TestObservation, bigint>();
 function toObservation(span: OtlpSpan, scope: string): TestObservation {
   const a: Record<string, unknown> = {};
   for (const { key, value } of span.attributes ?? []) a[key] = fromAnyValue(value);
+  const genAi = readGenAiFields(span.name, a);
   const statusCode = span.status?.code ?? 0;
   const promptName = text(a[A.OBSERVATION_PROMPT_NAME]);
   const promptVersion = Number(a[A.OBSERVATION_PROMPT_VERSION]);
@@ -124,13 +131,13 @@ function toObservation(span: OtlpSpan, scope: string): TestObservation {
     traceId: span.traceId,
     parentId: span.parentSpanId || undefined,
     name: span.name,
-    type: text(a[A.OBSERVATION_TYPE]) ?? "span",
-    input: parsed(a[A.OBSERVATION_INPUT]),
-    output: parsed(a[A.OBSERVATION_OUTPUT]),
+    type: text(a[A.OBSERVATION_TYPE]) ?? genAi.type,
+    input: parsed(a[A.OBSERVATION_INPUT] ?? genAi.input),
+    output: parsed(a[A.OBSERVATION_OUTPUT] ?? genAi.output),
     metadata: metadataOf(a, A.OBSERVATION_METADATA),
-    model: text(a[A.OBSERVATION_MODEL]),
+    model: text(a[A.OBSERVATION_MODEL]) ?? genAi.model,
     modelParameters: parsed(a[A.OBSERVATION_MODEL_PARAMETERS]),
-    usage: numbers(parsed(a[A.OBSERVATION_USAGE_DETAILS])),
+    usage: a[A.OBSERVATION_USAGE_DETAILS] !== undefined ? numbers(parsed(a[A.OBSERVATION_USAGE_DETAILS])) : genAi.usage,
     cost: numbers(parsed(a[A.OBSERVATION_COST_DETAILS])),
     level: text(a[A.OBSERVATION_LEVEL]) ?? (statusCode === 2 ? "ERROR" : "DEFAULT"),
     statusMessage: text(a[A.OBSERVATION_STATUS_MESSAGE]) ?? (span.status?.message || undefined),
@@ -203,7 +210,18 @@ export function treeOf(observations: readonly TestObservation[]): { ordered: Tes
     mergeTraceAttributes(trace, observation);
     if (!parent) trace.roots.push(observation);
   }
+  const byTrace = new Map<string, TestObservation[]>();
+  for (const observation of ordered) {
+    const list = byTrace.get(observation.traceId);
+    if (list) list.push(observation);
+    else byTrace.set(observation.traceId, [observation]);
+  }
   for (const trace of traces.values()) {
+    const inTrace = byTrace.get(trace.id) ?? [];
+    const repeaters = usageRepeaters(
+      inTrace.map((o) => ({ id: o.id, parentId: o.parentId, type: o.type, hasUsage: o.usage !== undefined })),
+    );
+    for (const observation of inTrace) if (repeaters.has(observation.id)) observation.usage = undefined;
     const root = trace.roots[0];
     trace.input = root?.attributes[A.TRACE_INPUT] !== undefined ? parsed(root.attributes[A.TRACE_INPUT]) : root?.input;
     trace.output =

@@ -1,0 +1,43 @@
+import { retryDelayMs } from "../transport/retry.js";
+
+/**
+ * Longest wait between two attempts of a queue, unless the server's `Retry-After` asks for more: it bounds how long
+ * delivery takes to resume once the server is back. While a fault lasts, each attempt is one batch.
+ */
+export const MAX_QUEUE_RETRY_DELAY_MS = 10_000;
+
+/**
+ * When a queue may try again after failed attempts: exponential backoff with jitter, or the server's `Retry-After`,
+ * at most {@link MAX_QUEUE_RETRY_DELAY_MS} otherwise. Batches that were in flight together fail together: the wait
+ * grows once per round, not per batch.
+ */
+export class Backoff {
+  #pausedUntil = 0;
+  #failures = 0;
+
+  /** Whether the last round of attempts failed (and none has succeeded since). */
+  get failing(): boolean {
+    return this.#failures > 0;
+  }
+
+  /** Milliseconds left before the next attempt; 0 when it may start now. */
+  remainingMs(now: number = Date.now()): number {
+    return Math.max(0, this.#pausedUntil - now);
+  }
+
+  /** An attempt failed: returns the wait before the next one, in milliseconds. */
+  failed(retryAfterMs: number | undefined, now: number = Date.now()): number {
+    if (now >= this.#pausedUntil) {
+      this.#pausedUntil = now + retryDelayMs(this.#failures, retryAfterMs, { maxMs: MAX_QUEUE_RETRY_DELAY_MS });
+      this.#failures += 1;
+    } else if (retryAfterMs !== undefined) {
+      this.#pausedUntil = Math.max(this.#pausedUntil, now + retryAfterMs);
+    }
+    return this.#pausedUntil - now;
+  }
+
+  /** An attempt succeeded entirely: the next failure starts from the first step again. */
+  succeeded(): void {
+    this.#failures = 0;
+  }
+}

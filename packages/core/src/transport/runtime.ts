@@ -1,0 +1,90 @@
+/** The JavaScript runtimes the SDK tells apart: how it sends, whether it compresses, what its user agent says. */
+export type RuntimeKind = "node" | "bun" | "deno" | "cloudflare-workers" | "vercel-edge" | "browser";
+
+/** The runtime the SDK runs in, as its globals describe it. */
+export interface RuntimeInfo {
+  /** Which runtime it is. */
+  kind: RuntimeKind;
+  /** The runtime's own version, where it has one (`22.23.3`, `1.4.5`, `2.9.6`). */
+  version?: string;
+  /** Operating system and CPU (`linux x64`), where the runtime tells them. */
+  platform?: string;
+}
+
+/** The globals that tell the runtimes apart. */
+export interface RuntimeGlobals {
+  /** Node's process object, which Bun, Deno and Workers with `nodejs_compat` offer too. */
+  process?: {
+    versions?: { node?: string; bun?: string; deno?: string };
+    release?: { name?: string };
+    platform?: string;
+    arch?: string;
+    getBuiltinModule?: (name: string) => unknown;
+  };
+  /** Set by Bun. */
+  Bun?: { version?: string };
+  /** Set by Deno. */
+  Deno?: { version?: { deno?: string }; build?: { os?: string; arch?: string } };
+  /** Set by the Vercel Edge runtime (`edge-runtime` locally, `vercel` when deployed). */
+  EdgeRuntime?: unknown;
+  /** `Cloudflare-Workers` on Workers; a browser's own otherwise. */
+  navigator?: { userAgent?: string };
+  /** The gzip of runtimes that cannot load `node:zlib`. */
+  CompressionStream?: typeof CompressionStream;
+}
+
+/**
+ * Which runtime these globals belong to. Each runtime is recognised by what only it sets, before the `process`
+ * object that Bun, Deno, Cloudflare Workers with `nodejs_compat` and some edge runtimes also offer: Workers by
+ * `navigator.userAgent`, Vercel Edge by `EdgeRuntime`, Bun and Deno by their globals, Node by `process.release`.
+ */
+export function detectRuntime(g: RuntimeGlobals): RuntimeInfo {
+  if (g.navigator?.userAgent === "Cloudflare-Workers") return { kind: "cloudflare-workers" };
+  if (typeof g.EdgeRuntime === "string") return { kind: "vercel-edge" };
+  const proc = g.process;
+  const platform = proc?.platform && proc.arch ? `${proc.platform} ${proc.arch}` : undefined;
+  const bun = g.Bun?.version ?? proc?.versions?.bun;
+  if (bun) return withPlatform({ kind: "bun", version: bun }, platform);
+  const deno = g.Deno?.version?.deno;
+  if (deno) {
+    const build = g.Deno?.build;
+    return withPlatform(
+      { kind: "deno", version: deno },
+      build?.os && build.arch ? `${build.os} ${build.arch}` : platform,
+    );
+  }
+  const node = proc?.versions?.node;
+  if (node && (proc?.release?.name === undefined || proc.release.name === "node"))
+    return withPlatform({ kind: "node", version: node }, platform);
+  return { kind: "browser" };
+}
+
+/** The runtime of this process, found once. */
+export function currentRuntime(): RuntimeInfo {
+  cached ??= detectRuntime(globalThis as RuntimeGlobals);
+  return cached;
+}
+let cached: RuntimeInfo | undefined;
+
+/** Whether span batches are gzipped here: on server runtimes (Node, Bun, Deno), not on edge runtimes or browsers. */
+export function isServerRuntime(runtime: RuntimeInfo): boolean {
+  return runtime.kind === "node" || runtime.kind === "bun" || runtime.kind === "deno";
+}
+
+/**
+ * Whether the runtime cancels what a request left running once it ended (Cloudflare Workers): a send started during
+ * an earlier request may never settle there.
+ */
+export function bindsIoToRequests(runtime: RuntimeInfo): boolean {
+  return runtime.kind === "cloudflare-workers";
+}
+
+/** `node 22.23.3; linux x64`, `cloudflare-workers`: the runtime as the user agent names it. */
+export function describeRuntime(runtime: RuntimeInfo): string {
+  const name = runtime.version ? `${runtime.kind} ${runtime.version}` : runtime.kind;
+  return runtime.platform ? `${name}; ${runtime.platform}` : name;
+}
+
+function withPlatform(info: RuntimeInfo, platform: string | undefined): RuntimeInfo {
+  return platform ? { ...info, platform } : info;
+}
