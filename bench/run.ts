@@ -254,7 +254,15 @@ async function main(): Promise<void> {
   if (!quick && !args["skip-static"]) {
     for (const c of available) {
       try {
-        bucket(statics, c, (): Record<string, number> => ({})).bundleGzipBytes = (await bundleGzipBytes(c)).gzipped;
+        const bundle = await bundleGzipBytes(c);
+        Object.assign(
+          bucket(statics, c, (): Record<string, number> => ({})),
+          {
+            bundleGzipBytes: bundle.gzipped,
+            bundleLazyGzipBytes: bundle.lazyGzipped,
+            bundleOneFileGzipBytes: bundle.oneFileGzipped,
+          },
+        );
       } catch (error) {
         console.log(`${c}: bundle failed: ${String(error).slice(0, 300)}`);
       }
@@ -360,8 +368,8 @@ const METRICS: Metric[] = [
   { label: "event-loop delay max ms, until forceFlush() (yield)", workload: "spans-yield", key: "loopDelayMaxMs" },
   { label: "total ms until shutdown (yield)", workload: "spans-yield", key: "totalMs", target: 1.0 },
   { label: "total ms until shutdown (burst)", workload: "spans-burst", key: "totalMs", target: 1.0 },
-  { label: "CPU ms (yield)", workload: "spans-yield", key: "cpuMs", target: 1.1 },
-  { label: "CPU ms (burst)", workload: "spans-burst", key: "cpuMs", target: 1.1 },
+  { label: "CPU ms (yield)", workload: "spans-yield", key: "cpuMs", target: 1.0 },
+  { label: "CPU ms (burst)", workload: "spans-burst", key: "cpuMs", target: 1.0 },
   ...(["spans-yield", "spans-burst"] as const).flatMap((w): Metric[] => {
     const p = w === "spans-yield" ? "yield" : "burst";
     return [
@@ -413,8 +421,10 @@ const METRICS: Metric[] = [
   { label: "CPU ms (scores)", workload: "scores", key: "cpuMs" },
   { label: "peak RSS MB (scores)", workload: "scores", key: "peakRssMb" },
   { label: "cold import ms", workload: "static", key: "importMs", target: 1.1 },
-  { label: "entry bundle gzip bytes", workload: "static", key: "bundleGzipBytes", target: 1.1 },
-  { label: "install bytes", workload: "static", key: "installBytes", target: 1.05 },
+  { label: "entry bundle gzip bytes", workload: "static", key: "bundleGzipBytes", target: 1.0 },
+  { label: "chunks loaded on first use, gzip bytes", workload: "static", key: "bundleLazyGzipBytes" },
+  { label: "one-file bundle gzip bytes", workload: "static", key: "bundleOneFileGzipBytes" },
+  { label: "install bytes", workload: "static", key: "installBytes", target: 1.0 },
 ];
 
 const LABELS: Record<string, string> = {

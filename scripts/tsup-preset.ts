@@ -37,8 +37,9 @@ export function packageBuild(
     sourcemap: true,
     clean: true,
     treeshake: true,
-    // With the core bundled, the entry points of ES modules share it through a chunk instead of holding a copy each.
-    splitting: core === "bundle",
+    // Entry points share code through chunks instead of holding a copy each (the core, in @svc/tracing), and a
+    // dynamic import() becomes a chunk of its own, loaded on first use.
+    splitting: true,
     define: { __SVC_SDK_VERSION__: JSON.stringify(version) },
     ...(core === "tracing" ? { esbuildPlugins: [coreFromTracing] } : {}),
   };

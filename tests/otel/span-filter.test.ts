@@ -1,5 +1,11 @@
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
-import { isDefaultExportSpan, isGenAISpan, isKnownLLMInstrumentor, isSvcSpan } from "@svc/otel";
+import {
+  isDefaultExportSpan,
+  isGenAISpan,
+  isKnownLLMInstrumentor,
+  isSvcSpan,
+  KNOWN_LLM_INSTRUMENTATION_SCOPE_PREFIXES,
+} from "@svc/otel";
 import { describe, expect, it } from "vitest";
 
 function endedSpan(scope: string, attributes: Record<string, string> = {}) {
@@ -29,6 +35,25 @@ describe("default span filter", () => {
     expect(isKnownLLMInstrumentor(endedSpan("ai"))).toBe(true);
     expect(isKnownLLMInstrumentor(endedSpan("ai.custom"))).toBe(false);
     expect(isKnownLLMInstrumentor(endedSpan("openinferencex"))).toBe(false);
+  });
+
+  it("matches every listed prefix, exactly and dotted, and no near miss", () => {
+    for (const prefix of KNOWN_LLM_INSTRUMENTATION_SCOPE_PREFIXES) {
+      expect(isKnownLLMInstrumentor(endedSpan(prefix)), prefix).toBe(true);
+      expect(isKnownLLMInstrumentor(endedSpan(`${prefix}.sub.module`)), `${prefix}.sub.module`).toBe(prefix !== "ai");
+      for (const miss of [
+        `${prefix}x`,
+        `x${prefix}`,
+        `${prefix}-sub`,
+        ` ${prefix}`,
+        `${prefix}\n`,
+        prefix.toUpperCase(),
+      ])
+        expect(isKnownLLMInstrumentor(endedSpan(miss)), JSON.stringify(miss)).toBe(false);
+    }
+    // A dot in a prefix is a dot, not any character.
+    expect(isKnownLLMInstrumentor(endedSpan("opentelemetryXinstrumentation.openai"))).toBe(false);
+    expect(isKnownLLMInstrumentor(endedSpan(""))).toBe(false);
   });
 
   it("drops plain infrastructure spans", () => {

@@ -1,15 +1,12 @@
-import { type Connection, MediaUploader, readEnv, redactUrl } from "@svc/core";
+import { type Connection, describeError, MediaUploader, redactUrl } from "@svc/core";
 import { SvcAPIError } from "./api/errors.js";
 import { createSvcApi, type SvcApi } from "./api/generated/client.js";
 import { RequestRuntime } from "./api/runtime.js";
 import { resolveClientConfig, type SvcClientConfig, type SvcClientParams } from "./config.js";
 import { createDatasetManager, type DatasetManager } from "./dataset/dataset-manager.js";
-import { type DoctorOptions, runDoctor } from "./doctor/doctor.js";
-import { hasAppMeterProvider } from "./doctor/otlp-defaults-check.js";
+import type { DoctorOptions } from "./doctor/doctor.js";
 import type { DoctorReport } from "./doctor/report.js";
-import { doctorTarget } from "./doctor/setup-checks.js";
-import { observeTracing } from "./doctor/tracing-checks.js";
-import { ExperimentManager } from "./experiment/experiment-manager.js";
+import { ExperimentManager } from "./experiment/experiment-manager-facade.js";
 import { createRunExperimentOnDataset } from "./experiment/run-on-dataset.js";
 import type { SvcClientHealth } from "./health.js";
 import { MediaManager } from "./media/media-manager.js";
@@ -118,13 +115,18 @@ export class SvcClient {
    * ```
    */
   doctor(options: DoctorOptions = {}): Promise<DoctorReport> {
-    const tracing = observeTracing();
-    const env = readEnv();
-    return runDoctor(doctorTarget(this.#connection, env, tracing.exporter), {
-      ...options,
-      tracing,
-      otlpDefaults: { env, appMeterProvider: hasAppMeterProvider() },
-    });
+    // The checks load on the first call: an application that never calls the doctor does not carry them.
+    return import("./doctor/client-doctor.js").then(
+      ({ runClientDoctor }) => runClientDoctor(this.#connection, options),
+      (error: unknown): DoctorReport => {
+        const detail = `the checks could not be loaded: ${describeError(error)}`;
+        return {
+          ok: false,
+          checks: [{ name: "doctor", status: "fail", detail }],
+          toString: () => `svc doctor: ${detail}`,
+        };
+      },
+    );
   }
 
   /**

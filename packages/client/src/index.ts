@@ -81,9 +81,10 @@ export { DatasetManager } from "./dataset/dataset-manager.js";
 export type { DoctorOptions } from "./doctor/doctor.js";
 export type { DoctorCheck, DoctorReport, DoctorStatus } from "./doctor/report.js";
 export { createEvaluatorFromAutoevals } from "./experiment/autoevals.js";
+export { DEFAULT_EXPERIMENT_MAX_CONCURRENCY } from "./experiment/defaults.js";
 export type { ExperimentDataApi } from "./experiment/delete-experiment-data.js";
 export type { ExperimentManagerDeps, ProgressStream } from "./experiment/experiment-manager.js";
-export { DEFAULT_EXPERIMENT_MAX_CONCURRENCY, ExperimentManager } from "./experiment/experiment-manager.js";
+export { ExperimentManager } from "./experiment/experiment-manager-facade.js";
 export type {
   RegressionErrorMessageOptions,
   RegressionErrorMetricOptions,

@@ -43,12 +43,20 @@ export function isGenAISpan(span: ReadableSpan): boolean {
   return false;
 }
 
+/**
+ * The prefixes as one test, compiled once: a scope equal to a prefix, or starting with `<prefix>.` (the prefix `ai`
+ * only exactly). Checking each prefix built a new string per prefix for every span that is not svc's own.
+ */
+const KNOWN_SCOPE = new RegExp(
+  `^(?:ai|(?:${KNOWN_LLM_INSTRUMENTATION_SCOPE_PREFIXES.filter((prefix) => prefix !== "ai")
+    .map((prefix) => prefix.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
+    .join("|")})(?:\\..*)?)$`,
+  "s",
+);
+
 /** True for spans from a scope in {@link KNOWN_LLM_INSTRUMENTATION_SCOPE_PREFIXES}. */
 export function isKnownLLMInstrumentor(span: ReadableSpan): boolean {
-  const scope = scopeName(span);
-  return KNOWN_LLM_INSTRUMENTATION_SCOPE_PREFIXES.some(
-    (prefix) => scope === prefix || (prefix !== "ai" && scope.startsWith(`${prefix}.`)),
-  );
+  return KNOWN_SCOPE.test(scopeName(span));
 }
 
 /** The default export filter: svc spans, GenAI spans and spans of known LLM instrumentation. */

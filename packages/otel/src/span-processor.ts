@@ -140,14 +140,18 @@ export class SvcSpanProcessor {
   onEnd(span: ReadableSpan): void {
     try {
       const spanContext = span.spanContext();
-      if (!this.#sample.keeps(spanContext)) {
+      // A span expected at its start was sampled then: the decision is per trace, so it stands. The default filter's
+      // yes at start stands too (a span's scope does not change and attributes are only added); a custom filter is
+      // asked again, on the ended span.
+      const expected = this.#start.onEnd(spanContext);
+      if (!expected && !this.#sample.keeps(spanContext)) {
         this.#queue.drop("sampledOut", 1, "their traces are outside sampleRate, or a sampler did not sample them");
         return;
       }
-      this.#start.onEnd(spanContext);
       if (this.#shutdown)
         this.#queue.drop("shutdown", 1, `span "${span.name}" ended after shutdown() and is not exported`);
-      else if (this.#filter.accepts(span)) this.#queue.push({ span });
+      else if ((expected && this.#filter.acceptedAtStartStands) || this.#filter.accepts(span))
+        this.#queue.push({ span });
     } catch (error) {
       const kind = `${PROCESSOR_NAME}: onEnd failed; span not exported`;
       this.#repeats.error(kind, `${kind}: "${String(span?.name)}": ${describeError(error)}`);

@@ -5,7 +5,6 @@ import type { CreateDatasetItemRequest, Dataset, DatasetItem } from "../api/gene
 import type { RequestOptions } from "../api/runtime.js";
 import type { RunExperimentOnDataset } from "../experiment/types.js";
 import { SvcMedia } from "../media/svc-media.js";
-import { resolveItemMediaReferences } from "./media-references.js";
 
 /** Default number of items fetched per page by {@link DatasetManager.get}. */
 export const DEFAULT_DATASET_ITEMS_PAGE_SIZE = 50;
@@ -95,6 +94,8 @@ export class DatasetManager {
       items.push(...result.data);
       if (result.data.length === 0 || result.meta.totalPages <= page) break;
     }
+    // Loaded with the first dataset: an app that reads none does not carry it.
+    const { resolveItemMediaReferences } = await import("./media-references.js");
     resolveItemMediaReferences(items);
     return this.#decorate({
       ...dataset,

@@ -37,10 +37,10 @@ export interface ExperimentManagerDeps {
 }
 
 /**
- * Runs experiments: a task over a list of items, each in a trace of its own, judged by evaluators.
- * Reached as `svc.experiment`; runs on a dataset go through `dataset.runExperiment()`.
+ * The experiment runner behind {@link ExperimentManager}, which loads this module when it first runs an experiment.
+ * @internal
  */
-export class ExperimentManager {
+export class ExperimentRunner {
   readonly #deps: ExperimentManagerDeps;
 
   /** An experiment runner on the given client parts; {@link SvcClient} creates the one at `svc.experiment`. */

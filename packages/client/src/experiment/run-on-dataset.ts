@@ -1,4 +1,4 @@
-import type { ExperimentManager } from "./experiment-manager.js";
+import type { ExperimentManager } from "./experiment-manager-facade.js";
 import type { ExperimentItem, RunExperimentOnDataset } from "./types.js";
 
 /** The parts of a fetched dataset a run needs. */

@@ -1,6 +1,5 @@
 import { concatBytes, runtimeGzip } from "../transport/compress.js";
 import { encodeTraceRequestPieces } from "./otlp-json.js";
-import { encodeTraceRequestProtobuf } from "./otlp-protobuf.js";
 import type { ExportItem } from "./otlp-request.js";
 
 /**
@@ -15,11 +14,23 @@ export const OTLP_CONTENT_TYPES: Record<OtlpProtocol, string> = {
   "http/protobuf": "application/x-protobuf",
 };
 
-/** The request body of each protocol, in pieces made as they are asked for. */
-const ENCODERS: Record<OtlpProtocol, (items: readonly ExportItem[]) => Iterator<string | Uint8Array>> = {
-  "http/json": encodeTraceRequestPieces,
-  "http/protobuf": encodeTraceRequestProtobuf,
-};
+/** Makes the request body of a batch, in pieces made as they are asked for. */
+type Encoder = (items: readonly ExportItem[]) => Iterator<string | Uint8Array>;
+/** The OTLP/protobuf encoder (opt-in), loaded with the first batch that needs it. */
+let protobufEncoder: Promise<Encoder> | undefined;
+
+/** The encoder of a protocol; OTLP/JSON, the default, is at hand, OTLP/protobuf loads on first use. */
+function encoderOf(protocol: OtlpProtocol): Encoder | Promise<Encoder> {
+  if (protocol === "http/json") return encodeTraceRequestPieces;
+  protobufEncoder ??= import("./otlp-protobuf.js").then(
+    (module) => module.encodeTraceRequestProtobuf,
+    (error: unknown) => {
+      protobufEncoder = undefined; // the next batch tries again
+      throw error;
+    },
+  );
+  return protobufEncoder;
+}
 
 /** An encoded export request: its body, and whether the body is gzipped. */
 export interface EncodedTraces {
@@ -36,7 +47,8 @@ export async function encodeTraces(
   protocol: OtlpProtocol,
   compression: "gzip" | "none",
 ): Promise<EncodedTraces> {
-  const pieces = ENCODERS[protocol](items);
+  const encode = await encoderOf(protocol);
+  const pieces = encode(items);
   const gzip = compression === "gzip" ? runtimeGzip() : null;
   if (!gzip) return { bytes: joinPieces(pieces), gzipped: false };
   return { bytes: await gzip(pieces), gzipped: true };

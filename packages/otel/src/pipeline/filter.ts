@@ -14,7 +14,16 @@ export type FilterableSpan = Omit<StartedSpan, "setAttribute" | "parentSpanId">;
 export class FilterStage {
   readonly #repeats = new RepeatLog();
 
-  constructor(private readonly custom: ShouldExportSpan | undefined) {}
+  /**
+   * Whether a span expected at its start is exported without asking again at its end: true for the default filter,
+   * whose yes cannot turn into a no (a span's scope does not change, and attributes are only added); false for a
+   * custom filter, which sees the ended span.
+   */
+  readonly acceptedAtStartStands: boolean;
+
+  constructor(private readonly custom: ShouldExportSpan | undefined) {
+    this.acceptedAtStartStands = custom === undefined;
+  }
 
   /** Whether an ended span is exported. */
   accepts(span: ReadableSpan): boolean {

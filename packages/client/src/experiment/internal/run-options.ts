@@ -7,10 +7,10 @@ import {
   type Resolved,
   resolveOptions,
 } from "@svc/core";
+import { DEFAULT_EXPERIMENT_MAX_CONCURRENCY } from "../defaults.js";
 import type { ExperimentProgress } from "../types.js";
 
-/** Items in flight at once when `maxConcurrency` is not given. */
-export const DEFAULT_EXPERIMENT_MAX_CONCURRENCY = 50;
+export { DEFAULT_EXPERIMENT_MAX_CONCURRENCY };
 
 /** How the run options that shape execution are read; an invalid value warns and falls back to the default. */
 export const RUN_SPECS = {

@@ -1,0 +1,109 @@
+import { execFile } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { describe, expect, it, onTestFinished } from "vitest";
+import { startServer } from "../support/http-server.ts";
+import { ROOT } from "../support/packages.ts";
+
+const run = promisify(execFile);
+
+/**
+ * Rarely used parts that load on first use, by package, each with a line of its code: the main entry (and the chunks
+ * it imports statically) must not hold it, the package must.
+ */
+const LOADED_ON_FIRST_USE: Record<string, Record<string, string>> = {
+  client: {
+    doctor: "function checkClock(",
+    "experiment runner": "ExperimentRunner = class",
+    "dataset media references": "function resolveItemMediaReferences(",
+  },
+  // The OTLP encoders are the core's (the span processor and the doctor both encode spans), built into @svc/tracing.
+  tracing: { "media upload": "function uploadOnce(", "OTLP/protobuf encoder": "function* encodeTraceRequestProtobuf(" },
+};
+
+/** The files an entry of a built package loads when it is loaded: itself and its static imports of local chunks. */
+function loadedAtStart(dist: string, entry: string): string[] {
+  const seen = new Set<string>();
+  const pending = [entry];
+  while (pending.length > 0) {
+    const file = pending.pop() as string;
+    if (seen.has(file)) continue;
+    seen.add(file);
+    const text = readFileSync(join(dist, file), "utf8");
+    // Static imports and requires only: `import("./x.js")` is what loads on first use.
+    for (const [, local] of text.matchAll(/(?:\bfrom\s*|\brequire\()\s*['"]\.\/([^'"]+)['"]/g))
+      pending.push(local as string);
+  }
+  return [...seen];
+}
+
+describe("the parts loaded on first use", () => {
+  it.each(Object.keys(LOADED_ON_FIRST_USE))("are not in the main entry of @svc/%s, in either format", (name) => {
+    const dist = join(ROOT, "packages", name, "dist");
+    const everything = readdirSync(dist)
+      .filter((file) => /\.c?js$/.test(file))
+      .map((file) => readFileSync(join(dist, file), "utf8"))
+      .join("\n");
+    for (const entry of ["index.js", "index.cjs"]) {
+      const atStart = loadedAtStart(dist, entry)
+        .map((file) => readFileSync(join(dist, file), "utf8"))
+        .join("\n");
+      for (const [part, marker] of Object.entries(LOADED_ON_FIRST_USE[name] ?? {})) {
+        expect(everything, `${part} is built into @svc/${name}`).toContain(marker);
+        expect(atStart.includes(marker), `${part} in the ${entry} of @svc/${name} and its static imports`).toBe(false);
+      }
+    }
+  });
+
+  it.each([
+    ["ES module", "import"],
+    ["CommonJS", "require"],
+  ])("load and work from the %s build: doctor, experiment, protobuf export, media upload", async (_, how) => {
+    const server = await startServer((req) => {
+      if (req.path === "/api/public/projects") return { json: { data: [{ id: "project-1" }] } };
+      if (req.path === "/api/public/health") return { json: { status: "OK", version: "4.60.0" } };
+      if (req.path === "/api/public/media") return { json: { mediaId: "unknown", uploadUrl: null } };
+      return { json: {} };
+    });
+    onTestFinished(server.close);
+    const load = (pkg: string) =>
+      how === "import" ? `await import(${JSON.stringify(pkg)})` : `require(${JSON.stringify(pkg)})`;
+    const script = `(async () => {
+      const { BasicTracerProvider } = ${load("@opentelemetry/sdk-trace-base")};
+      const { setSvcTracerProvider, startObservation } = ${load("@svc/tracing")};
+      const { SvcSpanProcessor } = ${load("@svc/otel")};
+      const { SvcClient } = ${load("@svc/client")};
+      const keys = { baseUrl: ${JSON.stringify(server.url)}, publicKey: "pk-test", secretKey: "sk-test" };
+      const processor = new SvcSpanProcessor({ ...keys, protocol: "http/protobuf" });
+      const provider = new BasicTracerProvider({ spanProcessors: [processor] });
+      setSvcTracerProvider(provider);
+      startObservation("with media", { input: { image: "data:image/png;base64,iVBORw0KGgoAAAANSUhEUg==" } }).end();
+      await provider.forceFlush();
+      const svc = new SvcClient(keys);
+      const report = await svc.doctor({ timeout: 5 });
+      const result = await svc.experiment.run({ name: "lazy", data: [{ input: 1 }], task: ({ input }) => input + 1 });
+      await provider.shutdown();
+      await svc.shutdown();
+      console.log(JSON.stringify({
+        checks: report.checks.map((check) => check.name),
+        item: result.itemResults[0] && { status: result.itemResults[0].status, output: result.itemResults[0].output },
+        experimentUrl: result.experimentUrl,
+      }));
+    })();`;
+    const args = how === "import" ? ["--input-type=module", "-e", script] : ["-e", script];
+    const { stdout } = await run(process.execPath, args, { cwd: join(ROOT, "bench"), timeout: 60_000 });
+
+    const out = JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}") as {
+      checks: string[];
+      item: { status: string; output: unknown };
+      experimentUrl: string;
+    };
+    expect(out.checks).toEqual(expect.arrayContaining(["keys", "server", "credentials", "tracer provider"]));
+    expect(out.item).toEqual({ status: "ok", output: 2 });
+    expect(out.experimentUrl).toContain("/project/project-1/experiments/results");
+    const traces = server.seen.filter((req) => req.path === "/api/public/otel/v1/traces" && req.method === "POST");
+    expect(traces.some((req) => req.headers["content-type"] === "application/x-protobuf")).toBe(true);
+    expect(server.seen.some((req) => req.method === "POST" && req.path === "/api/public/media")).toBe(true);
+  });
+});
