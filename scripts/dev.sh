@@ -2,7 +2,7 @@
 # Project entry point: installs the pinned toolchain locally, then runs a task.
 #   bash scripts/dev.sh demo    set up, build, run the quickstart demo
 #   bash scripts/dev.sh test    set up, build, run every check and test
-#   bash scripts/dev.sh pack    set up, build, pack the four packages into packs/ (for apps to install from a clone)
+#   bash scripts/dev.sh pack    set up, build, pack the four packages and the codemod into packs/ (for apps, from a clone)
 #   bash scripts/dev.sh <cmd>   run any command with the local toolchain on PATH (e.g. pnpm bench)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

@@ -37,6 +37,7 @@ interface Schema {
 interface Parameter {
   name: string;
   in: "path" | "query" | "header";
+  description?: string;
   required?: boolean;
   schema?: Schema;
   content?: Record<string, { schema: Schema }>;
@@ -44,6 +45,8 @@ interface Parameter {
 interface OperationDef {
   operationId: string;
   summary?: string;
+  /** More about the method, written into its TSDoc after the summary. */
+  description?: string;
   parameters?: Parameter[];
   requestBody?: { content: Record<string, { schema: Schema }> };
   responses: Record<string, { content?: Record<string, { schema: Schema }> }>;
@@ -67,6 +70,7 @@ export interface MethodInfo {
   requestName: string | undefined;
   responseType: string;
   summary: string;
+  description: string | undefined;
 }
 
 export function loadDefinition(path: string = DEFINITION_PATH): Definition {
@@ -200,6 +204,7 @@ export function listMethods(def: Definition): MethodInfo[] {
         requestName: op["x-svc-request-name"],
         responseType: op["x-svc-response-name"] ?? union(responseTypes.length ? responseTypes : ["void"]),
         summary: op.summary ?? "",
+        description: op.description,
       });
     }
   }
@@ -269,7 +274,12 @@ function namespaceFile(def: Definition, ns: string, methods: MethodInfo[], typeN
     if (`${request} ${response}`.includes("SvcAPI.")) usesTypes = true;
     args.push(request, "options?: RequestOptions");
     const pathArgs = m.pathParams.length ? `{ ${m.pathParams.join(", ")} }` : "{}";
-    out.push(`\n  /** ${m.summary} \`${m.httpMethod} ${m.path}\` @throws {@link SvcAPIError} on an error status. */\n`);
+    const more = m.description
+      ? `\n   *\n${m.description.trim().replace(/^/gm, "   * ").replace(/ +$/gm, "")}\n   *`
+      : "";
+    out.push(
+      `\n  /** ${m.summary} \`${m.httpMethod} ${m.path}\`${more} @throws {@link SvcAPIError} on an error status. */\n`,
+    );
     out.push(`  ${m.name}(${args.join(", ")}): ApiPromise<${response}> {\n`);
     out.push(`    return this.#rt.call(${opsName(ns)}.${m.name}, ${pathArgs}, request, options);\n  }\n`);
   }
@@ -290,7 +300,8 @@ function requestType(m: MethodInfo, indent: string): string {
     let type = tsType(schema, inner, true);
     if (p.content) type = `string | ${wrap(type)}`;
     const note = p.content ? `${inner}/** Sent as JSON text; a string is sent as is. */\n` : "";
-    return `${note}${inner}${propKey(p.name)}${p.required ? "" : "?"}: ${type};\n`;
+    const doc = docLine(p.description, inner);
+    return `${doc}${note}${inner}${propKey(p.name)}${p.required ? "" : "?"}: ${type};\n`;
   });
   return `${indent}export interface ${m.requestName} {\n${lines.join("")}${indent}}\n`;
 }

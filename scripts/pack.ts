@@ -1,6 +1,7 @@
-// Packs the four published packages into tarballs an app can install before a release (build them first).
-//   node scripts/pack.ts [--out <dir>]   writes svc-<name>-<version>.tgz into <dir> (default: packs/) and prints the
-//                                        npm command that installs them
+// Packs the four published packages and the codemod into tarballs an app can use before a release (build them first).
+//   node scripts/pack.ts [--out <dir>]   writes svc-<name>-<version>.tgz and svc-codemod-<version>.tgz into <dir>
+//                                        (default: packs/) and prints the commands that run the codemod and install
+//                                        the packages
 // `pnpm pack` replaces the `workspace:` ranges between the packages with the version, so the tarballs install
 // together with npm, pnpm or yarn. Install them in one command: @svc/client and @svc/langchain need @svc/tracing.
 import { execFileSync } from "node:child_process";
@@ -8,28 +9,43 @@ import { mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { PUBLISHED, packageDir, ROOT } from "./workspace.ts";
 
+/** Packs the package in `folder` into `dir`, replacing older tarballs of it; returns the tarball's path. */
+function packFolder(folder: string, prefix: string, dir: string): string {
+  mkdirSync(dir, { recursive: true });
+  for (const old of readdirSync(dir).filter((f) => f.startsWith(prefix) && f.endsWith(".tgz"))) rmSync(join(dir, old));
+  execFileSync("pnpm", ["pack", "--pack-destination", dir], { cwd: folder, stdio: "pipe" });
+  const file = readdirSync(dir).find((f) => f.startsWith(prefix) && f.endsWith(".tgz"));
+  if (!file) throw new Error(`pnpm pack wrote no tarball for ${folder}`);
+  return join(dir, file);
+}
+
 /** Packs every published package into `dir`, replacing older tarballs of them; returns the tarball of each by name. */
 export function packPackages(dir: string): Record<string, string> {
-  mkdirSync(dir, { recursive: true });
   const tarballs: Record<string, string> = {};
-  for (const folder of PUBLISHED) {
-    const prefix = `svc-${folder}-`;
-    for (const old of readdirSync(dir).filter((f) => f.startsWith(prefix) && f.endsWith(".tgz")))
-      rmSync(join(dir, old));
-    execFileSync("pnpm", ["pack", "--pack-destination", dir], { cwd: packageDir(folder), stdio: "pipe" });
-    const file = readdirSync(dir).find((f) => f.startsWith(prefix) && f.endsWith(".tgz"));
-    if (!file) throw new Error(`pnpm pack wrote no tarball for @svc/${folder}`);
-    tarballs[`@svc/${folder}`] = join(dir, file);
-  }
+  for (const folder of PUBLISHED) tarballs[`@svc/${folder}`] = packFolder(packageDir(folder), `svc-${folder}-`, dir);
   return tarballs;
+}
+
+/** Packs the codemod (`@svc/codemod`) into `dir`, replacing older tarballs of it; returns the tarball's path. */
+export function packCodemod(dir: string): string {
+  return packFolder(join(ROOT, "tools", "codemod"), "svc-codemod-", dir);
+}
+
+/** The command that runs a packed codemod in the current folder, as `npx @svc/codemod@6` does once published. */
+export function codemodCommand(tarball: string, args = "--dry-run ."): string {
+  return `npx --yes --package ${tarball} svc-codemod ${args}`;
 }
 
 function main(): void {
   const at = process.argv.indexOf("--out");
   const dir = resolve(at > 0 ? (process.argv[at + 1] ?? "") : join(ROOT, "packs"));
   const tarballs = packPackages(dir);
+  const codemod = packCodemod(dir);
   console.log(`Packed into ${dir}:`);
-  for (const file of Object.values(tarballs)) console.log(`  ${file}`);
+  for (const file of [...Object.values(tarballs), codemod]) console.log(`  ${file}`);
+  console.log("\nMigrating a v5 app: in its folder, with the v5 packages still installed and your work committed:");
+  console.log(`  ${codemodCommand(codemod)}   # what would change; writes nothing`);
+  console.log(`  ${codemodCommand(codemod, ".")}             # rewrite`);
   console.log("\nInstall them in your app (all in one command; add the OpenTelemetry packages you use):");
   console.log(`  npm install ${Object.values(tarballs).join(" ")} @opentelemetry/api @opentelemetry/sdk-node`);
 }

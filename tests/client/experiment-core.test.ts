@@ -125,13 +125,37 @@ describe("formatExperimentResult", () => {
         "  exact: 0.5 (2 values)",
         "",
         "Failures",
-        "  item 3: task failed: no capital found",
+        '  item 3 (input "Peru"): task failed: no capital found',
         "",
         "Run evaluations",
         "  accuracy=0.333  (1 of 3)",
         "",
         "Experiment: http://svc.test/project/p/experiments/results?baseline=abc",
       ].join("\n"),
+    );
+  });
+
+  it("names a failed dataset item by its id and a short preview of its input, and its evaluator failures too", () => {
+    const timedOut = {
+      ...item(`country-14 ${"with a long question ".repeat(3)}`, undefined, []),
+      item: { id: "ds-item-7", input: "country-14" },
+      status: "timeout" as const,
+      attempts: 3,
+      error: "timed out after 1000 ms",
+    };
+    const judged = {
+      ...item("country-3", "Rome", []),
+      item: { id: "ds-item-2", input: "country-3" },
+      evaluationFailures: [{ evaluator: "evaluator judge", message: "judge crashed" }],
+    };
+
+    const text = formatExperimentResult({ ...base, itemResults: [judged, timedOut], runEvaluations: [] });
+
+    expect(text).toContain(
+      'Failures\n  item "ds-item-7" (input "country-14 with a long questi…"): timed out after 1000 ms (3 attempts)',
+    );
+    expect(text).toContain(
+      'evaluator judge failed on 1 of 1 item; first, item "ds-item-2" (input "country-3"): judge crashed',
     );
   });
 

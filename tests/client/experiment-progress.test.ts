@@ -42,7 +42,9 @@ describe("the progress line", () => {
       expect(line.slice(1, -ERASE_TO_END.length)).not.toMatch(/[\n\r]/);
     }
     expect(lines[0]).toContain('experiment "r" [....................] 0/5');
-    expect(lines.at(-1)).toContain('experiment "r" [####################] 5/5  ok 5  failed 0  timeout 0  skipped 0');
+    expect(lines.at(-1)).toContain(
+      'experiment "r" [####################] 5/5  running 0  retries 0  ok 5  failed 0  timeout 0  skipped 0',
+    );
   });
 
   it("is not drawn on a stream that is not a terminal", async () => {
@@ -76,12 +78,49 @@ describe("the progress line", () => {
     }
   });
 
-  it("shows the bar, the counts of each status and the elapsed seconds", () => {
-    const progress = { total: 200, done: 57, ok: 52, failed: 3, timedOut: 2, skipped: 0, elapsedMs: 12_345 };
+  it("shows the bar, the items running, the retries, the counts of each status and the elapsed seconds", () => {
+    const progress = {
+      total: 200,
+      done: 57,
+      ok: 52,
+      failed: 3,
+      timedOut: 2,
+      skipped: 0,
+      running: 8,
+      retries: 4,
+      elapsedMs: 12_345,
+    };
 
     expect(progressLine('experiment "r"', progress)).toBe(
-      'experiment "r" [######..............] 57/200  ok 52  failed 3  timeout 2  skipped 0  12.3 s',
+      'experiment "r" [######..............] 57/200  running 8  retries 4  ok 52  failed 3  timeout 2  skipped 0  12.3 s',
     );
+  });
+
+  it("shows an item still running and the retries under way when another item ends", async () => {
+    const stream = fakeStream(true);
+    const runner = await runnerWith(stream);
+    const seen: ExperimentProgress[] = [];
+    let releaseSlow: (value: string) => void = () => undefined;
+
+    await runner.run({
+      name: "progress",
+      runName: "r",
+      data: [{ input: "slow" }, { input: "flaky" }],
+      maxRetries: 1,
+      task: ({ input }, { attempt }) => {
+        if (input === "slow") return new Promise<string>((resolve) => (releaseSlow = resolve));
+        if (attempt === 1) throw new Error("overloaded");
+        setTimeout(() => releaseSlow("done"), 0);
+        return "answer";
+      },
+      onProgress: (p) => seen.push(p),
+    });
+
+    expect(seen.map(({ done, running, retries }) => ({ done, running, retries }))).toEqual([
+      { done: 1, running: 1, retries: 1 },
+      { done: 2, running: 0, retries: 1 },
+    ]);
+    expect(stream.writes.some((line) => line.includes("1/2  running 1  retries 1  ok 1"))).toBe(true);
   });
 });
 
@@ -102,9 +141,9 @@ describe("onProgress", () => {
     });
 
     expect(seen.map(({ elapsedMs, ...counts }) => counts)).toEqual([
-      { total: 3, done: 1, ok: 1, failed: 0, timedOut: 0, skipped: 0 },
-      { total: 3, done: 2, ok: 1, failed: 1, timedOut: 0, skipped: 0 },
-      { total: 3, done: 3, ok: 1, failed: 2, timedOut: 0, skipped: 0 },
+      { total: 3, done: 1, ok: 1, failed: 0, timedOut: 0, skipped: 0, running: 0, retries: 0 },
+      { total: 3, done: 2, ok: 1, failed: 1, timedOut: 0, skipped: 0, running: 0, retries: 0 },
+      { total: 3, done: 3, ok: 1, failed: 2, timedOut: 0, skipped: 0, running: 0, retries: 0 },
     ]);
     expect(seen.every((p, i) => p.elapsedMs >= (seen[i - 1]?.elapsedMs ?? 0))).toBe(true);
   });

@@ -164,6 +164,41 @@ describe("svc.experiment.run", () => {
     expect(result.itemResults.map((r) => r.output)).toEqual(Array.from({ length: 12 }, (_, i) => i));
   });
 
+  it("starts the items of local data in data order, and the next one as soon as any running item settles", async () => {
+    const { svc } = await setup();
+    const started: string[] = [];
+    const release = new Map<string, () => void>();
+    // The first item's input takes longest to hash into its id; it still starts first.
+    const data = [{ input: "a".repeat(20_000_000) }, { input: "b" }, { input: "c" }, { input: "d" }];
+    const name = (input: string | undefined) => (input ?? "").slice(0, 1);
+
+    const running = svc.experiment.run({
+      name: "order",
+      maxConcurrency: 2,
+      data,
+      task: ({ input }) => {
+        started.push(name(input));
+        return new Promise<string>((resolve) => release.set(name(input), () => resolve(name(input))));
+      },
+    });
+    const startedCount = async (count: number) => {
+      for (let i = 0; i < 500 && started.length < count; i++) await new Promise((r) => setTimeout(r, 5));
+    };
+    await startedCount(2);
+    expect(started).toEqual(["a", "b"]);
+    release.get("b")?.();
+    await startedCount(3);
+    expect(started).toEqual(["a", "b", "c"]);
+    release.get("c")?.();
+    await startedCount(4);
+    expect(started).toEqual(["a", "b", "c", "d"]);
+    release.get("a")?.();
+    release.get("d")?.();
+    const result = await running;
+
+    expect(result.itemResults.map((r) => r.output)).toEqual(["a", "b", "c", "d"]);
+  });
+
   it("fails only the item whose task throws, and marks its span as an error", async () => {
     const { server, svc } = await setup();
     const logs = captureLogs();

@@ -85,6 +85,14 @@ describe("ChatPromptClient", () => {
     expect(client.compile({}, { history: { note: 1 } })[1]).toBe('{"note":1}');
   });
 
+  it("inserts a placeholder value that is a plain string, number or boolean as its JSON text, as v5 did", () => {
+    const client = chat(messages);
+    expect(client.compile({}, { history: "just a string" })[1]).toBe('"just a string"');
+    expect(client.compile({}, { history: 42 })[1]).toBe("42");
+    expect(client.getLangchainPrompt({ placeholders: { history: "just a string" } })[1]).toBe('"just a string"');
+    expect(client.getLangchainPrompt({ placeholders: { history: false } })[1]).toBe("false");
+  });
+
   it("converts messages to LangChain's syntax and unfilled placeholders to placeholder tuples", () => {
     const client = chat([
       { role: "system", content: 'Reply {"k": "{{v}}"} to {{q}}' },

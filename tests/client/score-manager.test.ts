@@ -587,7 +587,7 @@ describe("ScoreManager server answers", () => {
     expect(logs).toContainEqual({
       level: "error",
       message: expect.stringMatching(
-        /scores dropped, rejected by the server: 1 scores: HTTP 400 from 127\.0\.0\.1:\d+ POST \/api\/public\/scores: \{"message":"bad"\}/,
+        /scores dropped, rejected by the server: 1 score: HTTP 400 from 127\.0\.0\.1:\d+ POST \/api\/public\/scores: \{"message":"bad"\}/,
       ),
     });
   });
@@ -643,7 +643,7 @@ describe("ScoreManager flush", () => {
     const errors = logs.filter((l) => l.level === "error").map((l) => l.message);
     expect(errors).toEqual([
       expect.stringMatching(
-        /^\[Svc SDK\] ScoreManager: scores dropped, the queue is full: 1 scores: 5 scores \(\d+ KiB\) held, limits 5 scores/,
+        /^\[Svc SDK\] ScoreManager: scores dropped, the queue is full: 1 score: 5 scores \(\d+ KiB\) held, limits 5 scores/,
       ),
       "[Svc SDK] ScoreManager: scores dropped, the queue is full: 2 more scores since the last message (3 in total)",
     ]);

@@ -214,9 +214,12 @@ describe("the v5 declarations the tests read", () => {
 describe("MIGRATION-v6.md", () => {
   const text = readFileSync(join(ROOT, "MIGRATION-v6.md"), "utf8");
 
-  it("begins with the codemod command", () => {
+  it("begins with the codemod command: its first section runs the codemod, and its first block is the command", () => {
     const firstBlock = text.split("```sh\n")[1]?.split("```")[0] ?? "";
-    expect(text.indexOf("```sh")).toBeLessThan(text.indexOf("\n## "));
+    const firstSection = text.indexOf("\n## 1. Run the codemod\n");
+    expect(firstSection).toBe(text.indexOf("\n## "));
+    expect(text.indexOf("```sh")).toBeGreaterThan(firstSection);
+    expect(text.indexOf("```sh")).toBeLessThan(text.indexOf("\n## ", firstSection + 1));
     expect(firstBlock).toContain("npx @svc/codemod@6 --dry-run .");
   });
 

@@ -118,7 +118,7 @@ describe("BatchQueue through an outage", () => {
 
     expect(q.health()).toMatchObject({ sent: 10, queued: 0, dropped: expect.objectContaining({ queueFull: 4 }) });
     expect(logs.map((l) => l.message)).toEqual([
-      expect.stringMatching(/items dropped, the queue is full: 1 items: 10 items/),
+      expect.stringMatching(/items dropped, the queue is full: 1 item: 10 items/),
       expect.stringMatching(/Test: cannot deliver items: HTTP 503\. 2 items kept and retried .*, 10 items waiting\)/),
       "[Svc SDK] Test: items dropped, the queue is full: 3 more items since the last message (4 in total)",
       "[Svc SDK] Test: still cannot deliver items after 10 s (HTTP 503): 4 failed attempts, 10 items waiting, 0 dropped so far.",

@@ -25,8 +25,26 @@ it("shows the app under test as tests/tracing/answer.ts has it (whose stub marks
   expect(app).toBe(blockAfter("## A first trace with a generation"));
 });
 
-it("shows the test as tests/tracing/answer.test.ts has it", () => {
+// The README leads with the 3.x line, which npm installs by default; this repository tests on the 2.x line. The one
+// line that differs is the import the README gives for the 2.x line.
+const IMPORT_3X = 'import { TracerProvider } from "@opentelemetry/sdk-trace";';
+const IMPORT_2X = 'import { BasicTracerProvider as TracerProvider } from "@opentelemetry/sdk-trace-base";';
+
+it("shows the test as tests/tracing/answer.test.ts has it, on the 3.x line, and the import for the 2.x line", () => {
   const shown = blockAfter("## Testing your instrumentation");
-  expect(shown.startsWith("// answer.test.ts\n")).toBe(true);
-  expect(withoutFirstLine("tests/tracing/answer.test.ts")).toBe(shown.slice("// answer.test.ts\n".length));
+  expect(shown.startsWith(`// answer.test.ts\n${IMPORT_3X}\n`)).toBe(true);
+  expect(README).toContain(`only the first import changes, to\n\`${IMPORT_2X}\``);
+  expect(withoutFirstLine("tests/tracing/answer.test.ts")).toBe(
+    shown.slice("// answer.test.ts\n".length).replace(IMPORT_3X, IMPORT_2X),
+  );
+});
+
+it("gives an install line for each OpenTelemetry line before the test, the default line first", () => {
+  const section = README.slice(README.indexOf("## Testing your instrumentation"));
+  const install = section.match(/```sh\n([\s\S]*?)```/)?.[1] ?? "";
+  expect(install.split("\n").filter((line) => line.startsWith("npm install"))).toEqual([
+    "npm install --save-dev @opentelemetry/sdk-trace vitest",
+    "npm install --save-dev @opentelemetry/sdk-trace-base@^2 vitest",
+  ]);
+  expect(section.indexOf("```sh")).toBeLessThan(section.indexOf("```ts"));
 });

@@ -120,7 +120,7 @@ describe("a task that fails twice, then succeeds", () => {
     });
 
     expect(result.itemResults[0]).toMatchObject({ status: "failed", attempts: 2, error: "still down (attempt 2)" });
-    expect(result.format()).toContain("item 1: task failed: still down (attempt 2) (2 attempts)");
+    expect(result.format()).toContain('item 1 (input "x"): task failed: still down (attempt 2) (2 attempts)');
   });
 });
 
@@ -281,8 +281,10 @@ describe("evaluators that throw", () => {
     expect((await scoresOf(traceIds)).map((s) => s.name)).toEqual(["length", "length"]);
     const text = result.format();
     expect(text).toContain(
-      "Evaluator failures\n  evaluator judge failed on 2 of 2 items; first, item 1: judge crashed",
+      'Evaluator failures\n  evaluator judge failed on 2 of 2 items; first, item 1 (input "a"): judge crashed',
     );
-    expect(text).toContain("evaluator slowJudge failed on 2 of 2 items; first, item 1: did not settle within 300 ms");
+    expect(text).toContain(
+      'evaluator slowJudge failed on 2 of 2 items; first, item 1 (input "a"): did not settle within 300 ms',
+    );
   });
 });

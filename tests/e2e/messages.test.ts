@@ -54,7 +54,7 @@ describe("messages of the first hour", () => {
         `SvcSpanProcessor: spans dropped, the server refused the keys: 3 spans: HTTP 401 from ${host} POST /api/public/otel/v1/traces`,
       ),
       expect.stringContaining(
-        `ScoreManager: scores dropped, the server refused the keys: 1 scores: HTTP 401 from ${host} POST /api/public/scores`,
+        `ScoreManager: scores dropped, the server refused the keys: 1 score: HTTP 401 from ${host} POST /api/public/scores`,
       ),
     ]);
     for (const line of lines(logs, "error")) expect(line).toContain(hint);
@@ -77,15 +77,15 @@ describe("messages of the first hour", () => {
     expect(lines(logs, "warn")).toEqual([
       expect.stringMatching(
         new RegExp(
-          `ScoreManager: cannot deliver scores: ECONNREFUSED on POST ${host}/api/public/scores\\. 1 scores kept and retried \\(next attempt in [\\d.]+ s, 1 scores waiting\\); .*Check that the server at ${host} is running`,
+          `ScoreManager: cannot deliver scores: ECONNREFUSED on POST ${host}/api/public/scores\\. 1 score kept and retried \\(next attempt in [\\d.]+ s, 1 score waiting\\); .*Check that the server at ${host} is running`,
         ),
       ),
-      expect.stringContaining("ScoreManager: flush() gave up after 2 s with 1 scores not yet delivered"),
+      expect.stringContaining("ScoreManager: flush() gave up after 2 s with 1 score not yet delivered"),
     ]);
     await svc.shutdown();
     expect(lines(logs, "error")).toEqual([
       expect.stringContaining(
-        `ScoreManager: scores dropped, not delivered before shutdown: 1 scores: the shutdown deadline passed before they could be delivered; last failure: ECONNREFUSED on POST ${host}/api/public/scores`,
+        `ScoreManager: scores dropped, not delivered before shutdown: 1 score: the shutdown deadline passed before they could be delivered; last failure: ECONNREFUSED on POST ${host}/api/public/scores`,
       ),
     ]);
   });
@@ -114,8 +114,8 @@ describe("messages of the first hour", () => {
       "The client has no keys, so the request carried none: pass publicKey and secretKey",
     );
     expect(lines(logs, "error")).toEqual([
-      expect.stringContaining("SvcSpanProcessor: spans dropped, could not be sent: 1 spans: no credentials"),
-      expect.stringContaining("ScoreManager: scores dropped, could not be sent: 1 scores: the client has no keys"),
+      expect.stringContaining("SvcSpanProcessor: spans dropped, could not be sent: 1 span: no credentials"),
+      expect.stringContaining("ScoreManager: scores dropped, could not be sent: 1 score: the client has no keys"),
     ]);
   });
 
@@ -145,7 +145,7 @@ describe("messages of the first hour", () => {
 
     expect(lines(logs, "error")).toEqual([
       '[Svc SDK] SvcClient: the base URL "htp://[redacted]@svc.example.com" has the unsupported scheme htp (use http or https); nothing will be sent. Pass baseUrl or set SVC_BASE_URL.',
-      expect.stringContaining("ScoreManager: scores dropped, could not be sent: 1 scores: base URL"),
+      expect.stringContaining("ScoreManager: scores dropped, could not be sent: 1 score: base URL"),
     ]);
     expect(logs.map((l) => l.message).join("\n")).not.toContain("hunter22");
   });

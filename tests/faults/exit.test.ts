@@ -134,3 +134,54 @@ describe("after shutdown()", () => {
     expect(exportedSpans(server)).toHaveLength(3);
   });
 });
+
+describe("counts held back to keep the log short", () => {
+  /** Spans and scores beyond small queues, dropped and counted, then `ending`; prints the SDK's own counts first. */
+  function overflowing(ending: string): string {
+    return `
+      import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
+      import { SvcClient } from "@svc/client";
+      import { SvcSpanProcessor } from "@svc/otel";
+      const keys = { baseUrl: process.env.SVC_BASE_URL, publicKey: "pk-exit", secretKey: "sk-exit-secret" };
+      const processor = new SvcSpanProcessor({ ...keys, flushInterval: 3600, maxQueueSize: 10, flushOnExit: false, flushTimeout: 1 });
+      const provider = new BasicTracerProvider({ spanProcessors: [processor] });
+      const svc = new SvcClient({ ...keys, flushInterval: 3600, flushAt: 1000, scoreMaxQueueSize: 5, flushOnExit: false, flushTimeout: 1 });
+      const tracer = provider.getTracer("svc-sdk");
+      for (let i = 0; i < 1000; i++) tracer.startSpan("s" + i).end();
+      for (let i = 0; i < 100; i++) svc.score.create({ name: "score" + i, value: i, traceId: "t" });
+      const sum = (h) => Object.entries(h.dropped).reduce((n, [reason, count]) => n + (reason === "sampledOut" ? 0 : count), 0);
+      console.log(JSON.stringify({ spans: sum(processor.health()), scores: sum(svc.score.health()) }));
+      ${ending}
+    `;
+  }
+
+  /** What the log lines say was lost, per kind: dropped (first lines and summaries), and not delivered at exit. */
+  function loggedLosses(stderr: string): { spans: number; scores: number } {
+    const lost = { spans: 0, scores: 0 };
+    for (const line of stderr.split("\n")) {
+      const first = line.match(/ (spans|scores) dropped, [^:]+: (\d+) (?:spans?|scores?):/);
+      const more = line.match(/ (spans|scores) dropped, [^:]+: (\d+) more (?:spans?|scores?) since the last message/);
+      const match = first ?? more;
+      if (match) lost[match[1] as "spans" | "scores"] += Number(match[2]);
+      for (const [, count, kind] of line.matchAll(/(\d+) (span|score)s?(?= and| not delivered)/g))
+        if (line.includes("the process is exiting with")) lost[`${kind}s` as "spans" | "scores"] += Number(count);
+    }
+    return lost;
+  }
+
+  for (const [how, ending] of [
+    ["process.exit()", "process.exit(0);"],
+    ["the end of the event loop", ""],
+    ["shutdown()", "await Promise.all([svc.shutdown(), provider.shutdown()]);"],
+  ] as const) {
+    it(`logs them at ${how}, so that the log adds up to what was lost`, async () => {
+      const server = await sink(() => new Promise<Reply>(() => {}));
+
+      const result = await runChild(overflowing(ending), { env: { SVC_BASE_URL: server.url }, timeoutMs: 15_000 });
+
+      const counted = JSON.parse(result.stdout.trim().split("\n")[0] as string) as { spans: number; scores: number };
+      expect(counted).toEqual({ spans: 990, scores: 95 });
+      expect(loggedLosses(result.stderr)).toEqual({ spans: 1000, scores: 100 });
+    });
+  }
+});

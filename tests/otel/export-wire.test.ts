@@ -276,7 +276,7 @@ describe("OTLP export on the wire", () => {
     await processor.forceFlush();
 
     expect(logs.filter((l) => l.level === "error").map((l) => l.message)).toEqual([
-      expect.stringMatching(/spans dropped, could not be sent: 1 spans: the exporter failed: collector refused/),
+      expect.stringMatching(/spans dropped, could not be sent: 1 span: the exporter failed: collector refused/),
     ]);
   });
 

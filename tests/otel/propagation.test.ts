@@ -201,6 +201,62 @@ describe("propagated attributes and app roots", () => {
   });
 });
 
+describe("the app-root claim in baggage, as the previous major had it", () => {
+  const TRACE_ID = "0123456789abcdef0123456789abcdef";
+  const claim = (traceId: string) =>
+    propagation.setBaggage(ROOT_CONTEXT, propagation.createBaggage({ svc_trace_id: { value: traceId } }));
+
+  it("leaves a local root unmarked when its context claims the root of its trace, and marks it for another trace", async () => {
+    await useSink();
+    const remoteParent = { traceId: TRACE_ID, spanId: "00f067aa0ba902b7", traceFlags: 1 };
+
+    context.with(claim(TRACE_ID), () =>
+      startObservation("claimed", undefined, { parentSpanContext: remoteParent }).end(),
+    );
+    context.with(claim("f".repeat(32)), () =>
+      startObservation("other-claim", undefined, { parentSpanContext: remoteParent }).end(),
+    );
+    await processor.forceFlush();
+
+    expect(byName().claimed).not.toHaveProperty("svc.internal.is_app_root");
+    expect(byName()["other-claim"]?.["svc.internal.is_app_root"]).toBe(true);
+  });
+
+  it("leaves a span under a filtered-out parent unmarked when the context claims the root", async () => {
+    await useSink();
+    const http = trace.getTracer("@opentelemetry/instrumentation-http");
+    const remoteParent = trace.setSpanContext(claim(TRACE_ID), {
+      traceId: TRACE_ID,
+      spanId: "00f067aa0ba902b7",
+      traceFlags: 1,
+    });
+
+    context.with(remoteParent, () =>
+      http.startActiveSpan("GET /", (parent) => {
+        startObservation("handler").end();
+        parent.end();
+      }),
+    );
+    await processor.forceFlush();
+
+    expect(exportedSpans(server).map((s) => s.name)).toEqual(["handler"]);
+    expect(byName().handler).not.toHaveProperty("svc.internal.is_app_root");
+  });
+
+  it("never turns the claim into trace metadata or another attribute", async () => {
+    await useSink();
+    const bag = propagation.createBaggage({ svc_trace_id: { value: TRACE_ID }, svc_metadata_team: { value: "a" } });
+
+    context.with(propagation.setBaggage(ROOT_CONTEXT, bag), () => startObservation("with-claim").end());
+    await processor.forceFlush();
+
+    const attributes = byName()["with-claim"] ?? {};
+    expect(attributes["svc.trace.metadata.team"]).toBe("a");
+    expect(Object.keys(attributes).filter((key) => key.includes("trace_id") || key.endsWith("metadata"))).toEqual([]);
+    expect(Object.values(attributes)).not.toContain(TRACE_ID);
+  });
+});
+
 describe("repeated warnings of @svc/tracing", () => {
   it("are summarised with their count by @svc/tracing itself once the interval has passed", async () => {
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });

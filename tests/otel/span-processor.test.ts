@@ -134,7 +134,7 @@ describe("batching", () => {
 
     expect(exportedSpans(server).map((s) => s.name)).toEqual(["a", "b"]);
     const errors = logs.filter((l) => l.level === "error").map((l) => l.message);
-    expect(errors[0]).toMatch(/spans dropped, the queue is full: 1 spans: 2 spans \(\d+ KiB\) held, limits 2 spans/);
+    expect(errors[0]).toMatch(/spans dropped, the queue is full: 1 span: 2 spans \(\d+ KiB\) held, limits 2 spans/);
     expect(errors[1]).toMatch(/spans dropped, the queue is full: 1 more spans since the last message \(2 in total\)/);
   });
 
@@ -287,7 +287,7 @@ describe("flush and shutdown", () => {
       logs.some(
         (l) =>
           l.level === "error" &&
-          /refused the keys: 1 spans: HTTP 401 from .*\. Check the public and secret keys/.test(l.message),
+          /refused the keys: 1 span: HTTP 401 from .*\. Check the public and secret keys/.test(l.message),
       ),
     ).toBe(true);
   });
@@ -483,7 +483,7 @@ describe("debug lines", () => {
     const exports = logs.filter((l) => l.level === "debug" && l.message.includes(": exported "));
     expect(exports.map((l) => l.message)).toEqual([
       expect.stringMatching(/^\[Svc SDK\] SvcSpanProcessor: exported 2 spans \(\d+ bytes, \d+ ms\)$/),
-      expect.stringMatching(/^\[Svc SDK\] SvcSpanProcessor: exported 1 spans \(\d+ bytes, \d+ ms\)$/),
+      expect.stringMatching(/^\[Svc SDK\] SvcSpanProcessor: exported 1 span \(\d+ bytes, \d+ ms\)$/),
     ]);
   });
 });

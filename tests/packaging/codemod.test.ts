@@ -137,3 +137,33 @@ describe("the codemod run with npx from a clone of this repository", () => {
     expect(out.stdout.trim()).toBe(manifest.version);
   });
 });
+
+describe("the codemod from a clone, as MIGRATION-v6.md gives it before publication", () => {
+  it("is packed by dev.sh pack, which prints the command that runs it, and that command runs", async () => {
+    const clone = mkdtempSync(join(tmpdir(), "svc-clone-packs-"));
+    const app = mkdtempSync(join(tmpdir(), "svc-v5-app-"));
+    try {
+      // What `bash scripts/dev.sh pack` runs after the build.
+      const packed = await run(process.execPath, [join(ROOT, "scripts", "pack.ts"), "--out", join(clone, "packs")], {
+        cwd: ROOT,
+        timeout: 240_000,
+      });
+      const command = packed.stdout
+        .split("\n")
+        .map((line) => line.trim())
+        .find((line) => line.startsWith("npx ") && line.includes("--dry-run ."));
+      const { version } = JSON.parse(readFileSync(join(ROOT, "tools", "codemod", "package.json"), "utf8"));
+      expect(command?.split("   #")[0]).toBe(
+        `npx --yes --package ${join(clone, "packs", `svc-codemod-${version}.tgz`)} svc-codemod --dry-run .`,
+      );
+      writeFileSync(join(app, "index.js"), 'const { LangfuseClient } = require("@langfuse/client");\n');
+
+      const out = await run("bash", ["-c", command?.split("   #")[0] ?? "false"], { cwd: app, timeout: 240_000 });
+
+      expect(out.stdout).toContain("svc-codemod: would change 1 of 1 files (dry run: nothing written)");
+    } finally {
+      removeDir(clone);
+      removeDir(app);
+    }
+  }, 300_000);
+});

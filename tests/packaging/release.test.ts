@@ -119,6 +119,7 @@ const SHIPPED: Record<string, string[]> = {
   ],
   client: [
     "README.md",
+    "bin/svc.js",
     "browser/package.json",
     "package.json",
     ...built("index"),

@@ -57,9 +57,9 @@ export function manifestChecks(root: string): void {
       expect(projects.find((p) => p.name === "@svc/dev-server")?.private).toBe(true);
     });
 
-    it("require Node 22, ship only dist (and a folder per subpath entry for old resolvers) and have no side effects", () => {
+    it("require Node 22, ship only dist (and a folder per subpath entry for old resolvers, and one for the command) and have no side effects", () => {
       const subpaths: Record<string, string[]> = {
-        "@svc/client": ["browser"],
+        "@svc/client": ["browser", "bin"],
         "@svc/otel": ["testing"],
         "@svc/tracing": ["internal"],
       };

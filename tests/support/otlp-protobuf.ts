@@ -1,6 +1,6 @@
 // The OTLP/protobuf reader is the dev server's; the tests read strictly (unknown fields and invalid UTF-8 rejected)
 // and compare with OTLP/JSON bodies through `withoutDefaults`.
-import { decodeTraceRequest as decode } from "../../tools/dev-server/src/otlp/decode-protobuf.ts";
+import { decodeTraceRequest as decode, Reader } from "../../tools/dev-server/src/otlp/decode-protobuf.ts";
 
 type Json = Record<string, unknown>;
 
@@ -31,4 +31,17 @@ export function spansOf(request: Json): Json[] {
   for (const rs of (request.resourceSpans ?? []) as Json[])
     for (const ss of (rs.scopeSpans ?? []) as Json[]) spans.push(...((ss.spans ?? []) as Json[]));
   return spans;
+}
+
+/** Bytes of each span message (without its tag and length) of an OTLP/protobuf trace export request, in order. */
+export function spanMessageSizes(bytes: Uint8Array): number[] {
+  const sizes: number[] = [];
+  const within = (message: Uint8Array, field: number, each: (inner: Uint8Array) => void) => {
+    for (const [number, wire, value] of new Reader(message).fields())
+      if (number === field && wire === 2) each(value as Uint8Array);
+  };
+  within(bytes, 1, (resourceSpans) =>
+    within(resourceSpans, 2, (scopeSpans) => within(scopeSpans, 2, (span) => sizes.push(span.byteLength))),
+  );
+  return sizes;
 }

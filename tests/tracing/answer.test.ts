@@ -1,10 +1,10 @@
 // The README's test of answer(), as written there (tests/docs checks that it is).
-import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
+import { BasicTracerProvider as TracerProvider } from "@opentelemetry/sdk-trace-base";
 import { installSvcTestKit } from "@svc/otel/testing";
 import { afterAll, afterEach, expect, it } from "vitest";
 import { answer } from "./answer.js";
 
-const kit = installSvcTestKit({ provider: BasicTracerProvider, environment: "test" });
+const kit = installSvcTestKit({ provider: TracerProvider, environment: "test" });
 afterEach(() => kit.reset());
 afterAll(() => kit.uninstall());
 

@@ -11,7 +11,7 @@ function slotWarnings(stderr: string): string[] {
 }
 
 describe("global slots shared by copies of the SDK", () => {
-  it("writes its version into each of the eight slots it creates", async () => {
+  it("writes its version into each of the ten slots it creates", async () => {
     const result = await runChild(`
       import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
       import { SvcClient } from "@svc/client";
@@ -40,8 +40,10 @@ describe("global slots shared by copies of the SDK", () => {
       ["svc.logger", 2],
       ["svc.processor-presence.v2", 2],
       ["svc.processor-probes", 1],
+      ["svc.repeat-log.held", 1],
       ["svc.secrets", 1],
       ["svc.transport-interceptor", 1],
+      ["svc.unanswered-servers", 1],
     ]);
   });
 
@@ -117,6 +119,6 @@ describe("global slots shared by copies of the SDK", () => {
     expect(slotWarnings(result.stderr)).toEqual(["svc.exit"]);
     expect(result.stderr).toContain("holds version 9 of its shape");
     // The exit line still counts the span: this copy watches its own list.
-    expect(result.stderr).toContain("the process is exiting with 1 spans not delivered");
+    expect(result.stderr).toContain("the process is exiting with 1 span not delivered");
   });
 });

@@ -1,7 +1,8 @@
 import { type DiagLogger, DiagLogLevel, diag } from "@opentelemetry/api";
 import { resolveLogLevel } from "@svc/core";
-import { getGlobalLogger, LogLevel } from "@svc/tracing";
+import { configureGlobalLogger, getGlobalLogger, LogLevel } from "@svc/tracing";
 import { describe, expect, it, onTestFinished } from "vitest";
+import { runChild } from "../support/child-process.ts";
 import { captureLogs } from "../support/logs.ts";
 
 describe("logger", () => {
@@ -19,7 +20,7 @@ describe("logger", () => {
     expect(lines).toEqual([{ level: "warn", message: "[Svc SDK] shown" }]);
   });
 
-  it("also writes SDK lines to OpenTelemetry's diag logger once the application sets one", () => {
+  it("writes each line once: at the SDK level to the sink, below it to OpenTelemetry's diag logger when one is set", () => {
     const lines = captureLogs(LogLevel.INFO);
     const toDiag: string[] = [];
     const record = (level: string) => (message: string) => toDiag.push(`${level} ${message}`);
@@ -36,7 +37,55 @@ describe("logger", () => {
     getGlobalLogger().warn("export failed");
     getGlobalLogger().debug("below the SDK level");
 
-    expect(toDiag.filter((line) => line.includes("[Svc SDK]"))).toEqual(["warn [Svc SDK] export failed"]);
     expect(lines).toEqual([{ level: "warn", message: "[Svc SDK] export failed" }]);
+    expect(toDiag.filter((line) => line.includes("[Svc SDK]"))).toEqual(["debug [Svc SDK] below the SDK level"]);
+  });
+
+  it("writes nothing to diag when the SDK level is none or forwarding is off", () => {
+    const toDiag: string[] = [];
+    const record = (message: string) => toDiag.push(message);
+    diag.setLogger({ verbose: record, debug: record, info: record, warn: record, error: record }, DiagLogLevel.ALL);
+    onTestFinished(() => diag.disable());
+
+    const none = captureLogs(LogLevel.NONE);
+    getGlobalLogger().error("silenced");
+    configureGlobalLogger({ level: LogLevel.WARN, forwardToDiag: false });
+    onTestFinished(() => configureGlobalLogger({ forwardToDiag: true }));
+    getGlobalLogger().debug("not forwarded");
+
+    expect(none).toEqual([]);
+    expect(toDiag.filter((line) => line.includes("[Svc SDK]"))).toEqual([]);
+  });
+});
+
+describe("a process with OTEL_LOG_LEVEL=debug and OpenTelemetry's console diag logger", () => {
+  it("prints each SDK line once, at the SDK level and below it", async () => {
+    const result = await runChild(
+      `
+      import { trace } from "@opentelemetry/api";
+      import { NodeSDK } from "@opentelemetry/sdk-node";
+      import { SvcSpanProcessor } from "@svc/otel";
+      const sdk = new NodeSDK({ spanProcessors: [new SvcSpanProcessor({ flushAt: -1 })], instrumentations: [] });
+      sdk.start();
+      trace.getTracer("an-http-framework").startSpan("GET /").end(); // filtered out: a debug line
+      await sdk.shutdown();
+    `,
+      {
+        env: {
+          OTEL_LOG_LEVEL: "debug",
+          SVC_PUBLIC_KEY: "pk",
+          SVC_SECRET_KEY: "sk",
+          SVC_BASE_URL: "http://127.0.0.1:9",
+          OTEL_TRACES_EXPORTER: "none",
+          OTEL_METRICS_EXPORTER: "none",
+          OTEL_LOGS_EXPORTER: "none",
+        },
+      },
+    );
+
+    const sdkLines = `${result.stdout}${result.stderr}`.split("\n").filter((line) => line.includes("[Svc SDK]"));
+    expect(sdkLines.some((line) => line.includes("flushAt"))).toBe(true); // the warning, at the SDK level
+    expect(sdkLines.some((line) => line.includes('"GET /"'))).toBe(true); // the debug line, through diag
+    expect(new Set(sdkLines).size, sdkLines.join("\n")).toBe(sdkLines.length);
   });
 });

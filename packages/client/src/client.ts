@@ -1,4 +1,4 @@
-import { type Connection, describeError, MediaUploader, redactUrl } from "@svc/core";
+import { type Connection, describeError, MediaUploader, redactUrl, serverOf } from "@svc/core";
 import { SvcAPIError } from "./api/errors.js";
 import { createSvcApi, type SvcApi } from "./api/generated/client.js";
 import { RequestRuntime } from "./api/runtime.js";
@@ -57,11 +57,17 @@ export class SvcClient {
       baseUrlProblem: config.baseUrlProblem,
       headers,
       timeoutSeconds: config.timeoutSeconds,
+      backend: config.backend,
     });
     // Kept off the enumerable keys: printing the client shows its managers, not its settings.
     Object.defineProperty(this, "config", { enumerable: false });
     this.api = createSvcApi(runtime);
-    this.score = createScoreManager({ runtime, config: config.score, hasCredentials: config.hasCredentials });
+    this.score = createScoreManager({
+      runtime,
+      config: config.score,
+      hasCredentials: config.hasCredentials,
+      server: serverOf(config.baseUrl),
+    });
     this.prompt = new PromptManager(this.api);
     this.experiment = new ExperimentManager({
       score: this.score,
@@ -73,12 +79,16 @@ export class SvcClient {
       baseUrl: config.baseUrl,
       headers,
       timeoutMs: config.timeoutSeconds * 1000,
+      backend: config.backend,
     });
     this.dataset = createDatasetManager(this.api, {
       decorate: (dataset) => ({ ...dataset, runExperiment: createRunExperimentOnDataset(this.experiment, dataset) }),
       uploader,
     });
-    this.media = new MediaManager(this.api, { downloadTimeoutMs: config.timeoutSeconds * 1000 });
+    this.media = new MediaManager(this.api, {
+      downloadTimeoutMs: config.timeoutSeconds * 1000,
+      backend: config.backend,
+    });
   }
 
   /** Sends every score queued so far; resolves when they were sent or dropped, or after `flushTimeout`. Never rejects. */

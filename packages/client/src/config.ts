@@ -1,9 +1,12 @@
 import {
   apiHeaders,
+  type Backend,
   basicAuth,
   type Connection,
   connectionSettings,
   type Env,
+  fetchBackend,
+  functionOption,
   logStartup,
   mergeHeaders,
   numberOption,
@@ -27,6 +30,12 @@ export interface SvcClientParams extends ScoreParams {
   timeout?: number;
   /** Headers added to every REST call. */
   additionalHeaders?: Record<string, string>;
+  /**
+   * The fetch function every request of the client goes through: REST calls, prompts, datasets, scores, media. For
+   * tests that answer in place of the server, and for runtimes whose own HTTP stack must be used. On Node the client
+   * otherwise sends through `node:http`, not `globalThis.fetch`. @defaultValue the runtime's HTTP stack
+   */
+  fetch?: typeof fetch;
 }
 
 /** Settings of a client after options, environment and defaults are applied. */
@@ -53,6 +62,7 @@ const NAME = "SvcClient";
 export const CLIENT_SPECS = {
   timeout: numberOption(60, { min: 0, zeroIsUnset: true }),
   additionalHeaders: stringRecordOption(),
+  fetch: functionOption<typeof fetch>(),
 };
 
 /** Client settings and, kept off the enumerable keys so that printing the settings never shows them, the credentials. */
@@ -61,6 +71,8 @@ export type ResolvedClientConfig = SvcClientConfig & {
   readonly authorization: string | undefined;
   /** Address and keys as resolved, with where each came from, for the doctor (non-enumerable). */
   readonly connection: Connection;
+  /** Where requests go when the `fetch` option is given; undefined for the runtime's own HTTP stack (non-enumerable). */
+  readonly backend: Backend | undefined;
 };
 
 /** Resolves client settings: option, then environment, then default. Never throws; problems are logged once. */
@@ -99,5 +111,6 @@ export function resolveClientConfig(params: unknown, env: Env = readEnv()): Reso
   return Object.defineProperties(config, {
     authorization: { value: authorization, enumerable: false },
     connection: { value: connection, enumerable: false },
+    backend: { value: o.fetch ? fetchBackend(o.fetch) : undefined, enumerable: false },
   }) as ResolvedClientConfig;
 }

@@ -4,7 +4,7 @@ export type { SvcOtelSpanAttribute } from "./attributes.js";
 export { SVC_TRACER_NAME, SvcOtelSpanAttributes } from "./attributes.js";
 export { compressionOption } from "./config/compression.js";
 export type { Connection, ConnectionParams } from "./config/connection.js";
-export { DEFAULT_BASE_URL, isLocalHost, OTLP_TRACES_PATH, resolveConnection } from "./config/connection.js";
+export { DEFAULT_BASE_URL, OTLP_TRACES_PATH, resolveConnection } from "./config/connection.js";
 export { ENVIRONMENT_RULE, environmentOption, isValidEnvironment } from "./config/environment.js";
 export type {
   Env,
@@ -39,7 +39,7 @@ export type { ExitParticipant, ExitWatch } from "./lifecycle/exit-hooks.js";
 export { flushWatched, watchQueueForExit } from "./lifecycle/exit-hooks.js";
 export type { Settled, SettleWithinOptions } from "./lifecycle/settle-within.js";
 export { settleWithin } from "./lifecycle/settle-within.js";
-export { describeError, messageOf, textOf } from "./log/describe.js";
+export { counted, describeError, messageOf, textOf } from "./log/describe.js";
 export type { LoggerOptions, LogSink, SvcLogger } from "./log/logger.js";
 export { configureGlobalLogger, getGlobalLogger, isLogLevelEnabled, LogLevel, resolveLogLevel } from "./log/logger.js";
 export type { RepeatLineOptions, RepeatLogOptions } from "./log/repeat-log.js";
@@ -62,8 +62,8 @@ export { encodeTraces, OTLP_CONTENT_TYPES } from "./otlp/encode.js";
 export type { ExportItem } from "./otlp/otlp-request.js";
 export type { ReadableSpan } from "./otlp/readable-span.js";
 export { MAX_QUEUE_RETRY_DELAY_MS } from "./queue/backoff.js";
-export type { BatchQueueOptions, FlushResult } from "./queue/batch-queue.js";
 export { BatchQueue } from "./queue/batch-queue.js";
+export type { BatchQueueOptions, FlushResult } from "./queue/batch-queue-options.js";
 export type { DropReason, Fault } from "./queue/delivery-log.js";
 export type { DeliveryMeterProvider } from "./queue/delivery-metrics.js";
 export { meterProviderOption } from "./queue/delivery-metrics.js";
@@ -71,6 +71,7 @@ export type { DeliveryHealth } from "./queue/delivery-stats.js";
 export { Limiter, mapLimit } from "./queue/limiter.js";
 export type { SendOutcome } from "./queue/outcome.js";
 export { outcomeOf, sendInHalves, tooLargeOutcome } from "./queue/outcome.js";
+export { gaveUpAfter, serverOf } from "./queue/unanswered-servers.js";
 export {
   CIRCULAR_MARKER,
   cutAtCodePoint,
@@ -111,7 +112,7 @@ export type { Gzip } from "./transport/compress.js";
 export { chooseGzip, concatBytes, runtimeGzip } from "./transport/compress.js";
 export { describeFailure, failureHint, KEYS_HINT, placeOf } from "./transport/failure-text.js";
 export type { HttpFailure, HttpMethod, HttpRequest, HttpResponse, HttpResult, RedirectStop } from "./transport/http.js";
-export { httpRequest, parseHttpUrl, suppressed } from "./transport/http.js";
+export { httpRequest, isLocalHost, parseHttpUrl, suppressed } from "./transport/http.js";
 export type { HeaderLayer } from "./transport/identity.js";
 export {
   apiHeaders,

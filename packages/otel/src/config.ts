@@ -112,7 +112,10 @@ export interface SvcSpanProcessorParams {
   flushTimeout?: number;
   /** Ended spans held while waiting to be sent. Falls back to OTEL_BSP_MAX_QUEUE_SIZE. @defaultValue 100000 */
   maxQueueSize?: number;
-  /** Bytes of span data held while waiting to be sent (estimated from attribute sizes). @defaultValue 100 MiB */
+  /**
+   * Bytes of span data held, waiting or being sent: the estimated size of the encoded spans (attributes, events, links;
+   * text at 1.5 bytes per character). @defaultValue 100 MiB
+   */
   maxQueueBytes?: number;
   /** Largest request body sent, in bytes; larger batches are split. @defaultValue 4 MiB */
   maxRequestBytes?: number;
@@ -236,6 +239,8 @@ export type ProcessorConfig = {
 } & {
   baseUrl: string;
   publicKey: string | undefined;
+  /** Why the base URL cannot be used (nothing is sent), or undefined; unset with an `exporter`. */
+  baseUrlProblem: string | undefined;
   /** Why spans cannot be sent at all (invalid base URL, missing keys), or undefined. */
   cannotSend: string | undefined;
   /** `{baseUrl}/api/public/otel/v1/traces` */
@@ -282,6 +287,7 @@ export function resolveProcessorConfig(params: unknown, env: Env = readEnv()): P
     flushTimeoutMs: flushTimeout * 1000,
     baseUrl: connection.baseUrl,
     publicKey: connection.publicKey,
+    baseUrlProblem: o.exporter ? undefined : connection.baseUrlProblem,
     cannotSend: o.exporter ? undefined : cannotSend,
     endpoint: `${connection.baseUrl}${OTLP_TRACES_PATH}`,
     headers,

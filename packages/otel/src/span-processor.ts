@@ -2,20 +2,24 @@ import type { Context } from "@opentelemetry/api";
 import {
   BatchQueue,
   bindsIoToRequests,
+  counted,
   countProcessorStart,
   currentRuntime,
   type DeliveryHealth,
   describeError,
   type ExitWatch,
+  gaveUpAfter,
   getGlobalLogger,
   MediaUploader,
   type ProcessorProbe,
   RepeatLog,
   registerProcessorProbe,
+  serverOf,
   settleWithin,
   watchQueueForExit,
 } from "@svc/core";
 import { PROCESSOR_NAME, type ProcessorConfig, resolveProcessorConfig, type SvcSpanProcessorParams } from "./config.js";
+import { spanSizeEstimator } from "./internal/span-size.js";
 import { EnrichStage, type OutgoingSpan } from "./pipeline/enrich.js";
 import { ExportStage } from "./pipeline/export.js";
 import { FilterStage } from "./pipeline/filter.js";
@@ -89,6 +93,7 @@ export class SvcSpanProcessor {
         : undefined;
     this.#enrich = new EnrichStage(config.mask, this.#uploader, config.timeoutMs);
     this.#export = new ExportStage(config, () => this.#flushing > 0);
+    const sizeOf = spanSizeEstimator(config.protocol);
     this.#queue = new BatchQueue<OutgoingSpan>({
       owner: PROCESSOR_NAME,
       items: "spans",
@@ -100,10 +105,11 @@ export class SvcSpanProcessor {
       maxQueueBytes: config.maxQueueBytes,
       maxConcurrent: config.maxConcurrentExports,
       immediate: config.exportMode === "immediate",
+      server: config.exporter || config.cannotSend ? undefined : serverOf(config.endpoint),
       meterProvider: config.meterProvider,
       // The export request is bounded by the timeout where timers run; a late one is sent twice, never lost.
       lostAfterMs: bindsIoToRequests(currentRuntime()) ? config.timeoutMs + LOST_SEND_GRACE_MS : undefined,
-      sizeOf: (item) => estimateSize(item.span),
+      sizeOf: (item) => sizeOf(item.span),
       send: async (batch, signal) => {
         await this.#enrich.enrich(batch, signal);
         return this.#export.send(batch, signal);
@@ -211,10 +217,10 @@ export class SvcSpanProcessor {
     this.#flushing++;
     try {
       this.#export.wake();
-      const { pending } = final ? await this.#queue.shutdown(deadline) : await this.#queue.flush(deadline);
+      const { pending, rechecked } = final ? await this.#queue.shutdown(deadline) : await this.#queue.flush(deadline);
       if (pending > 0 && !final)
         getGlobalLogger().warn(
-          `${PROCESSOR_NAME}: forceFlush() gave up after ${this.#config.flushTimeoutMs / 1000} s with ${pending} spans not yet delivered; they stay queued and are retried`,
+          `${PROCESSOR_NAME}: forceFlush() gave up after ${gaveUpAfter(this.#config.flushTimeoutMs, rechecked)} with ${counted(pending, "spans")} not yet delivered; they stay queued and are retried`,
         );
       await this.#uploader?.settled(deadline);
     } finally {
@@ -225,15 +231,4 @@ export class SvcSpanProcessor {
       this.#enrich.report({ dueOnly });
     }
   }
-}
-
-/** Bytes a span adds to a request, roughly: its attribute values and names, plus a fixed part. */
-function estimateSize(span: ReadableSpan): number {
-  let size = 300 + span.name.length;
-  const attributes = span.attributes;
-  for (const key in attributes) {
-    const value = attributes[key];
-    size += key.length + 24 + (typeof value === "string" ? value.length : 16);
-  }
-  return size;
 }

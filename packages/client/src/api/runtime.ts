@@ -83,7 +83,8 @@ export interface RuntimeConfig {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
-const DEFAULT_MAX_RETRIES = 2;
+/** Retries of a REST call after its first attempt, unless the call or the client says otherwise. */
+export const DEFAULT_MAX_RETRIES = 2;
 
 function queryValue(value: unknown, json: boolean): string {
   if (json) return typeof value === "string" ? value : JSON.stringify(value);

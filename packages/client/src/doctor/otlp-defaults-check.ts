@@ -76,12 +76,10 @@ export async function checkOtlpDefaults(env: Env, appMeterProvider: boolean): Pr
 
 /** Whether something accepts a TCP connection on `host:port` within {@link CONNECT_TIMEOUT_MS}. */
 async function answers(host: string, port: number): Promise<boolean> {
-  let net: typeof import("node:net");
-  try {
-    net = await import("node:net");
-  } catch {
-    return true; // no sockets in this runtime: nothing to say
-  }
+  // Read through getBuiltinModule, not import(): a bundle for Workers or a browser must find no module to resolve.
+  const proc = (globalThis as { process?: { getBuiltinModule?: (name: string) => unknown } }).process;
+  const net = proc?.getBuiltinModule?.("node:net") as typeof import("node:net") | undefined;
+  if (!net) return true; // no sockets in this runtime: nothing to say
   return new Promise<boolean>((resolve) => {
     const socket = net.connect({ host, port, autoSelectFamily: true });
     const done = (answered: boolean) => {

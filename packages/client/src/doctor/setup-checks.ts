@@ -19,6 +19,8 @@ export interface DoctorTarget {
   baseUrl: string;
   /** Why the base URL cannot be used, or undefined. */
   baseUrlProblem: string | undefined;
+  /** The base URL as given, when it ended in `/api/public` and is used without it; else undefined. */
+  baseUrlWithApiPath?: string | undefined;
   publicKey: string | undefined;
   secretKey: string | undefined;
   /** Where each setting came from: `option`, a variable's name, `default` or `none`. */
@@ -36,13 +38,13 @@ export interface DoctorTarget {
  * process) when there is one, else the one the environment sets, as a processor would read it.
  */
 export function doctorTarget(connection: Connection, env: Env, processor?: ProcessorProbe): DoctorTarget {
-  const { baseUrl, baseUrlProblem, publicKey, secretKey, sources } = connection;
+  const { baseUrl, baseUrlProblem, baseUrlWithApiPath, publicKey, secretKey, sources } = connection;
   const probe = processor;
   const asSent = "as SvcSpanProcessor sends";
   if (probe) {
     const { compression, protocol } = probe;
     const how = { compression, compressionSource: asSent, protocol, protocolSource: asSent };
-    return { baseUrl, baseUrlProblem, publicKey, secretKey, sources, ...how };
+    return { baseUrl, baseUrlProblem, baseUrlWithApiPath, publicKey, secretKey, sources, ...how };
   }
   // No processor in this process: read the environment as a processor would.
   const specs = { compression: compressionOption(), protocol: protocolOption() };
@@ -53,7 +55,7 @@ export function doctorTarget(connection: Connection, env: Env, processor?: Proce
     protocol: resolved.protocol,
     protocolSource: resolved[SOURCES].protocol,
   };
-  return { baseUrl, baseUrlProblem, publicKey, secretKey, sources, ...how };
+  return { baseUrl, baseUrlProblem, baseUrlWithApiPath, publicKey, secretKey, sources, ...how };
 }
 
 const KEYS_FIX =
@@ -105,6 +107,13 @@ export function checkBaseUrl(target: DoctorTarget): DoctorCheck {
   if (target.baseUrlProblem) return { name, status: "fail", detail: target.baseUrlProblem, fix: setIt };
   const url = parseHttpUrl(target.baseUrl);
   if (typeof url === "string") return { name, status: "fail", detail: url, fix: setIt };
+  if (target.baseUrlWithApiPath !== undefined)
+    return {
+      name,
+      status: "warn",
+      detail: `${redactUrl(target.baseUrlWithApiPath)} (${target.sources.baseUrl}) ends with /api/public, which the SDK adds itself; it is used without it`,
+      fix: `set the base URL without it: ${redactUrl(target.baseUrl)}`,
+    };
   if (/\/api(\/public)?$/.test(url.pathname))
     return {
       name,

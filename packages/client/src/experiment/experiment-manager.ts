@@ -1,11 +1,12 @@
 import { describeError, getGlobalLogger, mapLimit } from "@svc/core";
 import { deleteExperimentData, type ExperimentDataApi } from "./delete-experiment-data.js";
-import { evaluatorFailureSummaries, formatExperimentResult, statusCounts } from "./format.js";
+import { evaluatorFailureSummaries, formatExperimentResult, itemLabel, statusCounts } from "./format.js";
 import { type EvaluationOutcome, runEvaluators } from "./internal/evaluate.js";
 import { flushSpans } from "./internal/flush-spans.js";
 import { defaultProgressStream, type ProgressStream, RunProgress } from "./internal/progress.js";
 import { type RunContext, runItem, toScoreFields } from "./internal/run-item.js";
 import { type RunOptions, resolveRunOptions } from "./internal/run-options.js";
+import { StartOrder } from "./internal/start-order.js";
 import type {
   DeleteExperimentDataParams,
   DeleteExperimentDataResult,
@@ -128,14 +129,32 @@ export class ExperimentRunner {
     return result as unknown as ExperimentResult<Input, ExpectedOutput, Metadata, Output>;
   }
 
-  /** Runs every item, at most `maxConcurrency` at once, reporting progress as each ends. */
+  /**
+   * Runs every item, at most `maxConcurrency` at once: they start in data order, the next one as soon as any running
+   * item settles. Reports progress as items start, retry and end.
+   */
   async #runItems(run: RunContext, options: RunOptions): Promise<ItemResult[]> {
     const stream = options.showProgress ? (this.#deps.progressStream ?? defaultProgressStream()) : undefined;
     const progress = new RunProgress(run.params.data.length, run.runName, options.onProgress, stream);
+    const withProgress: RunContext = { ...run, attempts: { ...run.attempts, onRetry: () => progress.retried() } };
+    const order = new StartOrder();
     try {
       return await mapLimit(run.params.data, options.maxConcurrency, async (item) => {
-        const result = await runItem(item, run);
-        progress.itemEnded(result.status);
+        const turn = order.next();
+        let started = false;
+        const beforeStart = async () => {
+          await turn.wait();
+          turn.release();
+          started = true;
+          progress.itemStarted();
+        };
+        let result: ItemResult;
+        try {
+          result = await runItem(item, withProgress, { beforeStart });
+        } finally {
+          turn.release();
+        }
+        progress.itemEnded(result.status, started);
         return result;
       });
     } finally {
@@ -203,7 +222,7 @@ function logItemOutcomes(itemResults: ItemResult[], runName: string): void {
   if (firstFailure >= 0) {
     const first = itemResults[firstFailure];
     log.warn(
-      `ExperimentManager: run "${runName}": ${statusCounts(itemResults)}; first failure, item ${firstFailure + 1}: ${first?.error}`,
+      `ExperimentManager: run "${runName}": ${statusCounts(itemResults)}; first failure, ${first ? itemLabel(first, firstFailure) : ""}: ${first?.error}`,
     );
   } else if (itemResults.some((r) => r.status === "skipped")) {
     log.info(`ExperimentManager: run "${runName}" was aborted: ${statusCounts(itemResults)}`);

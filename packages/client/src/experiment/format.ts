@@ -74,7 +74,7 @@ export function evaluatorFailureSummaries(items: Items): { evaluator: string; li
     for (const f of r.evaluationFailures) {
       const seen = byEvaluator.get(f.evaluator);
       if (seen) seen.count++;
-      else byEvaluator.set(f.evaluator, { count: 1, first: `item ${index + 1}: ${f.message}` });
+      else byEvaluator.set(f.evaluator, { count: 1, first: `${itemLabel(r, index)}: ${f.message}` });
     }
   });
   const evaluated = items.filter((r) => r.status === "ok").length;
@@ -122,13 +122,13 @@ function averageLines(items: Items): string[] {
   });
 }
 
-/** Items that failed or timed out, the first ten by number, then a count. Skipped items are in the counts only. */
+/** Items that failed or timed out, the first ten by name, then a count. Skipped items are in the counts only. */
 function failureLines(items: Items): string[] {
   const lines: string[] = [];
   items.forEach((r, index) => {
     if (r.status !== "failed" && r.status !== "timeout") return;
     const attempts = r.attempts > 1 ? ` (${r.attempts} attempts)` : "";
-    lines.push(`  item ${index + 1}: ${r.status === "timeout" ? "" : "task failed: "}${r.error}${attempts}`);
+    lines.push(`  ${itemLabel(r, index)}: ${r.status === "timeout" ? "" : "task failed: "}${r.error}${attempts}`);
   });
   if (lines.length <= FAILURES_LISTED) return lines;
   return [...lines.slice(0, FAILURES_LISTED), `  and ${lines.length - FAILURES_LISTED} more`];
@@ -141,6 +141,19 @@ function formatEvaluation(evaluation: Evaluation): string {
 
 function formatNumber(value: number): string {
   return Number.isInteger(value) ? String(value) : String(Number(value.toFixed(3)));
+}
+
+const INPUT_PREVIEW_WIDTH = 30;
+
+/**
+ * How a failure names its item: by its id and a short preview of its input (`item "ds-7" (input "country-14")`),
+ * or, for an item without an id (local data), by its position in the data (`item 3 (input "Japan")`).
+ */
+export function itemLabel(result: Items[number], index: number): string {
+  const id = result.item?.id;
+  const name = typeof id === "string" && id !== "" ? `item ${JSON.stringify(id)}` : `item ${index + 1}`;
+  const preview = excerpt(result.input, INPUT_PREVIEW_WIDTH);
+  return `${name} (input ${typeof result.input === "string" ? JSON.stringify(preview) : preview})`;
 }
 
 /** A one-line excerpt of a value: strings as-is, other values as JSON, whitespace collapsed, cut with `…`. */

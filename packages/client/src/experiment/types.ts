@@ -172,6 +172,10 @@ export interface ExperimentProgress {
   timedOut: number;
   /** Items the run left out after it was aborted. */
   skipped: number;
+  /** Items whose task has started and that have not ended yet (retries and evaluators included). */
+  running: number;
+  /** Attempts made after an item's first, over all items so far. */
+  retries: number;
   /** Milliseconds since the run started. */
   elapsedMs: number;
 }

@@ -1,4 +1,5 @@
 import {
+  type Backend,
   describeError,
   downloadMedia,
   getGlobalLogger,
@@ -33,6 +34,8 @@ export interface SvcMediaResolveMediaReferencesParams<T> {
 export interface MediaManagerConfig {
   /** Time limit of each download, in milliseconds. */
   downloadTimeoutMs: number;
+  /** Where downloads go when the client's `fetch` option is given. */
+  backend?: Backend | undefined;
 }
 
 /** Works with media stored by the server: images, audio and files referenced from traces and datasets. */
@@ -111,7 +114,10 @@ export class MediaManager {
   async #download(mediaId: string): Promise<string | undefined> {
     try {
       const media = await this.api.media.get(mediaId, {});
-      const result = await downloadMedia(media.url, { timeoutMs: this.config.downloadTimeoutMs });
+      const result = await downloadMedia(media.url, {
+        timeoutMs: this.config.downloadTimeoutMs,
+        backend: this.config.backend,
+      });
       if (!result.ok) throw new Error(`download failed: ${result.reason}`);
       this.#requests.succeeded();
       return `data:${media.contentType};base64,${toBase64(result.bytes)}`;

@@ -113,7 +113,8 @@ export class ChatPromptClient extends BasePromptClient {
   /**
    * Fills `{{variables}}` in every message (as {@link TextPromptClient.compile} does) and replaces each placeholder
    * by the messages given for it. A placeholder with no value stays in the output; one given an empty list is
-   * dropped; one given anything other than a list of messages is inserted as its JSON text. Never throws on a value.
+   * dropped; one given anything other than a list of messages is inserted as its JSON text (a string with its quotes).
+   * Never throws on a value.
    */
   compile(
     variables: PromptVariables = {},
@@ -188,13 +189,17 @@ function isMessageList(value: unknown): value is ChatMessage[] {
   );
 }
 
-/** The messages a placeholder's value stands for, or its JSON text when it is not a list of messages. */
+/**
+ * The messages a placeholder's value stands for, or its JSON text when it is not a list of messages (a string too:
+ * `"text"` with its quotes, as the previous major wrote it).
+ */
 function placeholderMessages<M>(value: unknown, build: (m: ChatMessage) => M): Array<M | string> {
   try {
     if (isMessageList(value)) return value.map(build);
   } catch (error) {
     noteUnreadable(error);
   }
+  if (typeof value === "string") return [serializeValue(JSON.stringify(value)) ?? ""];
   return [serializeValue(value) ?? ""];
 }
 

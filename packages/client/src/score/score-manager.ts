@@ -2,10 +2,12 @@ import { type Span, trace } from "@opentelemetry/api";
 import {
   BatchQueue,
   bindsIoToRequests,
+  counted,
   currentRuntime,
   type DeliveryHealth,
   describeError,
   type ExitWatch,
+  gaveUpAfter,
   getGlobalLogger,
   outcomeOf,
   RepeatLog,
@@ -46,6 +48,8 @@ export interface ScoreManagerContext {
   config: ScoreManagerConfig;
   /** Whether both keys are set; without them scores are dropped instead of sent with empty credentials. */
   hasCredentials: boolean;
+  /** Origin of the server scores go to, shared with the span processor's queue (see `BatchQueueOptions.server`). */
+  server?: string | undefined;
 }
 
 let makeScoreManager: (context: ScoreManagerContext) => ScoreManager;
@@ -84,6 +88,7 @@ export class ScoreManager {
       maxConcurrent: MAX_CONCURRENT_SCORE_REQUESTS,
       sizeOf: (item) => item.bytes,
       send: (batch, signal) => this.#send(batch, signal),
+      server: context.server,
       meterProvider: config.meterProvider,
       // One request per send, bounded by its timeout where timers run.
       lostAfterMs: bindsIoToRequests(currentRuntime())
@@ -146,11 +151,12 @@ export class ScoreManager {
    * stay queued and are logged). Never rejects.
    */
   async flush(): Promise<void> {
-    const { pending } = await this.#queue.flush(Date.now() + this.#context.config.flushTimeoutMs);
+    const { flushTimeoutMs } = this.#context.config;
+    const { pending, rechecked } = await this.#queue.flush(Date.now() + flushTimeoutMs);
     if (pending > 0)
       this.#repeats.warn(
         `${OWNER}: flush() gave up`,
-        `${OWNER}: flush() gave up after ${this.#context.config.flushTimeoutMs / 1000} s with ${pending} scores not yet delivered; they stay queued and are retried`,
+        `${OWNER}: flush() gave up after ${gaveUpAfter(flushTimeoutMs, rechecked)} with ${counted(pending, "scores")} not yet delivered; they stay queued and are retried`,
       );
     this.#repeats.report({ dueOnly: true });
   }

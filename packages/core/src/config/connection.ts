@@ -1,6 +1,6 @@
 import { getGlobalLogger } from "../log/logger.js";
 import { redactUrl, registerSecret } from "../log/secrets.js";
-import { parseHttpUrl } from "../transport/http.js";
+import { isLocalHost, parseHttpUrl } from "../transport/http.js";
 import { interceptedKeys } from "../transport/interceptor.js";
 import type { Env } from "./options.js";
 
@@ -16,6 +16,8 @@ export interface Connection {
   baseUrl: string;
   /** Why the base URL cannot be used; when set, nothing is sent. */
   baseUrlProblem: string | undefined;
+  /** The base URL as given, when the SDK uses it without a trailing `/api/public`; else undefined. */
+  baseUrlWithApiPath: string | undefined;
   publicKey: string | undefined;
   secretKey: string | undefined;
   /** Where each setting came from: `option`, the variable's name, `default` or `none`. */
@@ -29,18 +31,15 @@ export interface ConnectionParams {
   baseUrl?: unknown;
 }
 
-const LOCAL_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]", "0.0.0.0", "host.docker.internal"]);
-
-/** Whether a URL's host name is this machine (or the Docker host), where plain http is fine. */
-export function isLocalHost(hostname: string): boolean {
-  return LOCAL_HOSTS.has(hostname) || hostname.endsWith(".localhost") || /^127\.\d+\.\d+\.\d+$/.test(hostname);
-}
+/** The path every route starts with, which a base URL copied from the API reference sometimes ends in. */
+const API_PREFIX = /\/api\/public\/*$/i;
 
 /**
  * Resolves the server address (`baseUrl`, then `SVC_BASE_URL`, then `SVC_BASEURL`, then the hosted default) and
  * the keys (`publicKey`/`SVC_PUBLIC_KEY`, `secretKey`/`SVC_SECRET_KEY`). Logs once: a missing key (unless
- * `keysOptional`), a base URL that is not a valid http(s) URL (with the value, credentials redacted; nothing
- * will be sent), and plain `http://` to a host that is not local. Registers the secret key for redaction.
+ * `keysOptional`), a base URL that is not a valid http(s) URL (with the value, credentials redacted, and the URL it
+ * most likely means; nothing will be sent), plain `http://` to a host that is not local, and a base URL ending in
+ * `/api/public`, which is then used without it. Registers the secret key for redaction.
  */
 export function resolveConnection(
   component: string,
@@ -87,8 +86,17 @@ export function resolveConnection(
   };
   if (params.baseUrl !== undefined && typeof params.baseUrl !== "string")
     log.warn(`${component}: option baseUrl must be a string; using ${redactUrl(given)}`);
-  const baseUrl = given.trim().replace(/\/+$/, "");
+  let baseUrl = given.trim().replace(/\/+$/, "");
   const parsed = parseHttpUrl(baseUrl);
+  let baseUrlWithApiPath: string | undefined;
+  if (typeof parsed !== "string" && API_PREFIX.test(parsed.pathname)) {
+    baseUrlWithApiPath = baseUrl;
+    const stripped = baseUrl.replace(API_PREFIX, "");
+    log.warn(
+      `${component}: the base URL ${redactUrl(baseUrl)} ends in /api/public, which the SDK adds to every route; using ${redactUrl(stripped)}.`,
+    );
+    baseUrl = stripped;
+  }
   let baseUrlProblem: string | undefined;
   if (typeof parsed === "string") {
     baseUrlProblem = `base URL ${parsed}`;
@@ -98,7 +106,7 @@ export function resolveConnection(
       `${component}: the base URL ${redactUrl(parsed.origin)} uses plain http; keys and data travel unencrypted. Use https.`,
     );
   }
-  return { baseUrl, baseUrlProblem, publicKey, secretKey, sources };
+  return { baseUrl, baseUrlProblem, baseUrlWithApiPath, publicKey, secretKey, sources };
 }
 
 function keyFrom(component: string, name: string, value: unknown): string | undefined {

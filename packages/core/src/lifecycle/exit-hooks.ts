@@ -1,3 +1,4 @@
+import { counted } from "../log/describe.js";
 import { getGlobalLogger } from "../log/logger.js";
 import { globalSlot } from "../log/slot.js";
 
@@ -129,7 +130,7 @@ function onExit(): void {
     }
   }
   if (pending.size === 0) return;
-  const counts = [...pending].map(([items, count]) => `${count} ${items}`).join(" and ");
+  const counts = [...pending].map(([items, count]) => counted(count, items)).join(" and ");
   getGlobalLogger().error(
     `the process is exiting with ${counts} not delivered; await shutdown() of the span processor (or of the tracer ` +
       `provider) and of SvcClient before the process ends.`,

@@ -101,3 +101,8 @@ export function textOf(value: unknown): string {
     return "an unprintable value";
   }
 }
+
+/** `1 score`, `2 scores`: a count with the plural noun given, in the singular (the noun without its final `s`) for one. */
+export function counted(count: number, plural: string): string {
+  return `${count} ${count === 1 ? plural.replace(/s$/, "") : plural}`;
+}

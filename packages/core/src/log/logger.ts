@@ -70,25 +70,33 @@ function processEnv(): Env {
   return typeof process === "undefined" ? {} : process.env;
 }
 
+/**
+ * Writes a line to one place only. At the SDK's level or above it goes to the sink. Below it (the SDK's level not
+ * `NONE`), it goes to OpenTelemetry's `diag` logger when the application has set one, which filters it by its own
+ * level: `OTEL_LOG_LEVEL=debug` shows the SDK's debug lines too. Writing a line to both would print it twice where
+ * `diag` writes to the console as well, as OpenTelemetry's console logger does.
+ */
 function emit(method: Method, message: string, args: unknown[]): void {
   const s = state();
-  if (s.level > LEVEL_OF[method]) return;
+  const toSink = s.level <= LEVEL_OF[method];
+  const toDiag = !toSink && s.toDiag && s.level !== LogLevel.NONE && diagIsSet();
+  if (!toSink && !toDiag) return;
   const line = `${PREFIX} ${redactSecrets(message)}`;
+  if (toDiag) {
+    writeToDiag(method, line);
+    return;
+  }
   try {
     s.sink[method](line, ...args);
   } catch {
     // A sink that throws must not turn a log line into an error in user code.
   }
-  if (s.toDiag) writeToDiag(method, line);
 }
 
-/**
- * OpenTelemetry's `diag` logs nothing until a user sets a logger with `diag.setLogger(...)`; once one is
- * set, SDK lines go there too, so users who collect OpenTelemetry diagnostics see the SDK's.
- */
+/** Writes to OpenTelemetry's `diag` logger, which logs nothing until the application sets one. */
 function writeToDiag(method: Method, line: string): void {
   try {
-    if (diagIsSet()) diag[method === "info" ? "info" : method](line);
+    diag[method](line);
   } catch {
     // diag is best effort.
   }
@@ -116,9 +124,10 @@ export function getGlobalLogger(): SvcLogger {
   return logger;
 }
 
-/** Whether a line at `level` would be written: lets callers skip building debug text nobody reads. */
+/** Whether a line at `level` would be written (to the sink or to `diag`): lets callers skip building text nobody reads. */
 export function isLogLevelEnabled(level: LogLevel): boolean {
-  return state().level <= level;
+  const s = state();
+  return s.level <= level || (s.toDiag && s.level !== LogLevel.NONE && diagIsSet());
 }
 
 /** Options of {@link configureGlobalLogger}. */
@@ -127,7 +136,10 @@ export interface LoggerOptions {
   level?: LogLevel;
   /** Where lines go. @defaultValue `console` */
   sink?: LogSink;
-  /** Also write SDK lines to OpenTelemetry's `diag` logger when one is set. @defaultValue true */
+  /**
+   * Write the lines below `level` to OpenTelemetry's `diag` logger when the application has set one (each line still
+   * goes to one place only: the sink at `level` and above, `diag` below it). @defaultValue true
+   */
   forwardToDiag?: boolean;
 }
 

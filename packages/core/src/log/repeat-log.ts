@@ -1,4 +1,5 @@
 import { getGlobalLogger, loggerGeneration } from "./logger.js";
+import { globalSlot } from "./slot.js";
 
 /** Default shortest time between two summaries of one kind, in milliseconds. */
 export const DEFAULT_REPEAT_SUMMARY_INTERVAL_MS = 10_000;
@@ -43,12 +44,47 @@ export interface RepeatLineOptions {
   inFull?: number;
 }
 
+interface HeldState {
+  /** The RepeatLogs of every copy of the core that hold counts not yet logged. */
+  logs: Set<{ report(): void }>;
+  /** Whether the process `exit` listener that logs them is installed. */
+  installed: boolean;
+}
+
+// One set for every copy of the core, so that one `exit` listener logs what any of them held back.
+const held = globalSlot<HeldState>(
+  { name: "svc.repeat-log.held", version: 1, holds: "list of counts to log at exit" },
+  () => ({ logs: new Set(), installed: false }),
+);
+
+/** Logs every count that a RepeatLog holds back, in every copy of the core; runs when the process exits. */
+export function reportHeldRepeats(): void {
+  for (const log of [...held().logs]) {
+    try {
+      log.report();
+    } catch {
+      // A log that cannot report leaves the others to report.
+    }
+  }
+}
+
+/** Makes sure held counts are logged when the process exits (where there is a `process`), before other listeners. */
+function holdUntilExit(log: { report(): void }): void {
+  const state = held();
+  state.logs.add(log);
+  if (state.installed) return;
+  state.installed = true;
+  const proc = (globalThis as { process?: { prependListener?: (event: "exit", fn: () => void) => unknown } }).process;
+  proc?.prependListener?.("exit", reportHeldRepeats);
+}
+
 /**
  * Log lines that can repeat many times (bad input, a server that keeps failing): the first line of each kind (or the
  * first `inFull` lines) is logged at once through the global logger; repeats are counted and logged as one summary line
  * (`<kind>: happened N more time(s) since the last message`, or `<kind>: N more spans since the last message (T in
  * total)` for counted items) once per `summaryIntervalMs` while they go on
- * (an unref'd timer, so it never keeps a process alive), and on {@link RepeatLog.report}. A kind that stays quiet
+ * (an unref'd timer, so it never keeps a process alive), on {@link RepeatLog.report}, and when the process exits, so
+ * that the lines always add up to what happened. A kind that stays quiet
  * for `summaryIntervalMs` logs its next line in full again.
  *
  * The kind names one cause and stays the same for every occurrence (`"ScoreManager: score dropped: empty
@@ -101,6 +137,7 @@ export class RepeatLog {
     }
     const now = Date.now();
     for (const [kind, state] of this.#kinds) this.#summarise(kind, state, now);
+    held().logs.delete(this);
   }
 
   /** Counts per kind since its first line, for kinds still tracked. */
@@ -136,6 +173,7 @@ export class RepeatLog {
       return;
     }
     state.level = level;
+    if (state.unreported === 0) holdUntilExit(this);
     state.unreported += count;
     state.total += count;
     if (now - state.loggedAt >= this.#intervalMs) this.#summarise(kind, state, now);
@@ -176,6 +214,7 @@ export class RepeatLog {
       else next = Math.min(next, due);
     }
     if (next !== Number.POSITIVE_INFINITY) this.#armTimer(next - now);
+    else held().logs.delete(this);
   }
 
   /** Whether one more kind fits; when full, forgets kinds that would log in full anyway, at most once per interval. */

@@ -31,16 +31,19 @@ export async function uploadOnce(server: MediaServer, media: MediaUpload): Promi
     return { ok: true, alreadyStored: true };
   }
   const started = Date.now();
-  const put = await httpRequest({
-    method: "PUT",
-    url: answer.uploadUrl,
-    headers: contentHeaders(answer.uploadUrl, media),
-    body: media.bytes,
-    attemptTimeoutMs: server.timeoutMs,
-    deadline,
-    maxRetries: PUT_RETRIES,
-    background: server.background,
-  });
+  const put = await httpRequest(
+    {
+      method: "PUT",
+      url: answer.uploadUrl,
+      headers: contentHeaders(answer.uploadUrl, media),
+      body: media.bytes,
+      attemptTimeoutMs: server.timeoutMs,
+      deadline,
+      maxRetries: PUT_RETRIES,
+      background: server.background,
+    },
+    server.backend,
+  );
   const status = put.ok ? put.response.status : put.failure.kind === "status" ? put.failure.status : 0;
   // The server records what the storage answered: its body for an error status, else what went wrong.
   const error = put.ok
@@ -79,16 +82,19 @@ async function callApi(
   body: unknown,
 ): Promise<{ ok: true; json: unknown } | { ok: false; reason: string }> {
   const url = `${server.baseUrl}${path}`;
-  const result: HttpResult = await httpRequest({
-    method,
-    url,
-    headers: { ...server.headers, "content-type": "application/json", accept: "application/json" },
-    body: JSON.stringify(body),
-    attemptTimeoutMs: server.timeoutMs,
-    deadline,
-    maxRetries: API_RETRIES,
-    background: server.background,
-  });
+  const result: HttpResult = await httpRequest(
+    {
+      method,
+      url,
+      headers: { ...server.headers, "content-type": "application/json", accept: "application/json" },
+      body: JSON.stringify(body),
+      attemptTimeoutMs: server.timeoutMs,
+      deadline,
+      maxRetries: API_RETRIES,
+      background: server.background,
+    },
+    server.backend,
+  );
   if (!result.ok) return { ok: false, reason: describeFailure(result.failure, method, url) };
   try {
     const text = new TextDecoder().decode(result.response.body);

@@ -1,3 +1,5 @@
+import type { Backend } from "../transport/backend.js";
+
 // What an upload of media is made of: shared by the uploader and the code it loads on first use.
 
 /** What a piece of media belongs to on the server. */
@@ -27,6 +29,8 @@ export interface MediaServer {
   timeoutMs: number;
   /** Uploads run in the background, started by the span processor rather than awaited by a caller. @defaultValue false */
   background?: boolean;
+  /** Sends through this backend instead of the runtime's own (the client's `fetch` option). */
+  backend?: Backend;
 }
 
 /** The outcome of an upload; `reason` says what failed. */

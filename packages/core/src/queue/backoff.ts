@@ -36,6 +36,11 @@ export class Backoff {
     return this.#pausedUntil - now;
   }
 
+  /** Lets the next attempt start now, without waiting out the rest of the wait (the wait keeps growing). */
+  probeNow(): void {
+    this.#pausedUntil = 0;
+  }
+
   /** An attempt succeeded entirely: the next failure starts from the first step again. */
   succeeded(): void {
     this.#failures = 0;

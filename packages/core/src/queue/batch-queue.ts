@@ -2,52 +2,15 @@ import { settleWithin } from "../lifecycle/settle-within.js";
 import { describeError } from "../log/describe.js";
 import { getGlobalLogger } from "../log/logger.js";
 import { Backoff } from "./backoff.js";
+import type { BatchQueueOptions, FlushResult } from "./batch-queue-options.js";
 import { DeliveryLog, type DropReason } from "./delivery-log.js";
-import { bindDeliveryMetrics, type DeliveryMeterProvider, observeDelivery } from "./delivery-metrics.js";
+import { bindDeliveryMetrics, observeDelivery } from "./delivery-metrics.js";
 import { type DeliveryHealth, DeliveryStats } from "./delivery-stats.js";
 import { FlushWaiters } from "./flush-waiters.js";
 import { type Entry, ItemBuffer } from "./item-buffer.js";
 import type { SendOutcome } from "./outcome.js";
+import { answeredSince, isGivenUp, noteAnswer, noteGivenUp, UNANSWERED_RECHECK_MS } from "./unanswered-servers.js";
 import { WakeTimer } from "./wake-timer.js";
-
-/** Settings of a {@link BatchQueue}. */
-export interface BatchQueueOptions<T> {
-  /** Names the owner in log lines (`SvcSpanProcessor`). */
-  owner: string;
-  /** What the items are called in log lines, plural (`spans`). */
-  items: string;
-  /** Queue length that starts a send at once. */
-  flushAt: number;
-  /** Longest time a partial batch waits, in milliseconds. */
-  flushIntervalMs: number;
-  /** Most items per batch. */
-  maxBatchItems: number;
-  /** Most bytes per batch (by `sizeOf`); a single larger item travels alone. */
-  maxBatchBytes: number;
-  /** Most items held (waiting or being sent); further items are dropped. */
-  maxQueueItems: number;
-  /** Most bytes held (by `sizeOf`); further items are dropped. */
-  maxQueueBytes: number;
-  /** Batches being sent at the same time. */
-  maxConcurrent: number;
-  /** Estimated size of an item in bytes. */
-  sizeOf: (item: T) => number;
-  /**
-   * Sends a batch with a signal of its own, which aborts when shutdown stops waiting for it; must not reject (a
-   * rejection counts as a failure that is retried).
-   */
-  send: (batch: T[], signal: AbortSignal) => Promise<SendOutcome<T>>;
-  /** Start sending as soon as an item is queued (no waiting for a batch to fill). @defaultValue false */
-  immediate?: boolean;
-  /**
-   * A send still unsettled this long after it started is taken as lost: a runtime that cancels what an ended request
-   * left running (Cloudflare Workers) never settles it. A flush then queues its items again and sends them.
-   * @defaultValue never
-   */
-  lostAfterMs?: number;
-  /** Where the queue's figures are observed as metrics; nowhere by default. */
-  meterProvider?: DeliveryMeterProvider;
-}
 
 /** A send under way: the controller of its own signal (made when it starts, in the request that starts it). */
 interface Send<T> {
@@ -63,12 +26,6 @@ interface Send<T> {
  * signal (user code that never returns) is left behind.
  */
 const ABORTED_SENDS_GRACE_MS = 250;
-
-/** Outcome of waiting for a flush. */
-export interface FlushResult {
-  /** Items that were queued when the flush began and are still neither delivered nor dropped. */
-  pending: number;
-}
 
 /**
  * The one bounded queue of the SDK, for spans and scores alike: items wait in order, bounded in count and in
@@ -92,6 +49,11 @@ export class BatchQueue<T> {
   /** Sends under way, each with the controller of its own signal. */
   readonly #sends = new Map<Promise<void>, Send<T>>();
   #inFlightItems = 0;
+  #inFlightBytes = 0;
+  /** A flush rechecks a server that did not answer: one attempt may start at once, beside any under way. */
+  #recheckProbe = false;
+  /** Whether the server answered the last attempt that ended (undefined before any). */
+  #lastAnswered: boolean | undefined;
   #pumpScheduled = false;
   #timerDue = false;
   #closed = false;
@@ -130,8 +92,9 @@ export class BatchQueue<T> {
     } catch {
       bytes = 0;
     }
-    if (this.size >= maxQueueItems || this.#buffer.bytes + bytes > maxQueueBytes) {
-      const held = `${this.size} ${items} (${Math.round(this.#buffer.bytes / 1024)} KiB) held`;
+    const heldBytes = this.#buffer.bytes + this.#inFlightBytes;
+    if (this.size >= maxQueueItems || heldBytes + bytes > maxQueueBytes) {
+      const held = `${this.size} ${items} (${Math.round(heldBytes / 1024)} KiB) held`;
       const limits = `limits ${maxQueueItems} ${items}, ${Math.round(maxQueueBytes / 1024)} KiB`;
       this.drop("queueFull", 1, `${held}, ${limits}; raise the queue limits or check that the server is reachable`);
       return false;
@@ -150,23 +113,51 @@ export class BatchQueue<T> {
 
   /**
    * Sends every item queued before this call, partial batches included, and resolves when each of them was
-   * delivered or dropped, or when `deadline` (epoch ms) passes, whatever the server does.
+   * delivered or dropped, or when `deadline` (epoch ms) passes, whatever the server does. When an earlier flush (of
+   * any queue) gave up on the server because it did not answer, the flush sends at once and waits
+   * `UNANSWERED_RECHECK_MS` at most for an answer; only an answer gives it the time until `deadline`.
    */
   async flush(deadline: number): Promise<FlushResult> {
     const remaining = this.size;
     if (remaining === 0) return { pending: 0 };
-    const waiting = this.#waiters.wait(this.#buffer.lastSeq, remaining, deadline);
+    const started = Date.now();
+    const server = this.#options.server;
+    const early = this.#recheckUntil(deadline);
+    if (early !== undefined) {
+      this.#recheckProbe = true;
+      this.#backoff.probeNow();
+    }
+    const waiting = this.#waiters.wait(
+      this.#buffer.lastSeq,
+      remaining,
+      deadline,
+      early === undefined ? undefined : { at: early, extend: () => answeredSince(server as string, started) },
+    );
     const stopWatching = this.#watchLost(deadline);
     try {
       this.#reclaimLost();
       // A timer armed during an earlier request may have been cancelled with it: the pump arms one of this flush.
       this.#timer.cancel();
       this.#pump();
-      return { pending: await waiting };
+      const pending = await waiting;
+      // Given up without an answer since the flush began, while a request waited for one or the last got none.
+      const unanswered = this.#sends.size > 0 || this.#lastAnswered === false;
+      const silent = pending > 0 && server !== undefined && !answeredSince(server, started);
+      if (silent && unanswered) noteGivenUp(server);
+      return silent && early !== undefined ? { pending, rechecked: true } : { pending };
     } finally {
+      if (early !== undefined) this.#recheckProbe = false;
       stopWatching();
       this.#log.report({ dueOnly: true });
     }
+  }
+
+  /** When a flush to a server that a flush gave up on stops waiting unless it answers; undefined otherwise. */
+  #recheckUntil(deadline: number): number | undefined {
+    const server = this.#options.server;
+    if (server === undefined || !isGivenUp(server)) return undefined;
+    const at = Date.now() + UNANSWERED_RECHECK_MS;
+    return at < deadline ? at : undefined;
   }
 
   /**
@@ -174,6 +165,7 @@ export class BatchQueue<T> {
    * whatever is left is dropped and counted (one line). Items pushed afterwards are dropped. Leaves no timer behind.
    */
   async shutdown(deadline: number): Promise<FlushResult> {
+    this.#announceWait(deadline);
     const result = await this.flush(deadline);
     this.#closed = true;
     this.#timer.cancel();
@@ -187,6 +179,15 @@ export class BatchQueue<T> {
     }
     this.#log.close();
     return result;
+  }
+
+  /** At the start of a shutdown with items held while the server fails: one line with the longest wait, and why. */
+  #announceWait(deadline: number): void {
+    const held = this.size;
+    const early = this.#recheckUntil(deadline);
+    if (held === 0 || (!this.#backoff.failing && early === undefined)) return;
+    const failure = this.#stats.health({ queued: 0, queuedBytes: 0, inFlight: 0, shutdown: false }).lastError;
+    this.#log.shutdownWait({ held, deadline, recheckUntil: early, failure: failure?.description });
   }
 
   /** Counts for `health()`. */
@@ -215,7 +216,6 @@ export class BatchQueue<T> {
    */
   #pump(): void {
     const { flushAt, immediate, maxBatchItems, maxBatchBytes } = this.#options;
-    const maxConcurrent = this.#backoff.failing ? 1 : this.#options.maxConcurrent;
     const waitMs = this.#backoff.remainingMs();
     if (waitMs > 0) {
       this.#arm(waitMs);
@@ -223,20 +223,27 @@ export class BatchQueue<T> {
     }
     const buffer = this.#buffer;
     while (
-      this.#sends.size < maxConcurrent &&
+      this.#sends.size < this.#slots() &&
       buffer.length > 0 &&
       (immediate || this.#waiters.size > 0 || buffer.length >= flushAt || this.#timerDue)
     ) {
       this.#start(buffer.take(maxBatchItems, maxBatchBytes));
     }
     this.#timerDue = false;
-    if (buffer.length > 0 && this.#sends.size < maxConcurrent) this.#arm(this.#options.flushIntervalMs);
+    if (buffer.length > 0 && this.#sends.size < this.#slots()) this.#arm(this.#options.flushIntervalMs);
+  }
+
+  /** Sends allowed at once: one while a fault lasts (and one more for a recheck's probe), else `maxConcurrent`. */
+  #slots(): number {
+    return (this.#backoff.failing ? 1 : this.#options.maxConcurrent) + (this.#recheckProbe ? 1 : 0);
   }
 
   #start(batch: Entry<T>[]): void {
+    this.#recheckProbe = false;
     // Once per batch: a meter provider registered after the queue was made is found here.
     bindDeliveryMetrics();
     this.#inFlightItems += batch.length;
+    for (const entry of batch) this.#inFlightBytes += entry.bytes;
     const send: Send<T> = { controller: new AbortController(), batch, startedAt: Date.now(), lost: false };
     const sending: Promise<void> = this.#sendOne(send).finally(() => {
       this.#sends.delete(sending);
@@ -278,7 +285,7 @@ export class BatchQueue<T> {
       send.lost = true;
       send.controller.abort();
       this.#sends.delete(sending);
-      this.#inFlightItems -= send.batch.length;
+      this.#release(send.batch);
       this.#buffer.putBack(send.batch);
       reclaimed += send.batch.length;
     }
@@ -303,10 +310,28 @@ export class BatchQueue<T> {
       };
     } finally {
       // No longer in flight before they are requeued, so no count holds them twice.
-      if (!send.lost) this.#inFlightItems -= batch.length;
+      if (!send.lost) this.#release(batch);
     }
-    // Once shut down, what was still held has been counted; a send taken back as lost was queued again.
-    if (!this.#closed && !send.lost) this.#record(batch, outcome);
+    if (send.lost) return; // taken back as lost and queued again: its late outcome changes nothing
+    this.#noteAnswer(outcome);
+    // Once shut down, what was still held has been counted; a late answer changes nothing.
+    if (!this.#closed) this.#record(batch, outcome);
+  }
+
+  /** A batch is no longer in flight. */
+  #release(batch: readonly Entry<T>[]): void {
+    this.#inFlightItems -= batch.length;
+    for (const entry of batch) this.#inFlightBytes -= entry.bytes;
+  }
+
+  /** Whether the server answered the attempt (accepted it, or answered with a status), for the flushes to come. */
+  #noteAnswer(outcome: SendOutcome<T>): void {
+    const faults = [outcome.retry?.fault, ...(outcome.dropped ?? []).map((d) => d.fault)].filter(
+      (f) => f !== undefined,
+    );
+    if (outcome.delivered === 0 && faults.length === 0) return;
+    this.#lastAnswered = outcome.delivered > 0 || faults.some((f) => f.status !== undefined);
+    if (this.#lastAnswered && this.#options.server !== undefined) noteAnswer(this.#options.server);
   }
 
   /** Counts and logs what became of a batch; puts what is to be retried back at the front. */
@@ -342,7 +367,11 @@ export class BatchQueue<T> {
     this.#stats.failed(retry.fault);
     const delayMs = this.#backoff.failed(retry.retryAfterMs);
     this.#log.retrying(retry.fault, entries.length, delayMs);
-    this.#arm(delayMs);
+    if (this.#recheckProbe) {
+      // A flush waits to see whether the server answers now: the probe it was promised goes out at once.
+      this.#backoff.probeNow();
+      this.#schedulePump();
+    } else this.#arm(delayMs);
   }
 
   /** Makes sure the queue is pumped again within `delayMs`. */

@@ -1,3 +1,4 @@
+import { counted } from "../log/describe.js";
 import { getGlobalLogger } from "../log/logger.js";
 import { RepeatLog } from "../log/repeat-log.js";
 
@@ -85,8 +86,8 @@ export class DeliveryLog {
     const kind = `${this.owner}: cannot deliver ${this.items}`;
     this.#lines.warn(
       kind,
-      `${kind}: ${fault.description}. ${count} ${this.items} kept and retried ` +
-        `(next attempt in ${Math.round(delayMs / 100) / 10} s, ${this.waiting()} ${this.items} waiting); ` +
+      `${kind}: ${fault.description}. ${this.#count(count)} kept and retried ` +
+        `(next attempt in ${Math.round(delayMs / 100) / 10} s, ${this.#count(this.waiting())} waiting); ` +
         `they are dropped only when the queue fills up.${fault.hint ? ` ${fault.hint}` : ""}`,
     );
     this.#arm();
@@ -111,10 +112,10 @@ export class DeliveryLog {
     if (count <= 0) return;
     const kind = `${this.owner}: ${this.items} dropped, ${REASON_TEXT[reason]}`;
     if (reason === "sampledOut") {
-      this.#drops.debug(kind, `${kind}: ${count} ${this.items}: ${detail}`, { count, unit: this.items });
+      this.#drops.debug(kind, `${kind}: ${this.#count(count)}: ${detail}`, { count, unit: this.items });
       return;
     }
-    this.#drops.error(kind, `${kind}: ${count} ${this.items}: ${detail}`, { count, unit: this.items });
+    this.#drops.error(kind, `${kind}: ${this.#count(count)}: ${detail}`, { count, unit: this.items });
     this.lost(count);
   }
 
@@ -125,6 +126,27 @@ export class DeliveryLog {
     outage.lost += count;
     if (outage.recovery) outage.recovery.settled += count;
     this.#recoveredWhenDrained();
+  }
+
+  /**
+   * A shutdown starts with items held while the server fails: how long it waits at most, and why (the last failure,
+   * or that an earlier flush gave up on the server, which then has until `recheckUntil` to answer).
+   */
+  shutdownWait(wait: {
+    held: number;
+    deadline: number;
+    recheckUntil: number | undefined;
+    failure: string | undefined;
+  }): void {
+    const seconds = (at: number) => `${Math.round(Math.max(0, at - Date.now()) / 100) / 10} s`;
+    const { held, deadline, recheckUntil, failure } = wait;
+    const why = failure ? ` (${failure})` : "";
+    const what = `${held} ${this.items}`;
+    const how =
+      recheckUntil === undefined
+        ? `waits at most ${seconds(deadline)} (flushTimeout) to deliver ${what}, since the last attempt failed${why}`
+        : `waits ${seconds(recheckUntil)} to deliver ${what}, and up to ${seconds(deadline)} (flushTimeout) only if the server answers again: an earlier flush gave up on it without an answer${why}`;
+    getGlobalLogger().warn(`${this.owner}: shutdown() ${how}; what is not delivered by then is dropped.`);
   }
 
   /** Logs the drop counts not yet reported (with `dueOnly`, those whose summary interval has passed). */
@@ -139,6 +161,11 @@ export class DeliveryLog {
     clearTimeout(this.#timer);
     this.#timer = undefined;
     this.report();
+  }
+
+  /** `1 score`, `2 scores`: a count of the items, in the singular for one. */
+  #count(count: number): string {
+    return counted(count, this.items);
   }
 
   #recoveredWhenDrained(): void {
@@ -156,7 +183,7 @@ export class DeliveryLog {
     const kind = `${this.owner}: delivery recovered`;
     this.#lines.info(
       kind,
-      `${kind} after ${seconds} s: ${outage.deliveredLate} ${this.items} delivered late, ${outage.lost} lost.`,
+      `${kind} after ${seconds} s: ${this.#count(outage.deliveredLate)} delivered late, ${outage.lost} lost.`,
     );
   }
 
@@ -169,7 +196,7 @@ export class DeliveryLog {
         const seconds = Math.round((Date.now() - outage.since) / 1000);
         getGlobalLogger().warn(
           `${this.owner}: still cannot deliver ${this.items} after ${seconds} s (${outage.fault.description}): ` +
-            `${outage.failedAttempts} failed attempts, ${this.waiting()} ${this.items} waiting, ` +
+            `${outage.failedAttempts} failed attempt${outage.failedAttempts === 1 ? "" : "s"}, ${this.#count(this.waiting())} waiting, ` +
             `${outage.lost} dropped so far.`,
         );
       }

@@ -19,9 +19,15 @@ export class FlushWaiters {
 
   /**
    * Waits until the `remaining` items with a sequence number up to `target` are settled, or until `deadline`
-   * (epoch ms); resolves with how many were still pending. Counted in {@link size} from the call on.
+   * (epoch ms); resolves with how many were still pending. With `early`, the wait ends at `early.at` already unless
+   * `early.extend()` then says to go on. Counted in {@link size} from the call on.
    */
-  async wait(target: number, remaining: number, deadline: number): Promise<number> {
+  async wait(
+    target: number,
+    remaining: number,
+    deadline: number,
+    early?: { at: number; extend: () => boolean },
+  ): Promise<number> {
     if (remaining <= 0) return 0;
     const waiter: Waiter = { target, remaining, resolve: () => {} };
     const done = new Promise<void>((resolve) => {
@@ -32,7 +38,12 @@ export class FlushWaiters {
     try {
       // Held (not unref'd): a caller awaiting a flush keeps the process alive until it resolves, at the latest.
       const timeout = new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, Math.max(0, deadline - Date.now()));
+        const until = (at: number, then: () => void) => {
+          timer = setTimeout(then, Math.max(0, at - Date.now()));
+        };
+        if (early && early.at < deadline)
+          until(early.at, () => (early.extend() ? until(deadline, resolve) : resolve()));
+        else until(deadline, resolve);
       });
       await Promise.race([done, timeout]);
     } finally {

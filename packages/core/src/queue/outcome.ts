@@ -1,4 +1,4 @@
-import { describeFailure, failureHint, placeOf } from "../transport/failure-text.js";
+import { describeFailure, failureHint, hostOf, placeOf } from "../transport/failure-text.js";
 import { type HttpFailure, type HttpResult, isRetryable } from "../transport/http.js";
 import type { DropReason, Fault } from "./delivery-log.js";
 
@@ -17,11 +17,9 @@ export interface SendOutcome<T> {
 
 /** What went wrong on a request, for log lines and `health()`. */
 export function faultOf(failure: HttpFailure, method: string, url: string): Fault {
-  const fault: Fault = {
-    kind: failure.kind,
-    description: describeFailure(failure, method, url),
-    host: placeOf(url).host,
-  };
+  const fault: Fault = { kind: failure.kind, description: describeFailure(failure, method, url) };
+  const host = failure.kind === "invalid-url" ? hostOf(url) : placeOf(url).host;
+  if (host !== undefined) fault.host = host;
   const hint = failureHint(failure, url, { delivery: true });
   if (hint) fault.hint = hint;
   if (failure.kind === "status") fault.status = failure.status;

@@ -1,6 +1,13 @@
 import { describeError } from "../log/describe.js";
 import { redactUrl } from "../log/secrets.js";
-import { type HttpFailure, type HttpResponse, MAX_REDIRECTS, printable, type RedirectStop } from "./http.js";
+import {
+  type HttpFailure,
+  type HttpResponse,
+  MAX_REDIRECTS,
+  printable,
+  type RedirectStop,
+  suggestHttpUrl,
+} from "./http.js";
 
 // How a failed call is told: one line for a log or an error, and the fix to add to it.
 
@@ -109,6 +116,20 @@ function baseOf(to: string, requested: string): string {
     if (target.pathname.endsWith(suffix)) return `${target.origin}${target.pathname.slice(0, -suffix.length)}`;
   }
   return target.origin;
+}
+
+/**
+ * The host (with port) a URL names: of the URL itself when it parses, else of the http(s) URL it most likely means
+ * (`127.0.0.1:3000/api/public/scores` names `127.0.0.1:3000`); `undefined` when it names none.
+ */
+export function hostOf(url: string): string | undefined {
+  try {
+    const parsed = new URL(url);
+    if ((parsed.protocol === "http:" || parsed.protocol === "https:") && parsed.host) return parsed.host;
+  } catch {
+    // not a URL as it stands: try what it most likely means
+  }
+  return suggestHttpUrl(url)?.host;
 }
 
 /** Host (with port) and path of a URL as they may be printed. */

@@ -167,10 +167,49 @@ export function parseHttpUrl(text: string): URL | string {
   try {
     url = new URL(text);
   } catch {
-    return `"${redactUrl(String(text))}" is not a valid URL`;
+    return `"${redactUrl(String(text))}" is not a valid URL${didYouMean(text)}`;
   }
   if (url.protocol !== "http:" && url.protocol !== "https:")
-    return `"${redactUrl(text)}" has the unsupported scheme ${url.protocol.replace(/:$/, "")} (use http or https)`;
+    return `"${redactUrl(text)}" has the unsupported scheme ${url.protocol.replace(/:$/, "")} (use http or https)${didYouMean(text)}`;
+  return url;
+}
+
+function didYouMean(text: string): string {
+  const suggestion = suggestHttpUrl(text);
+  return suggestion === undefined ? "" : ` (did you mean ${redactUrl(suggestion.href.replace(/\/$/, ""))}?)`;
+}
+
+const LOCAL_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]", "0.0.0.0", "host.docker.internal"]);
+
+/** Whether a URL's host name is this machine (or the Docker host), where plain http is fine. */
+export function isLocalHost(hostname: string): boolean {
+  return LOCAL_HOSTS.has(hostname) || hostname.endsWith(".localhost") || /^127\.\d+\.\d+\.\d+$/.test(hostname);
+}
+
+/**
+ * The http(s) URL that address text without a valid scheme most likely means: a missing scheme added
+ * (`127.0.0.1:3000` is `http://127.0.0.1:3000`, `svc.example.com` is `https://svc.example.com`), a mangled one
+ * repaired (`http//host`, `https:/host`); `undefined` when the text does not look like an address.
+ */
+export function suggestHttpUrl(text: string): URL | undefined {
+  const trimmed = String(text).trim();
+  if (trimmed === "" || /\s/.test(trimmed)) return undefined;
+  const mangled = /^(https?):?\/*(?=[^/])/i.exec(trimmed);
+  let candidate: string;
+  if (mangled && !/^https?:\/\//i.test(trimmed))
+    candidate = `${mangled[1]?.toLowerCase()}://${trimmed.slice(mangled[0].length)}`;
+  else if (!trimmed.includes("://")) candidate = `https://${trimmed}`;
+  else return undefined;
+  let url: URL;
+  try {
+    url = new URL(candidate);
+  } catch {
+    return undefined;
+  }
+  const local = isLocalHost(url.hostname);
+  if (!local && !url.hostname.includes(".") && url.port === "") return undefined;
+  // Without a scheme, a local address means the plain http of a server on this machine.
+  if (local && !mangled) url.protocol = "http:";
   return url;
 }
 

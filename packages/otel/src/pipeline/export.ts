@@ -55,8 +55,13 @@ export class ExportStage {
   }
 
   async send(batch: OutgoingSpan[], signal: AbortSignal): Promise<SendOutcome<OutgoingSpan>> {
-    const { exporter, cannotSend } = this.config;
+    const { exporter, baseUrlProblem, cannotSend } = this.config;
     if (exporter) return exportThrough(exporter, batch, this.config.timeoutMs + EXPORTER_GRACE_MS, signal);
+    if (baseUrlProblem !== undefined) {
+      // As the client's REST runtime does: a failure of the request, so that health() keeps it as lastError.
+      const failure = { kind: "invalid-url" as const, detail: baseUrlProblem };
+      return outcomeOf({ ok: false, failure, attempts: 0, url: this.config.endpoint }, batch, "POST");
+    }
     if (cannotSend)
       return {
         delivered: 0,
@@ -92,7 +97,7 @@ export class ExportStage {
       return this.#tooLarge(batch, signal, cuts, "the server answered 413");
     if (result.ok && isLogLevelEnabled(LogLevel.DEBUG))
       getGlobalLogger().debug(
-        `${PROCESSOR_NAME}: exported ${batch.length} spans (${body.bytes.byteLength} bytes, ${Date.now() - started} ms)`,
+        `${PROCESSOR_NAME}: exported ${batch.length} span${batch.length === 1 ? "" : "s"} (${body.bytes.byteLength} bytes, ${Date.now() - started} ms)`,
       );
     return outcomeOf(result, batch, "POST");
   }

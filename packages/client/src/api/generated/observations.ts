@@ -22,7 +22,23 @@ export class ObservationsApi {
     this.#rt = rt;
   }
 
-  /** Lists observations with cursor paging; chooses the returned field groups. `GET /api/public/v2/observations` @throws {@link SvcAPIError} on an error status. */
+  /** Lists observations with cursor paging; chooses the returned field groups. `GET /api/public/v2/observations`
+   *
+   * Field groups, named comma-separated in `fields` (without it, `core` and `basic`):
+   * - `core` (always): id, traceId, startTime, endTime, projectId, parentObservationId, type
+   * - `basic`: name, level, statusMessage, version, environment, bookmarked, public, userId, sessionId, isRootObservation
+   * - `time`: completionStartTime, createdAt, updatedAt
+   * - `io`: input and output, as the JSON text they were recorded as (`JSON.parse` gives back objects)
+   * - `metadata`: metadata, values over 200 characters cut unless their key is in `expandMetadata`
+   * - `model`: providedModelName (the model the generation named), internalModelId, modelParameters
+   * - `usage`: usageDetails, costDetails, totalCost, usagePricingTierName
+   * - `prompt`: promptId, promptName, promptVersion
+   * - `metrics`: latency, timeToFirstToken
+   * - `trace_context`: tags, release, traceName
+   *
+   * A trace's observations with their input, output, model and usage:
+   * `getMany({ traceId, fields: "core,basic,io,model,usage" })`.
+   * @throws {@link SvcAPIError} on an error status. */
   getMany(request: SvcAPI.GetObservationsRequest = {}, options?: RequestOptions): ApiPromise<SvcAPI.ObservationsV2Response> {
     return this.#rt.call(observationsOps.getMany, {}, request, options);
   }

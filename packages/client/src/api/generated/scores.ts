@@ -24,7 +24,10 @@ export class ScoresApi {
     this.#rt = rt;
   }
 
-  /** Creates a batch of scores (the SDK sends at most 100 per request). `POST /api/public/scores` @throws {@link SvcAPIError} on an error status. */
+  /** Creates a batch of scores (the SDK sends at most 100 per request). `POST /api/public/scores`
+   *
+   * Answers 200 with CreateScoreBatchResponse when every score is accepted, and 207 with CreateScoreBatchResults when only some are. Tell them apart by the key `rejected`. Neither carries score ids: set `id` on a score to know it later.
+   * @throws {@link SvcAPIError} on an error status. */
   create(request: SvcAPI.CreateScoreRequest[], options?: RequestOptions): ApiPromise<SvcAPI.CreateScoresResponse> {
     return this.#rt.call(scoresOps.create, {}, request, options);
   }

@@ -2110,10 +2110,13 @@ export declare namespace SvcAPI {
 
   /** Request of `observations.getMany` (query parameters). */
   export interface GetObservationsRequest {
+    /** Field groups to return, comma-separated: core, basic, time, io, metadata, model, usage, prompt, metrics, trace_context (see the method). Default: core and basic. */
     fields?: string | null;
+    /** Metadata keys, comma-separated, whose values are returned whole rather than cut at 200 characters. */
     expandMetadata?: string | null;
     limit?: number | null;
     cursor?: string | null;
+    /** No longer supported: `true` is answered with 400. Input and output come as JSON text; parse them with `JSON.parse`. */
     parseIoAsJson?: boolean | null;
     name?: string | null;
     userId?: string | null;

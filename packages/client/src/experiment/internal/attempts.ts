@@ -17,6 +17,8 @@ export interface AttemptSettings {
   maxRetries: number;
   itemTimeoutMs: number | undefined;
   signal: AbortSignal | undefined;
+  /** Called when an attempt failed and another one follows (before the wait between them). */
+  onRetry?: () => void;
 }
 
 type Call = (context: ExperimentTaskContext) => unknown;
@@ -44,6 +46,7 @@ export async function runAttempts(call: Call, settings: AttemptSettings): Promis
       attempts: attempt,
     };
     if (attempt === total) break;
+    settings.onRetry?.();
     try {
       await sleep(retryDelayMs(attempt - 1), signal);
     } catch {

@@ -41,7 +41,7 @@ export class RunProgress {
     private readonly onProgress: ((progress: ExperimentProgress) => void) | undefined,
     stream: ProgressStream | undefined,
   ) {
-    this.#counts = { total, done: 0, ok: 0, failed: 0, timedOut: 0, skipped: 0, elapsedMs: 0 };
+    this.#counts = { total, done: 0, ok: 0, failed: 0, timedOut: 0, skipped: 0, running: 0, retries: 0, elapsedMs: 0 };
     if (stream?.isTTY !== true) return;
     this.#line = { stream, label: `experiment "${runName}"` };
     this.#draw();
@@ -49,10 +49,26 @@ export class RunProgress {
     (this.#ticker as { unref?: () => void }).unref?.();
   }
 
-  /** Counts an item that ended, tells `onProgress`, and redraws the line (at most every 100 ms). */
-  itemEnded(status: ExperimentItemStatus): void {
+  /** Counts an item whose task starts, and redraws the line (at most every 100 ms). */
+  itemStarted(): void {
+    this.#counts.running++;
+    this.#drawSoon();
+  }
+
+  /** Counts an attempt after an item's first, and redraws the line (at most every 100 ms). */
+  retried(): void {
+    this.#counts.retries++;
+    this.#drawSoon();
+  }
+
+  /**
+   * Counts an item that ended (`started` when its task had started), tells `onProgress`, and redraws the line (at most
+   * every 100 ms).
+   */
+  itemEnded(status: ExperimentItemStatus, started: boolean): void {
     const counts = this.#counts;
     counts.done++;
+    if (started) counts.running = Math.max(0, counts.running - 1);
     if (status === "ok") counts.ok++;
     else if (status === "failed") counts.failed++;
     else if (status === "timeout") counts.timedOut++;
@@ -66,7 +82,7 @@ export class RunProgress {
         this.#repeats.warn(kind, `${kind}: ${describeError(error)}`);
       }
     }
-    if (Date.now() - this.#drawnAt >= REDRAW_EVERY_MS) this.#draw();
+    this.#drawSoon();
   }
 
   /** Draws the line a last time and ends it with a newline; logs the counts of repeated warnings. */
@@ -78,6 +94,10 @@ export class RunProgress {
       this.#write("\n");
     }
     this.#repeats.report();
+  }
+
+  #drawSoon(): void {
+    if (Date.now() - this.#drawnAt >= REDRAW_EVERY_MS) this.#draw();
   }
 
   #draw(): void {
@@ -100,10 +120,14 @@ export class RunProgress {
   }
 }
 
-/** The text of the progress line: `experiment "run" [#####...] 57/200 ok 52 failed 3 timeout 2 skipped 0 12.3 s`. */
+/**
+ * The text of the progress line:
+ * `experiment "run" [#####...] 57/200  running 8  retries 4  ok 52  failed 3  timeout 2  skipped 0  12.3 s`.
+ */
 export function progressLine(label: string, p: ExperimentProgress): string {
   const filled = p.total === 0 ? BAR_WIDTH : Math.round((p.done / p.total) * BAR_WIDTH);
   const bar = `[${"#".repeat(filled)}${".".repeat(BAR_WIDTH - filled)}]`;
+  const underway = `running ${p.running}  retries ${p.retries}`;
   const counts = `ok ${p.ok}  failed ${p.failed}  timeout ${p.timedOut}  skipped ${p.skipped}`;
-  return `${label} ${bar} ${p.done}/${p.total}  ${counts}  ${(p.elapsedMs / 1000).toFixed(1)} s`;
+  return `${label} ${bar} ${p.done}/${p.total}  ${underway}  ${counts}  ${(p.elapsedMs / 1000).toFixed(1)} s`;
 }

@@ -33,12 +33,18 @@ export interface RunContext {
 type Item = ExperimentItem<unknown, unknown, unknown>;
 type ItemResult = ExperimentItemResult<unknown, unknown, unknown, unknown>;
 
+/** What the runner learns from, and lends to, one item while it runs. */
+export interface ItemHooks {
+  /** Awaited just before the item's trace and task start; the item starts once it resolves. */
+  beforeStart?: () => Promise<void>;
+}
+
 /**
  * Runs the task on one item inside a new trace (with retries and a time limit per attempt), then its evaluators, and
  * queues their scores. Never rejects: the item's `status` and `error` say how it ended, an evaluator's failure is one
  * of its `evaluationFailures`.
  */
-export async function runItem(item: Item, run: RunContext): Promise<ItemResult> {
+export async function runItem(item: Item, run: RunContext, hooks: ItemHooks = {}): Promise<ItemResult> {
   const result: ItemResult = {
     item,
     status: "ok",
@@ -57,6 +63,7 @@ export async function runItem(item: Item, run: RunContext): Promise<ItemResult> 
   let rootSpanId: string | undefined;
   try {
     const itemId = item.id ?? (await hashInput(item.input));
+    await hooks.beforeStart?.();
     // Without the caller's active span, so that each item starts a trace of its own.
     const detached = trace.deleteSpan(context.active());
     await context.with(detached, () =>

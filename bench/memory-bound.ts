@@ -1,0 +1,106 @@
+// The memory bound of the span queue: 110,000 spans of about 10 KB each, with default settings, against a server that
+// accepts connections and never answers. Prints the peak resident set size of the SDK's process, what the queue held
+// and what it dropped.
+//   node memory-bound.ts [--spans 110000] [--kb 10] [--protocol http/json|http/protobuf] [--queue-mb N]
+// (after a build of @svc/*). BENCH_NODE_FLAGS="--trace-gc" passes flags to the SDK's process; BENCH_MEMORY_DETAIL=1
+// prints its process.memoryUsage() at the end. Peak memory depends on how fast the garbage collector keeps up: on a
+// busy machine V8 lets the heap grow to several times what is live, so run it a few times and read the highest figure.
+import { spawn } from "node:child_process";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { parseArgs } from "node:util";
+
+const { values } = parseArgs({
+  options: {
+    spans: { type: "string", default: "110000" },
+    kb: { type: "string", default: "10" },
+    protocol: { type: "string", default: "http/json" },
+    /** maxQueueBytes in MiB, instead of the default. */
+    "queue-mb": { type: "string" },
+    child: { type: "boolean", default: false },
+  },
+});
+/** Spans created between two turns of the event loop, so that the queue's sends start while spans keep coming. */
+const SPANS_PER_TURN = 1_000;
+/** Longest the child may run. */
+const CHILD_LIMIT_MS = 300_000;
+
+async function child(): Promise<void> {
+  const { BasicTracerProvider } = await import("@opentelemetry/sdk-trace-base");
+  const { SvcSpanProcessor } = await import("@svc/otel");
+  const processor = new SvcSpanProcessor({
+    baseUrl: process.env.SINK_URL,
+    publicKey: "pk-bench",
+    secretKey: "sk-bench-memory",
+    protocol: values.protocol as "http/json" | "http/protobuf",
+    ...(values["queue-mb"] ? { maxQueueBytes: Number(values["queue-mb"]) * 1024 * 1024 } : {}),
+  });
+  const provider = new BasicTracerProvider({ spanProcessors: [processor] });
+  const tracer = provider.getTracer("svc-sdk");
+  const count = Number(values.spans);
+  const text = "x".repeat(Number(values.kb) * 1024);
+  const started = performance.now();
+  for (let i = 0; i < count; i++) {
+    // A new flat string per span, as each span of an application carries its own input (JSON text).
+    const input = JSON.stringify({ i, text });
+    tracer.startSpan(`span-${i}`, { attributes: { "svc.observation.input": input } }).end();
+    if (i % SPANS_PER_TURN === SPANS_PER_TURN - 1) await new Promise((resolve) => setImmediate(resolve));
+  }
+  const health = processor.health();
+  const result = {
+    spans: count,
+    spanKb: Number(values.kb),
+    protocol: values.protocol,
+    createMs: Math.round(performance.now() - started),
+    peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
+    queued: health.queued,
+    queuedMb: Math.round(health.queuedBytes / 1024 / 1024),
+    inFlight: health.inFlight,
+    dropped: health.dropped.queueFull,
+    memory: process.env.BENCH_MEMORY_DETAIL ? process.memoryUsage() : undefined,
+  };
+  process.stdout.write(`bench:${JSON.stringify(result)}\n`);
+  process.exit(0);
+}
+
+async function parent(): Promise<void> {
+  const server: Server = createServer(() => {
+    // Accepts the request and never answers.
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  const args = [
+    import.meta.filename,
+    "--child",
+    "--spans",
+    values.spans,
+    "--kb",
+    values.kb,
+    "--protocol",
+    values.protocol,
+  ];
+  if (values["queue-mb"]) args.push("--queue-mb", values["queue-mb"]);
+  const proc = spawn(process.execPath, [...(process.env.BENCH_NODE_FLAGS?.split(" ").filter(Boolean) ?? []), ...args], {
+    env: { ...process.env, SINK_URL: `http://127.0.0.1:${port}`, SVC_LOG_LEVEL: "ERROR" },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const limit = setTimeout(() => proc.kill("SIGKILL"), CHILD_LIMIT_MS);
+  let out = "";
+  proc.stdout.on("data", (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  const code = await new Promise<number | null>((resolve) => proc.on("close", resolve));
+  clearTimeout(limit);
+  server.closeAllConnections();
+  server.close();
+  if (process.env.BENCH_MEMORY_DETAIL) console.log(out);
+  const line = out.split("\n").find((l) => l.startsWith("bench:"));
+  if (!line || code !== 0) throw new Error(`the child ended with ${code} and printed no result`);
+  const r = JSON.parse(line.slice("bench:".length));
+  console.log(
+    `${r.spans} spans of ${r.spanKb} KB (${r.protocol}), server silent: peak RSS ${r.peakRssMb} MB; ` +
+      `${r.queued} spans queued (${r.queuedMb} MiB estimated), ${r.inFlight} in flight, ${r.dropped} dropped (queue full)`,
+  );
+}
+
+await (values.child ? child() : parent());

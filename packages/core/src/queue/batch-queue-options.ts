@@ -1,0 +1,57 @@
+import type { DeliveryMeterProvider } from "./delivery-metrics.js";
+import type { SendOutcome } from "./outcome.js";
+
+/** Settings of a `BatchQueue`. */
+export interface BatchQueueOptions<T> {
+  /** Names the owner in log lines (`SvcSpanProcessor`). */
+  owner: string;
+  /** What the items are called in log lines, plural (`spans`). */
+  items: string;
+  /** Queue length that starts a send at once. */
+  flushAt: number;
+  /** Longest time a partial batch waits, in milliseconds. */
+  flushIntervalMs: number;
+  /** Most items per batch. */
+  maxBatchItems: number;
+  /** Most bytes per batch (by `sizeOf`); a single larger item travels alone. */
+  maxBatchBytes: number;
+  /** Most items held (waiting or being sent); further items are dropped. */
+  maxQueueItems: number;
+  /** Most bytes held (by `sizeOf`), waiting or being sent; further items are dropped. */
+  maxQueueBytes: number;
+  /** Batches being sent at the same time. */
+  maxConcurrent: number;
+  /** Estimated size of an item in bytes. */
+  sizeOf: (item: T) => number;
+  /**
+   * Sends a batch with a signal of its own, which aborts when shutdown stops waiting for it; must not reject (a
+   * rejection counts as a failure that is retried).
+   */
+  send: (batch: T[], signal: AbortSignal) => Promise<SendOutcome<T>>;
+  /** Start sending as soon as an item is queued (no waiting for a batch to fill). @defaultValue false */
+  immediate?: boolean;
+  /**
+   * A send still unsettled this long after it started is taken as lost: a runtime that cancels what an ended request
+   * left running (Cloudflare Workers) never settles it. A flush then queues its items again and sends them.
+   * @defaultValue never
+   */
+  lostAfterMs?: number;
+  /** Where the queue's figures are observed as metrics; nowhere by default. */
+  meterProvider?: DeliveryMeterProvider;
+  /**
+   * Origin of the server the sends go to (`https://host:port`): what a flush learns of it (that it does not answer)
+   * is shared with every queue that sends there. Unset when the sends go through user code.
+   */
+  server?: string;
+}
+
+/** Outcome of waiting for a flush. */
+export interface FlushResult {
+  /** Items that were queued when the flush began and are still neither delivered nor dropped. */
+  pending: number;
+  /**
+   * The flush gave up early, after `UNANSWERED_RECHECK_MS`: an earlier flush had given up on the server without
+   * an answer, and it did not answer this time either.
+   */
+  rechecked?: boolean;
+}
