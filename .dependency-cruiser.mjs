@@ -16,10 +16,10 @@ export default {
     {
       name: "no-circular",
       severity: "error",
-      // Cycles closed only by `import type` (a type named in a doc comment) are erased from the build and not counted.
-      comment: "A cycle of imports that remain at run time: modules that cannot load or be understood one at a time.",
+      // Type-only imports count too: a cycle of types is still two modules that cannot be understood one at a time.
+      comment: "A cycle of imports: modules that cannot load or be understood one at a time.",
       from: { path: "^(packages/[^/]+/src|tools|bench|scripts)/" },
-      to: { circular: true, viaOnly: { dependencyTypesNot: ["type-only"] } },
+      to: { circular: true },
     },
     {
       name: "core-imports-no-published-package",

@@ -265,11 +265,8 @@ function namespaceFile(def: Definition, ns: string, methods: MethodInfo[], typeN
   out.push(`export const ${opsName(ns)} = {\n`);
   for (const m of methods) out.push(`  ${m.name}: ${operationLiteral(m)},\n`);
   out.push("} as const satisfies Record<string, Operation>;\n\n");
-  out.push(`/** Methods of \`svc.api.${ns}\`. */\nexport class ${className(ns)} {\n`);
-  out.push(
-    `  readonly #rt: RequestRuntime;\n\n  /** The methods of \`svc.api.${ns}\` on a request runtime; {@link SvcApi} creates them. */\n`,
-  );
-  out.push("  constructor(rt: RequestRuntime) {\n    this.#rt = rt;\n  }\n");
+  out.push(...privateConstruction(className(ns), `Methods of \`svc.api.${ns}\`.`));
+  out.push("  readonly #rt: RequestRuntime;\n\n  private constructor(rt: RequestRuntime) {\n    this.#rt = rt;\n  }\n");
   for (const m of methods) {
     const args = m.pathParams.map((p) => `${p}: ${pathParamType(def, m, p)}`);
     const request = qualified(requestParam(m), typeNames);
@@ -286,15 +283,13 @@ function namespaceFile(def: Definition, ns: string, methods: MethodInfo[], typeN
     out.push(`  ${m.name}(${args.join(", ")}): ApiPromise<${response}> {\n`);
     out.push(`    return this.#rt.call(${opsName(ns)}.${m.name}, ${pathArgs}, request, options);\n  }\n`);
   }
-  out.push("}\n");
+  out.push("}\n", ...factory(className(ns), `\`svc.api.${ns}\``));
   const runtimeImports = ["ApiPromise", "Operation", "RequestOptions", "RequestRuntime"];
   if (methods.some(takesEmptyRequest)) runtimeImports.unshift("EmptyRequest");
   const head = [HEADER];
   head.push(`import type { ${runtimeImports.join(", ")} } from "../runtime.js";\n`);
   if (usesTypes) head.push(`import type { SvcAPI } from "./types.js";\n`);
-  head.push(
-    `// For TSDoc links.\nimport type { SvcAPIError } from "../errors.js";\nimport type { SvcApi } from "./client.js";\n\n`,
-  );
+  head.push(`// For TSDoc links.\nimport type { SvcAPIError } from "../errors.js";\n\n`);
   return head.join("") + out.join("");
 }
 
@@ -381,30 +376,45 @@ function clientFile(namespaces: string[]): string {
   const top = namespaces.filter((ns) => !ns.includes("."));
   const groups = [...new Set(namespaces.filter((ns) => ns.includes(".")).map((ns) => ns.split(".")[0] as string))];
   const out = [HEADER, `import type { RequestRuntime } from "../runtime.js";\n`];
-  for (const ns of namespaces) out.push(`import { ${className(ns)} } from "./${fileName(ns)}.js";\n`);
+  for (const ns of namespaces) {
+    out.push(`import { type ${className(ns)}, ${factoryName(className(ns))} } from "./${fileName(ns)}.js";\n`);
+  }
   for (const group of groups) {
     const members = namespaces.filter((ns) => ns.startsWith(`${group}.`));
-    out.push(`\n/** Namespaces under \`svc.api.${group}\`. */\nexport class ${className(group)} {\n`);
+    out.push("\n", ...privateConstruction(className(group), `Namespaces under \`svc.api.${group}\`.`));
     for (const ns of members) out.push(`  readonly ${ns.split(".")[1]}: ${className(ns)};\n`);
-    out.push(
-      `\n  /** The namespaces under \`svc.api.${group}\` on a request runtime; {@link SvcApi} creates them. */\n`,
-      "  constructor(rt: RequestRuntime) {\n",
-    );
-    for (const ns of members) out.push(`    this.${ns.split(".")[1]} = new ${className(ns)}(rt);\n`);
-    out.push("  }\n}\n");
+    out.push("\n  private constructor(rt: RequestRuntime) {\n");
+    for (const ns of members) out.push(`    this.${ns.split(".")[1]} = ${factoryName(className(ns))}(rt);\n`);
+    out.push("  }\n}\n", ...factory(className(group), `\`svc.api.${group}\``));
   }
-  out.push(
-    "\n/** The REST client: one property per namespace (`svc.api.<namespace>.<method>`). */\nexport class SvcApi {\n",
-  );
+  const doc = "The REST client: one property per namespace (`svc.api.<namespace>.<method>`).";
+  out.push("\n", ...privateConstruction("SvcApi", doc));
   const all = [...top, ...groups].sort();
   for (const ns of all) out.push(`  readonly ${ns}: ${className(ns)};\n`);
-  out.push(
-    "\n  /** The REST client on a request runtime; `SvcClient` creates it from its settings as `svc.api`. */\n",
-    "  constructor(rt: RequestRuntime) {\n",
-  );
-  for (const ns of all) out.push(`    this.${ns} = new ${className(ns)}(rt);\n`);
-  out.push("  }\n}\n");
+  out.push("\n  private constructor(rt: RequestRuntime) {\n");
+  for (const ns of all) out.push(`    this.${ns} = ${factoryName(className(ns))}(rt);\n`);
+  out.push("  }\n}\n", ...factory("SvcApi", "the REST client (`svc.api`)"));
   return out.join("");
+}
+
+// The classes users receive (`svc.api` and its namespaces) are made only here: their constructors are private, so
+// their published declarations name no request runtime, and a static block hands a factory to the module.
+function privateConstruction(name: string, doc: string): string[] {
+  return [
+    `let make${name}: (rt: RequestRuntime) => ${name};\n\n`,
+    `/** ${doc} */\nexport class ${name} {\n`,
+    `  static {\n    make${name} = (rt) => new ${name}(rt);\n  }\n\n`,
+  ];
+}
+
+function factory(name: string, what: string): string[] {
+  return [
+    `\n/** Makes ${what} on a request runtime. */\nexport function ${factoryName(name)}(rt: RequestRuntime): ${name} {\n  return make${name}(rt);\n}\n`,
+  ];
+}
+
+function factoryName(name: string): string {
+  return `create${name}`;
 }
 
 // What the package takes from the generated client: the client class, the classes of its namespaces and the

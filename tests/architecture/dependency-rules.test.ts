@@ -77,7 +77,7 @@ describe("pnpm check:arch", () => {
     for (const dir of temporary.splice(0)) rmSync(dir, { recursive: true, force: true });
   });
 
-  it("fails on a copy of this repository once a cycle or an import into another package's files is added", async () => {
+  it("fails on a copy of this repository once a cycle (of types too) or an import into another package's files is added", async () => {
     const repo = tempDir();
     copyRepository(repo);
     write(repo, {
@@ -89,6 +89,10 @@ describe("pnpm check:arch", () => {
       "bench/probe-cycle-b.ts": 'import { a } from "./probe-cycle-a.ts";\nexport const b = () => a;\n',
       "tools/probe-cycle-a.ts": 'import { b } from "./probe-cycle-b.ts";\nexport const a = () => b;\n',
       "tools/probe-cycle-b.ts": 'import { a } from "./probe-cycle-a.ts";\nexport const b = () => a;\n',
+      "packages/client/src/probe-type-cycle-a.ts":
+        'import type { B } from "./probe-type-cycle-b.js";\nexport interface A { b?: B }\n',
+      "packages/client/src/probe-type-cycle-b.ts":
+        'import type { A } from "./probe-type-cycle-a.js";\nexport interface B { a?: A }\n',
       "packages/langchain/src/probe-reach-in.ts": 'export * as tracing from "@svc/tracing/src/index.js";\n',
       "packages/client/src/probe-relative.ts": 'export * as otel from "../../otel/src/index.js";\n',
     });
@@ -97,6 +101,7 @@ describe("pnpm check:arch", () => {
 
     expect(violations).toEqual([
       "no-circular bench/probe-cycle-a.ts -> (cycle)",
+      "no-circular packages/client/src/probe-type-cycle-a.ts -> (cycle)",
       "no-circular packages/otel/src/internal/probe-cycle-a.ts -> (cycle)",
       "no-circular tools/probe-cycle-a.ts -> (cycle)",
       "no-relative-import-into-another-package packages/client/src/probe-relative.ts -> packages/otel/src/index.ts",

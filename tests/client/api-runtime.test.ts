@@ -7,7 +7,6 @@ import {
   ServerError,
   SvcAPIError,
   SvcAPITimeoutError,
-  SvcApi,
   SvcClient,
   TooManyRequestsError,
   UnauthorizedError,
@@ -15,6 +14,7 @@ import {
 import { sleep } from "@svc/core";
 import { SDK_VERSION } from "@svc/tracing";
 import { describe, expect, it, onTestFinished } from "vitest";
+import { createSvcApi } from "../../packages/client/src/api/generated/client.ts";
 import { RequestRuntime, type RuntimeConfig } from "../../packages/client/src/api/runtime.ts";
 import { resolveClientConfig } from "../../packages/client/src/config.ts";
 import { type ReplyFn, startServer } from "../support/http-server.ts";
@@ -44,7 +44,7 @@ function apiFor(baseUrl: string, { secretKey = "sk-1", additionalHeaders, ...con
     },
     ...config,
   });
-  return { api: new SvcApi(runtime), delays };
+  return { api: createSvcApi(runtime), delays };
 }
 
 describe("authentication and headers", () => {

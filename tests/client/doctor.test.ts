@@ -78,7 +78,7 @@ describe("svc.doctor() against the dev server", () => {
     expect(report.ok).toBe(true);
     expect(line(report, "credentials")).toBe('pass accepted for project "Dev project" (dev-project)');
     expect(line(report, "OTLP endpoint")).toMatch(
-      /^pass accepted a test span, gzip \(as SvcSpanProcessor sends\): trace [0-9a-f]{32} in environment sdk-doctor$/,
+      /^pass accepted a test span, http\/json, gzip \(as SvcSpanProcessor sends\): trace [0-9a-f]{32} in environment sdk-doctor$/,
     );
     expect([...server.store.spans.values()].map((s) => s.name)).toEqual(["svc doctor test span"]);
     expect(processor.health()).toMatchObject({ queued: 0, sent: 0 }); // the probe span is never exported
@@ -353,10 +353,26 @@ describe("svc.doctor() on the tracing of the process", () => {
     const report = await svc.doctor();
 
     expect(line(report, "OTLP endpoint")).toMatch(
-      /^pass accepted a test span, uncompressed \(as SvcSpanProcessor sends\)/,
+      /^pass accepted a test span, http\/json, uncompressed \(as SvcSpanProcessor sends\)/,
     );
     const sent = server.seen.find((r) => r.path === "/api/public/otel/v1/traces");
     expect(sent?.headers["content-encoding"]).toBeUndefined();
+  });
+
+  it("sends the test span through the span processor's encoder, as OTLP/protobuf when it sends that", async () => {
+    const server = await useDevServer();
+    const keys = { publicKey: server.publicKey, secretKey: server.secretKey };
+    registerTracing(server.url, { ...keys, protocol: "http/protobuf" });
+    const svc = client({ baseUrl: server.url, ...keys });
+
+    const report = await svc.doctor();
+
+    expect(line(report, "OTLP endpoint")).toMatch(
+      /^pass accepted a test span, http\/protobuf, gzip \(as SvcSpanProcessor sends\): trace [0-9a-f]{32}/,
+    );
+    const [span] = [...server.store.spans.values()];
+    expect(span).toMatchObject({ name: "svc doctor test span", scopeName: "svc-sdk" });
+    expect(span?.attributes).toMatchObject({ "svc.environment": "sdk-doctor", "svc.observation.type": "span" });
   });
 });
 
@@ -412,6 +428,23 @@ describe("svc doctor, the command", () => {
       "No problem found: 6",
     ]);
     expect(result.stdout + result.stderr).not.toContain(server.secretKey);
+  });
+
+  it("sends the test span in the protocol the environment sets for span processors", async () => {
+    const server = await useDevServer();
+    const env = {
+      SVC_BASE_URL: server.url,
+      SVC_PUBLIC_KEY: server.publicKey,
+      SVC_SECRET_KEY: server.secretKey,
+      OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "http/protobuf",
+    };
+
+    const result = await runChild(CLI, { args: ["doctor"], env });
+
+    expect(result.stdout).toMatch(
+      /^PASS {2}OTLP endpoint +accepted a test span, http\/protobuf \(OTEL_EXPORTER_OTLP_TRACES_PROTOCOL\), gzip \(default\)/m,
+    );
+    expect([...server.store.spans.values()].map((s) => s.name)).toEqual(["svc doctor test span"]);
   });
 
   it("warns when OTEL_TRACES_EXPORTER sends traces to a default localhost:4318 that nothing answers, unless an endpoint is set", async () => {

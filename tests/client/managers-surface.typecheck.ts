@@ -1,6 +1,19 @@
 // Compile-time checks of the SvcClient surface, run by `pnpm typecheck` (not a vitest file).
 // Every `@ts-expect-error` line must fail to compile, or tsc reports the directive as unused.
-import type { ChatPromptClient, FetchedDataset, SvcClient, TextPromptClient } from "@svc/client";
+import {
+  type ChatPromptClient,
+  DatasetManager,
+  type FetchedDataset,
+  ScoreManager,
+  SvcApi,
+  type SvcClient,
+  type TextPromptClient,
+} from "@svc/client";
+
+// @ts-expect-error the request runtime is internal to the client
+export type RequestRuntimeIsInternal = import("@svc/client").RequestRuntime;
+// @ts-expect-error the media uploader is internal to the client
+export type MediaUploaderIsInternal = import("@svc/client").MediaUploader;
 
 declare const svc: SvcClient;
 
@@ -51,4 +64,14 @@ export function removedAliasesDoNotCompile(): void {
   svc.getDatasetRun;
   // @ts-expect-error removed: use svc.api.experiments.list
   svc.getDatasetRuns;
+}
+
+// What SvcClient makes stays out of users' hands: no public constructor takes the request runtime or the uploader.
+export function internalsAreNotConstructed(api: SvcApi): void {
+  // @ts-expect-error svc.api is made by SvcClient only
+  new SvcApi(api);
+  // @ts-expect-error svc.score is made by SvcClient only
+  new ScoreManager({});
+  // @ts-expect-error svc.dataset is made by SvcClient only
+  new DatasetManager(api, {});
 }

@@ -5,16 +5,18 @@ import {
   MAX_NAME_LENGTH,
   MAX_QUEUE_RETRY_DELAY_MS,
   MAX_RETRIES_CAP,
-  MAX_RETRY_AFTER_MS,
-  MAX_RETRY_DELAY_MS,
   MAX_SERIALIZED_LENGTH,
-  RETRY_BASE_DELAY_MS,
 } from "@svc/core";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_MAX_RETRIES } from "../../packages/client/src/api/runtime.ts";
 import { CLIENT_SPECS } from "../../packages/client/src/config.ts";
 import { DEFAULT_PROMPT_FETCH_TIMEOUT_MS } from "../../packages/client/src/prompt/prompt-manager.ts";
 import { MAX_SCORES_PER_REQUEST, SCORE_SPECS } from "../../packages/client/src/score/config.ts";
+import {
+  MAX_RETRY_AFTER_MS,
+  MAX_RETRY_DELAY_MS,
+  RETRY_BASE_DELAY_MS,
+} from "../../packages/core/src/transport/retry.ts";
 import { PROCESSOR_SPECS } from "../../packages/otel/src/config.ts";
 import { listMethods, loadDefinition, takesEmptyRequest } from "../../scripts/generate-api.ts";
 import { codemodCommand } from "../../scripts/pack.ts";

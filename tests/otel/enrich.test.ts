@@ -1,8 +1,8 @@
 import type { Attributes } from "@opentelemetry/api";
 import type { MediaUpload, MediaUploader } from "@svc/core";
+import type { ReadableSpan } from "@svc/otel";
 import { describe, expect, it } from "vitest";
 import { EnrichStage, MASK_FAILED_MARKER, type OutgoingSpan } from "../../packages/otel/src/pipeline/enrich.ts";
-import type { ReadableSpan } from "../../packages/otel/src/readable-span.ts";
 import { captureLogs } from "../support/logs.ts";
 
 const URI = "data:image/png;base64,iVBORw0KGgo=";

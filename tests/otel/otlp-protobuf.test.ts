@@ -1,10 +1,10 @@
 import type { Attributes, HrTime, Link, SpanContext, TraceState } from "@opentelemetry/api";
 import { ProtobufTraceSerializer } from "@opentelemetry/otlp-transformer";
+import type { ReadableSpan } from "@svc/otel";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { encodeTraceRequestProtobuf } from "../../packages/otel/src/internal/otlp-protobuf.ts";
-import { utf8Length } from "../../packages/otel/src/internal/protobuf-writer.ts";
-import type { ReadableSpan } from "../../packages/otel/src/readable-span.ts";
+import { encodeTraceRequestProtobuf } from "../../packages/core/src/otlp/otlp-protobuf.ts";
+import { utf8Length } from "../../packages/core/src/otlp/protobuf-writer.ts";
 import { decodeTraceRequest, spansOf } from "../support/otlp-protobuf.ts";
 
 // The encoder against OpenTelemetry's own protobuf serializer, on the same span objects: hand-made spans, so that

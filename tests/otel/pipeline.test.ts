@@ -1,4 +1,4 @@
-import { context, ROOT_CONTEXT, TraceFlags, trace } from "@opentelemetry/api";
+import { type Context, context, ROOT_CONTEXT, TraceFlags, trace } from "@opentelemetry/api";
 import { BasicTracerProvider, type ReadableSpan, type SpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { SvcOtelSpanAttributes as A } from "@svc/tracing";
 import { describe, expect, it, onTestFinished } from "vitest";
@@ -11,17 +11,24 @@ import { startServer } from "../support/http-server.ts";
 import { captureLogs } from "../support/logs.ts";
 import { attributesOf, exportedSpans, otlpRequests } from "../support/otel.ts";
 
-/** A provider whose only processor hands started and ended spans to the callbacks given. */
-function recordingProvider(onStart: (span: StartedSpan) => void, onEnd: (span: ReadableSpan) => void = () => {}) {
+/** The spans a provider started, by name, as its only processor was given them; `onEnd` sees them end. */
+function recordingProvider(
+  onStart: (span: StartedSpan, parent: Context) => void,
+  onEnd: (span: ReadableSpan) => void = () => {},
+) {
+  const started = new Map<string, StartedSpan>();
   const processor: SpanProcessor = {
-    onStart: (span, parent) => onStart(Object.assign(span, { parentContext: parent }) as unknown as StartedSpan),
+    onStart: (span, parent) => {
+      started.set(span.name, span);
+      onStart(span, parent);
+    },
     onEnd,
     forceFlush: async () => {},
     shutdown: async () => {},
   };
   const provider = new BasicTracerProvider({ spanProcessors: [processor] });
   onTestFinished(() => provider.shutdown());
-  return provider;
+  return { provider, attributesOf: (name: string) => started.get(name)?.attributes ?? {} };
 }
 
 const KEYS = { publicKey: "pk", secretKey: "sk" };
@@ -35,43 +42,39 @@ describe("StartStage", () => {
 
   it("marks the first svc span of a trace as the app root, and not its children", () => {
     const start = stage();
-    const provider = recordingProvider((span) =>
-      start.onStart(span, (span as unknown as { parentContext: typeof ROOT_CONTEXT }).parentContext),
-    );
+    const { provider, attributesOf } = recordingProvider((span, parent) => start.onStart(span, parent));
     const tracer = provider.getTracer("svc-sdk");
 
     const root = tracer.startSpan("root");
-    const child = tracer.startSpan("child", {}, trace.setSpan(context.active(), root));
+    tracer.startSpan("child", {}, trace.setSpan(context.active(), root));
 
-    expect((root as unknown as ReadableSpan).attributes[A.IS_APP_ROOT]).toBe(true);
-    expect((child as unknown as ReadableSpan).attributes[A.IS_APP_ROOT]).toBeUndefined();
+    expect(attributesOf("root")[A.IS_APP_ROOT]).toBe(true);
+    expect(attributesOf("child")[A.IS_APP_ROOT]).toBeUndefined();
   });
 
   it("recognises the parent by its trace and span ids, also when its context was built by hand", () => {
     const start = stage();
-    const provider = recordingProvider((span) =>
-      start.onStart(span, (span as unknown as { parentContext: typeof ROOT_CONTEXT }).parentContext),
-    );
+    const { provider, attributesOf } = recordingProvider((span, parent) => start.onStart(span, parent));
     const tracer = provider.getTracer("svc-sdk");
     const root = tracer.startSpan("root");
     const { traceId, spanId } = root.spanContext();
     const copy = trace.setSpanContext(ROOT_CONTEXT, { traceId, spanId, traceFlags: TraceFlags.SAMPLED });
 
-    const child = tracer.startSpan("child", {}, copy);
+    tracer.startSpan("child", {}, copy);
 
-    expect((child as unknown as ReadableSpan).attributes[A.IS_APP_ROOT]).toBeUndefined();
+    expect(attributesOf("child")[A.IS_APP_ROOT]).toBeUndefined();
   });
 
   it("stamps environment and release on spans that do not carry them", () => {
     const start = stage({ environment: "staging", release: "r-7" });
-    const provider = recordingProvider((span) => start.onStart(span, ROOT_CONTEXT));
+    const { provider, attributesOf } = recordingProvider((span) => start.onStart(span, ROOT_CONTEXT));
     const tracer = provider.getTracer("any-scope");
 
-    const own = tracer.startSpan("own", { attributes: { [A.ENVIRONMENT]: "prod" } });
-    const plain = tracer.startSpan("plain");
+    tracer.startSpan("own", { attributes: { [A.ENVIRONMENT]: "prod" } });
+    tracer.startSpan("plain");
 
-    expect((own as unknown as ReadableSpan).attributes[A.ENVIRONMENT]).toBe("prod");
-    expect((plain as unknown as ReadableSpan).attributes).toMatchObject({
+    expect(attributesOf("own")[A.ENVIRONMENT]).toBe("prod");
+    expect(attributesOf("plain")).toMatchObject({
       [A.ENVIRONMENT]: "staging",
       [A.RELEASE]: "r-7",
     });
@@ -123,15 +126,15 @@ describe("OpenSpans", () => {
 
 describe("FilterStage", () => {
   function endedSpan(scope: string, name = "s"): ReadableSpan {
-    let ended: ReadableSpan | undefined;
-    const provider = recordingProvider(
+    const ended: ReadableSpan[] = [];
+    const { provider } = recordingProvider(
       () => {},
-      (span) => {
-        ended = span;
-      },
+      (span) => ended.push(span),
     );
     provider.getTracer(scope).startSpan(name).end();
-    return ended as ReadableSpan;
+    const [span] = ended;
+    if (span === undefined) throw new Error(`the span "${name}" did not end`);
+    return span;
   }
 
   it("accepts svc and known LLM spans by default, and logs what it filters out at debug level", () => {
@@ -176,7 +179,7 @@ describe("ExportStage", () => {
 
   function batch(count: number, size: number): OutgoingSpan[] {
     const spans: OutgoingSpan[] = [];
-    const provider = recordingProvider(
+    const { provider } = recordingProvider(
       () => {},
       (span) => spans.push({ span }),
     );

@@ -250,9 +250,14 @@ describe("flush and shutdown", () => {
   it("does not keep the process alive while a user-supplied exporter has not answered", async () => {
     const server = await sink();
     const pending: ((result: { code: number }) => void)[] = [];
+    let exportCalled = () => {};
+    const called = new Promise<void>((resolve) => {
+      exportCalled = resolve;
+    });
     const exporter = {
       export: (_spans: unknown[], done: (result: { code: number }) => void) => {
         pending.push(done);
+        exportCalled();
       },
       shutdown: async () => undefined,
     };
@@ -263,7 +268,7 @@ describe("flush and shutdown", () => {
     const before = refedTimers();
 
     svc.startSpan("slow").end();
-    for (let i = 0; i < 10 && pending.length === 0; i++) await Promise.resolve();
+    await called;
 
     expect(pending).toHaveLength(1);
     expect(refedTimers()).toBe(before);

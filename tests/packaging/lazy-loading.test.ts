@@ -18,8 +18,8 @@ const LOADED_ON_FIRST_USE: Record<string, Record<string, string>> = {
     "experiment runner": "ExperimentRunner = class",
     "dataset media references": "function resolveItemMediaReferences(",
   },
-  otel: { "OTLP/protobuf encoder": "function* encodeTraceRequestProtobuf(" },
-  tracing: { "media upload": "function uploadOnce(" },
+  // The OTLP encoders are the core's (the span processor and the doctor both encode spans), built into @svc/tracing.
+  tracing: { "media upload": "function uploadOnce(", "OTLP/protobuf encoder": "function* encodeTraceRequestProtobuf(" },
 };
 
 /** The files an entry of a built package loads when it is loaded: itself and its static imports of local chunks. */

@@ -11,6 +11,7 @@ const SOURCES: Record<string, string> = {
   "@svc/core": "packages/core/src/index.ts",
   "@svc/tracing": "packages/tracing/src/index.ts",
   "@svc/otel": "packages/otel/src/index.ts",
+  "@svc/otel/testing": "packages/otel/src/testing/index.ts",
   "@svc/client": "packages/client/src/index.ts",
 };
 

@@ -14,7 +14,7 @@ import {
   stringOption,
   stringRecordOption,
 } from "@svc/core";
-import { ScoresApi } from "./api/generated/scores.js";
+import { createScoresApi, type ScoresApi } from "./api/generated/scores.js";
 import type { CreateScoreRequest } from "./api/generated/types.js";
 import { RequestRuntime } from "./api/runtime.js";
 import { logDroppedScore, prepareScore, rejectionLine } from "./score/validate-score.js";
@@ -110,7 +110,7 @@ export class SvcBrowserClient {
       ...connectionSettings(connection).slice(0, 2),
       ...optionSettings(BROWSER_CLIENT_SPECS, o),
     ]);
-    this.#scores = new ScoresApi(runtime);
+    this.#scores = createScoresApi(runtime);
   }
 
   /**

@@ -1,9 +1,9 @@
 import { type Connection, describeError, MediaUploader, redactUrl, serverOf } from "@svc/core";
 import { SvcAPIError } from "./api/errors.js";
-import { SvcApi } from "./api/generated/client.js";
+import { createSvcApi, type SvcApi } from "./api/generated/client.js";
 import { RequestRuntime } from "./api/runtime.js";
 import { resolveClientConfig, type SvcClientConfig, type SvcClientParams } from "./config.js";
-import { DatasetManager } from "./dataset/dataset-manager.js";
+import { createDatasetManager, type DatasetManager } from "./dataset/dataset-manager.js";
 import type { DoctorOptions } from "./doctor/doctor.js";
 import type { DoctorReport } from "./doctor/report.js";
 import { ExperimentManager } from "./experiment/experiment-manager-facade.js";
@@ -11,7 +11,7 @@ import { createRunExperimentOnDataset } from "./experiment/run-on-dataset.js";
 import type { SvcClientHealth } from "./health.js";
 import { MediaManager } from "./media/media-manager.js";
 import { PromptManager } from "./prompt/prompt-manager.js";
-import { ScoreManager } from "./score/score-manager.js";
+import { createScoreManager, type ScoreManager } from "./score/score-manager.js";
 
 const INSPECT = Symbol.for("nodejs.util.inspect.custom");
 
@@ -61,8 +61,8 @@ export class SvcClient {
     });
     // Kept off the enumerable keys: printing the client shows its managers, not its settings.
     Object.defineProperty(this, "config", { enumerable: false });
-    this.api = new SvcApi(runtime);
-    this.score = new ScoreManager({
+    this.api = createSvcApi(runtime);
+    this.score = createScoreManager({
       runtime,
       config: config.score,
       hasCredentials: config.hasCredentials,
@@ -81,7 +81,7 @@ export class SvcClient {
       timeoutMs: config.timeoutSeconds * 1000,
       backend: config.backend,
     });
-    this.dataset = new DatasetManager(this.api, {
+    this.dataset = createDatasetManager(this.api, {
       decorate: (dataset) => ({ ...dataset, runExperiment: createRunExperimentOnDataset(this.experiment, dataset) }),
       uploader,
     });

@@ -7,8 +7,8 @@ import {
   type Env,
   fetchBackend,
   functionOption,
-  isTransportIntercepted,
   logStartup,
+  mergeHeaders,
   numberOption,
   optionSettings,
   readEnv,
@@ -84,8 +84,6 @@ export function resolveClientConfig(params: unknown, env: Env = readEnv()): Reso
   ]);
   const connection = resolveConnection(NAME, (params ?? {}) as Record<string, unknown>, env, {
     withoutKeys: "REST calls go out without credentials (the server answers 401) and scores are not sent",
-    // Under the test kit of @svc/otel scores need no keys.
-    keysOptional: isTransportIntercepted(),
   });
   const auth = basicAuth(connection.publicKey, connection.secretKey);
   const score = scoreConfigFrom(o, env);
@@ -94,7 +92,7 @@ export function resolveClientConfig(params: unknown, env: Env = readEnv()): Reso
     ...optionSettings({ ...CLIENT_SPECS, ...SCORE_SPECS }, o),
     `scores=${score.disabled ? "off (OTEL_SDK_DISABLED)" : "on"}`,
   ]);
-  const { authorization: givenAuthorization, ...extra } = lowerCase(o.additionalHeaders);
+  const { authorization: givenAuthorization, ...extra } = mergeHeaders(o.additionalHeaders);
   const headers: Record<string, string> = {
     ...extra,
     ...apiHeaders(connection.publicKey),
@@ -115,10 +113,4 @@ export function resolveClientConfig(params: unknown, env: Env = readEnv()): Reso
     connection: { value: connection, enumerable: false },
     backend: { value: o.fetch ? fetchBackend(o.fetch) : undefined, enumerable: false },
   }) as ResolvedClientConfig;
-}
-
-function lowerCase(headers: Record<string, string>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) out[name.toLowerCase()] = value;
-  return out;
 }

@@ -1,4 +1,4 @@
-export type { DeliveryHealth, DropReason, MediaReferenceParts, MediaUploader } from "@svc/core";
+export type { DeliveryHealth, DropReason, MediaReferenceParts } from "@svc/core";
 export {
   AccessDeniedError,
   BadRequestError,
@@ -68,13 +68,12 @@ export type {
   ScoreBody,
   TextPrompt,
 } from "./api/generated/types.js";
-export type { ApiPromise, EmptyRequest, RequestOptions, RequestRuntime, WithRawResponse } from "./api/runtime.js";
+export type { ApiPromise, EmptyRequest, RequestOptions, WithRawResponse } from "./api/runtime.js";
 export { SvcClient } from "./client.js";
 export type { SvcClientConfig, SvcClientParams } from "./config.js";
 export type {
   DatasetDecorator,
   DatasetGetOptions,
-  DatasetManagerOptions,
   DatasetWithItems,
   FetchedDataset,
 } from "./dataset/dataset-manager.js";
@@ -140,5 +139,5 @@ export type {
 } from "./prompt/types.js";
 export { ChatMessageType } from "./prompt/types.js";
 export type { ScoreManagerConfig, ScoreParams } from "./score/config.js";
-export type { ScoreForSpan, ScoreManagerContext } from "./score/score-manager.js";
+export type { ScoreForSpan } from "./score/score-manager.js";
 export { ScoreManager } from "./score/score-manager.js";

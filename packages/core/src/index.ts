@@ -1,15 +1,11 @@
-// The private core every published package bundles at build time: one module per concern.
+// The private core, one module per concern. Built into @svc/tracing and served from there to the other packages as
+// @svc/tracing/internal (ARCHITECTURE.md, decision 1): what is listed here is what those packages use, nothing more.
 export type { SvcOtelSpanAttribute } from "./attributes.js";
 export { SVC_TRACER_NAME, SvcOtelSpanAttributes } from "./attributes.js";
-export { COMPRESSION_ENV_VARS, compressionOption } from "./config/compression.js";
+export { compressionOption } from "./config/compression.js";
 export type { Connection, ConnectionParams } from "./config/connection.js";
-export { DEFAULT_BASE_URL, resolveConnection } from "./config/connection.js";
-export {
-  ENVIRONMENT_RULE,
-  environmentOption,
-  isValidEnvironment,
-  MAX_ENVIRONMENT_LENGTH,
-} from "./config/environment.js";
+export { DEFAULT_BASE_URL, OTLP_TRACES_PATH, resolveConnection } from "./config/connection.js";
+export { ENVIRONMENT_RULE, environmentOption, isValidEnvironment } from "./config/environment.js";
 export type {
   Env,
   EnvSource,
@@ -35,28 +31,21 @@ export {
   stringRecordOption,
   warnUnknownOptions,
 } from "./config/options.js";
+export { protocolOption } from "./config/protocol.js";
 export { connectionSettings, logStartup, optionSettings } from "./config/startup.js";
 export type { GenAiFields, SpanAttributeValues, UsageNode } from "./genai-attributes.js";
 export { readGenAiFields, usageRepeaters } from "./genai-attributes.js";
 export type { ExitParticipant, ExitWatch } from "./lifecycle/exit-hooks.js";
-export { flushWatched, watchForExit, watchQueueForExit } from "./lifecycle/exit-hooks.js";
+export { flushWatched, watchQueueForExit } from "./lifecycle/exit-hooks.js";
 export type { Settled, SettleWithinOptions } from "./lifecycle/settle-within.js";
 export { settleWithin } from "./lifecycle/settle-within.js";
 export { counted, describeError, messageOf, textOf } from "./log/describe.js";
 export type { LoggerOptions, LogSink, SvcLogger } from "./log/logger.js";
-export {
-  configureGlobalLogger,
-  getGlobalLogger,
-  isLogLevelEnabled,
-  LogLevel,
-  loggerGeneration,
-  resolveLogLevel,
-} from "./log/logger.js";
+export { configureGlobalLogger, getGlobalLogger, isLogLevelEnabled, LogLevel, resolveLogLevel } from "./log/logger.js";
 export type { RepeatLineOptions, RepeatLogOptions } from "./log/repeat-log.js";
-export { DEFAULT_REPEAT_MAX_KINDS, DEFAULT_REPEAT_SUMMARY_INTERVAL_MS, RepeatLog } from "./log/repeat-log.js";
+export { DEFAULT_REPEAT_MAX_KINDS, RepeatLog } from "./log/repeat-log.js";
 export { isThenable, safely, warnSkipped } from "./log/safely.js";
-export { REDACTED, redactSecrets, redactUrl, registerSecret } from "./log/secrets.js";
-export { globalSlot } from "./log/slot.js";
+export { redactSecrets, redactUrl } from "./log/secrets.js";
 export type { ParsedDataUri } from "./media/data-uri.js";
 export { BASE64_MARKER, findDataUris, parseDataUri } from "./media/data-uri.js";
 export type { MediaDownload, MediaDownloadOptions } from "./media/download.js";
@@ -65,32 +54,24 @@ export type { MediaHash } from "./media/hash.js";
 export { mediaHash, mediaIdOf } from "./media/hash.js";
 export type { MediaReferenceParts } from "./media/reference.js";
 export { formatMediaReference, MEDIA_REFERENCE_PATTERN, parseMediaReference } from "./media/reference.js";
-export type { MediaServer, MediaTarget, MediaUpload, MediaUploadResult } from "./media/upload.js";
 export { MediaUploader } from "./media/upload.js";
-export {
-  isPlainObject,
-  MAX_METADATA_KEY_LENGTH,
-  MAX_METADATA_PATH_DEPTH,
-  MAX_METADATA_PATHS,
-  writeMetadata,
-} from "./metadata.js";
+export type { MediaServer, MediaTarget, MediaUpload, MediaUploadResult } from "./media/upload-types.js";
+export { isPlainObject, MAX_METADATA_KEY_LENGTH, MAX_METADATA_PATHS, writeMetadata } from "./metadata.js";
+export type { EncodedTraces, OtlpProtocol } from "./otlp/encode.js";
+export { encodeTraces, OTLP_CONTENT_TYPES } from "./otlp/encode.js";
+export type { ExportItem } from "./otlp/otlp-request.js";
+export type { ReadableSpan } from "./otlp/readable-span.js";
 export { MAX_QUEUE_RETRY_DELAY_MS } from "./queue/backoff.js";
 export { BatchQueue } from "./queue/batch-queue.js";
 export type { BatchQueueOptions, FlushResult } from "./queue/batch-queue-options.js";
 export type { DropReason, Fault } from "./queue/delivery-log.js";
-export { DeliveryLog } from "./queue/delivery-log.js";
 export type { DeliveryMeterProvider } from "./queue/delivery-metrics.js";
-export {
-  DELIVERY_ITEMS_ATTRIBUTE,
-  DELIVERY_METRICS,
-  DROP_REASON_ATTRIBUTE,
-  meterProviderOption,
-} from "./queue/delivery-metrics.js";
+export { meterProviderOption } from "./queue/delivery-metrics.js";
 export type { DeliveryHealth } from "./queue/delivery-stats.js";
 export { Limiter, mapLimit } from "./queue/limiter.js";
 export type { SendOutcome } from "./queue/outcome.js";
-export { faultOf, outcomeOf, sendInHalves, tooLargeOutcome } from "./queue/outcome.js";
-export { gaveUpAfter, serverOf, UNANSWERED_RECHECK_MS } from "./queue/unanswered-servers.js";
+export { outcomeOf, sendInHalves, tooLargeOutcome } from "./queue/outcome.js";
+export { gaveUpAfter, serverOf } from "./queue/unanswered-servers.js";
 export {
   CIRCULAR_MARKER,
   cutAtCodePoint,
@@ -120,59 +101,31 @@ export {
   getPropagatedAttributes,
   hasTraceIdClaim,
   propagateSpanAttributes,
-  SVC_PROPAGATED_ATTRIBUTES_KEY,
-  SVC_TRACE_ID_BAGGAGE_KEY,
   withTraceIdClaim,
 } from "./tracing/propagation.js";
 export type { SampleRate } from "./tracing/sampling.js";
 export { isTraceSampledIn, sampleRateOption, traceSampler } from "./tracing/sampling.js";
 export { getSvcTracer, getSvcTracerProvider, setSvcTracerProvider } from "./tracing/tracer-provider.js";
 export type { AttemptRequest, AttemptResponse, Backend } from "./transport/backend.js";
-export { AttemptTimeoutError, defaultBackend, fetchBackend, ResponseTooLargeError } from "./transport/backend.js";
+export { fetchBackend } from "./transport/backend.js";
 export type { Gzip } from "./transport/compress.js";
 export { chooseGzip, concatBytes, runtimeGzip } from "./transport/compress.js";
-export type {
-  HttpFailure,
-  HttpMethod,
-  HttpRequest,
-  HttpResponse,
-  HttpResult,
-  RedirectStop,
-} from "./transport/http.js";
-export {
-  describeFailure,
-  failureHint,
-  httpRequest,
-  isLocalHost,
-  isRetryable,
-  KEYS_HINT,
-  parseHttpUrl,
-  placeOf,
-  setDefaultBackend,
-  suppressed,
-} from "./transport/http.js";
+export { describeFailure, failureHint, KEYS_HINT, placeOf } from "./transport/failure-text.js";
+export type { HttpFailure, HttpMethod, HttpRequest, HttpResponse, HttpResult, RedirectStop } from "./transport/http.js";
+export { httpRequest, isLocalHost, parseHttpUrl, suppressed } from "./transport/http.js";
+export type { HeaderLayer } from "./transport/identity.js";
 export {
   apiHeaders,
   basicAuth,
-  fromBase64,
   identityHeaders,
+  mergeHeaders,
   otlpHeaders,
-  SDK_NAME,
   toBase64,
   userAgent,
 } from "./transport/identity.js";
-export type { TransportInterceptor } from "./transport/interceptor.js";
-export { isTransportIntercepted, setTransportInterceptor } from "./transport/interceptor.js";
-export {
-  isRetryableStatus,
-  MAX_RETRIES_CAP,
-  MAX_RETRY_AFTER_MS,
-  MAX_RETRY_DELAY_MS,
-  parseRetryAfter,
-  RETRY_BASE_DELAY_MS,
-  retryDelayMs,
-  sleep,
-} from "./transport/retry.js";
+export type { InterceptedKeys, TransportInterceptor } from "./transport/interceptor.js";
+export { setTransportInterceptor } from "./transport/interceptor.js";
+export { isRetryableStatus, MAX_RETRIES_CAP, parseRetryAfter, retryDelayMs, sleep } from "./transport/retry.js";
 export type { RuntimeGlobals, RuntimeInfo, RuntimeKind } from "./transport/runtime.js";
 export {
   bindsIoToRequests,

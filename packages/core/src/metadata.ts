@@ -18,7 +18,7 @@ export const MAX_METADATA_KEY_LENGTH = 200;
  * Writes metadata under `prefix` into `target`.
  * A plain object gives one attribute per top-level key: strings stay strings, finite numbers and
  * booleans keep their type, anything else is JSON text; nested plain objects are also written
- * leaf by leaf under dotted paths (`prefix.a.b = 1`), bounded by {@link MAX_METADATA_PATH_DEPTH}
+ * leaf by leaf under dotted paths (`prefix.a.b = 1`), bounded by `MAX_METADATA_PATH_DEPTH`
  * and {@link MAX_METADATA_PATHS}. A dotted path never replaces a top-level key of the same name
  * (`{"a.b": 1, "a": {"b": 2}}` keeps `a.b = 1`, and `2` stays in the JSON text of `a`), nor an earlier path.
  * Any other value is written whole as JSON text at `prefix`. A value that cannot be read costs only that

@@ -10,14 +10,20 @@ import {
   functionOption,
   getGlobalLogger,
   logStartup,
+  mergeHeaders,
   meterProviderOption,
   numberOption,
+  type OptionSpec,
+  OTLP_CONTENT_TYPES,
+  OTLP_TRACES_PATH,
   objectOption,
   optionSettings,
   otlpHeaders,
+  protocolOption,
   readEnv,
   resolveConnection,
   resolveOptions,
+  type SpecValue,
   sampleRateOption,
   stringOption,
   stringRecordOption,
@@ -162,16 +168,15 @@ export const DEFAULT_FLUSH_AT = 512;
  * provider's `forceFlush()`, which rejects when a processor takes as long.
  */
 export const DEFAULT_FLUSH_TIMEOUT_SECONDS = 25;
-const NAME = "SvcSpanProcessor";
+/** The processor's name, as every log line of it starts. */
+export const PROCESSOR_NAME = "SvcSpanProcessor";
+const NAME = PROCESSOR_NAME;
 const MIB = 1024 * 1024;
 
 /** How each option of {@link SvcSpanProcessor} is read: its variables, its default and what is valid. */
 export const PROCESSOR_SPECS = {
   compression: compressionOption(),
-  protocol: enumOption<SpanExportProtocol, SpanExportProtocol>(["http/json", "http/protobuf"], "http/json", [
-    "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL",
-    "OTEL_EXPORTER_OTLP_PROTOCOL",
-  ]),
+  protocol: protocolOption(),
   exportMode: enumOption<SpanExportMode, SpanExportMode>(["batched", "immediate"], "batched"),
   flushAt: numberOption(DEFAULT_FLUSH_AT, {
     min: 0,
@@ -212,10 +217,26 @@ export const PROCESSOR_SPECS = {
   flushOnExit: booleanOption(true),
   sampleRate: sampleRateOption(),
   meterProvider: meterProviderOption(),
+} satisfies {
+  // Every option but the connection's has a spec, and each spec reads the type its option is declared with.
+  [K in Exclude<keyof SvcSpanProcessorParams, "publicKey" | "secretKey" | "baseUrl">]-?: OptionSpec<
+    SvcSpanProcessorParams[K]
+  >;
 };
 
-/** Settings of a span processor after options, environment and defaults are applied. */
-export interface ProcessorConfig {
+/** Options given in seconds and held in milliseconds: `flushInterval` is held as `flushIntervalMs`. */
+type InSeconds = "flushInterval" | "timeout" | "flushTimeout";
+type ProcessorSpecs = typeof PROCESSOR_SPECS;
+
+/**
+ * Settings of a span processor after options, environment and defaults are applied: the value of each option spec
+ * (those in seconds held in milliseconds; `additionalHeaders` folded into `headers`), and the connection.
+ */
+export type ProcessorConfig = {
+  [K in Exclude<keyof ProcessorSpecs, InSeconds | "additionalHeaders">]: SpecValue<ProcessorSpecs[K]>;
+} & {
+  [K in InSeconds as `${K}Ms`]: number;
+} & {
   baseUrl: string;
   publicKey: string | undefined;
   /** Why the base URL cannot be used (nothing is sent), or undefined; unset with an `exporter`. */
@@ -228,29 +249,7 @@ export interface ProcessorConfig {
   headers: Record<string, string>;
   /** Auth and identity headers of the REST calls media uploads make. */
   apiHeaders: Record<string, string>;
-  compression: SpanCompression;
-  protocol: SpanExportProtocol;
-  exportMode: SpanExportMode;
-  flushAt: number;
-  flushIntervalMs: number;
-  timeoutMs: number;
-  flushTimeoutMs: number;
-  maxQueueSize: number;
-  maxQueueBytes: number;
-  maxRequestBytes: number;
-  maxConcurrentExports: number;
-  environment: string | undefined;
-  release: string | undefined;
-  mediaUploadEnabled: boolean;
-  mask: MaskFunction | undefined;
-  shouldExportSpan: ShouldExportSpan | undefined;
-  exporter: SpanExporterLike | undefined;
-  flushOnExit: boolean;
-  /** Share of traces exported, 0 to 1. */
-  sampleRate: number;
-  /** Where the delivery figures are observed as metrics, if anywhere. */
-  meterProvider: MeterProvider | "global" | undefined;
-}
+};
 
 /**
  * Resolves span processor settings: option, then environment, then default; an invalid value logs a warning
@@ -262,15 +261,14 @@ export function resolveProcessorConfig(params: unknown, env: Env = readEnv()): P
     keysOptional: o.exporter !== undefined,
     withoutKeys: "no span is sent (each is counted as dropped)",
   });
-  const headers = otlpHeaders(connection.publicKey, connection.secretKey);
-  for (const [name, value] of Object.entries(o.additionalHeaders)) headers[name.toLowerCase()] = value;
+  const headers = mergeHeaders(otlpHeaders(connection.publicKey, connection.secretKey), o.additionalHeaders);
   // OpenTelemetry's header variables add headers but, as with the OTLP exporters, never replace ones set in code.
   const fromEnv = {
     ...parseOtelHeaders(env.OTEL_EXPORTER_OTLP_HEADERS),
     ...parseOtelHeaders(env.OTEL_EXPORTER_OTLP_TRACES_HEADERS),
   };
   for (const [name, value] of Object.entries(fromEnv)) headers[name] ??= value;
-  headers["content-type"] = o.protocol === "http/protobuf" ? "application/x-protobuf" : "application/json";
+  headers["content-type"] = OTLP_CONTENT_TYPES[o.protocol];
   const cannotSend =
     connection.baseUrlProblem ??
     (headers.authorization
@@ -281,34 +279,19 @@ export function resolveProcessorConfig(params: unknown, env: Env = readEnv()): P
     ...optionSettings(PROCESSOR_SPECS, o),
     `otlpHeaders=${Object.keys(fromEnv).length > 0 ? `{${Object.keys(fromEnv).join(", ")}}` : "none"} (OTEL_EXPORTER_OTLP_*HEADERS)`,
   ]);
+  const { flushInterval, timeout, flushTimeout, additionalHeaders: _folded, ...settings } = o;
   return {
+    ...settings,
+    flushIntervalMs: flushInterval * 1000,
+    timeoutMs: timeout * 1000,
+    flushTimeoutMs: flushTimeout * 1000,
     baseUrl: connection.baseUrl,
     publicKey: connection.publicKey,
     baseUrlProblem: o.exporter ? undefined : connection.baseUrlProblem,
     cannotSend: o.exporter ? undefined : cannotSend,
-    endpoint: `${connection.baseUrl}/api/public/otel/v1/traces`,
+    endpoint: `${connection.baseUrl}${OTLP_TRACES_PATH}`,
     headers,
     apiHeaders: apiHeaders(connection.publicKey, connection.secretKey),
-    compression: o.compression,
-    protocol: o.protocol,
-    exportMode: o.exportMode,
-    flushAt: o.flushAt,
-    flushIntervalMs: o.flushInterval * 1000,
-    timeoutMs: o.timeout * 1000,
-    flushTimeoutMs: o.flushTimeout * 1000,
-    maxQueueSize: o.maxQueueSize,
-    maxQueueBytes: o.maxQueueBytes,
-    maxRequestBytes: o.maxRequestBytes,
-    maxConcurrentExports: o.maxConcurrentExports,
-    environment: o.environment,
-    release: o.release,
-    mediaUploadEnabled: o.mediaUploadEnabled,
-    mask: o.mask,
-    shouldExportSpan: o.shouldExportSpan,
-    exporter: o.exporter,
-    flushOnExit: o.flushOnExit,
-    sampleRate: o.sampleRate,
-    meterProvider: o.meterProvider,
   };
 }
 

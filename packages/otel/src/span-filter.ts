@@ -1,3 +1,4 @@
+import { SVC_TRACER_NAME } from "@svc/core";
 import type { ReadableSpan } from "./readable-span.js";
 
 /**
@@ -6,7 +7,7 @@ import type { ReadableSpan } from "./readable-span.js";
  * starts with `<prefix>.`; the prefix `ai` matches only exactly.
  */
 export const KNOWN_LLM_INSTRUMENTATION_SCOPE_PREFIXES: readonly string[] = [
-  "svc-sdk",
+  SVC_TRACER_NAME,
   "agent_framework",
   "ai",
   "haystack",
@@ -33,7 +34,7 @@ function scopeName(span: ReadableSpan): string {
 
 /** True for spans created by the svc SDK's tracer. */
 export function isSvcSpan(span: ReadableSpan): boolean {
-  return scopeName(span) === "svc-sdk";
+  return scopeName(span) === SVC_TRACER_NAME;
 }
 
 /** True for spans that carry any `gen_ai.*` attribute. */

@@ -18,7 +18,7 @@ import {
   settleWithin,
   watchQueueForExit,
 } from "@svc/core";
-import { type ProcessorConfig, resolveProcessorConfig, type SvcSpanProcessorParams } from "./config.js";
+import { PROCESSOR_NAME, type ProcessorConfig, resolveProcessorConfig, type SvcSpanProcessorParams } from "./config.js";
 import { spanSizeEstimator } from "./internal/span-size.js";
 import { EnrichStage, type OutgoingSpan } from "./pipeline/enrich.js";
 import { ExportStage } from "./pipeline/export.js";
@@ -27,7 +27,6 @@ import { SampleStage } from "./pipeline/sample.js";
 import { type StartedSpan, StartStage } from "./pipeline/start.js";
 import type { ReadableSpan } from "./readable-span.js";
 
-const NAME = "SvcSpanProcessor";
 /** Time beyond its own time limits after which an unsettled export is taken as cancelled by the runtime. */
 const LOST_SEND_GRACE_MS = 5_000;
 /** Time a custom exporter's `forceFlush()` or `shutdown()` gets past the flush deadline, when the flush took it all. */
@@ -96,7 +95,7 @@ export class SvcSpanProcessor {
     this.#export = new ExportStage(config, () => this.#flushing > 0);
     const sizeOf = spanSizeEstimator(config.protocol);
     this.#queue = new BatchQueue<OutgoingSpan>({
-      owner: NAME,
+      owner: PROCESSOR_NAME,
       items: "spans",
       flushAt: config.flushAt,
       flushIntervalMs: config.flushIntervalMs,
@@ -120,6 +119,7 @@ export class SvcSpanProcessor {
     this.#probe = {
       endpoint: config.exporter ? "a custom exporter" : config.endpoint,
       compression: config.compression,
+      protocol: config.protocol,
       publicKey: config.publicKey,
       cannotSend: config.cannotSend,
       health: () => this.health(),
@@ -137,7 +137,7 @@ export class SvcSpanProcessor {
     try {
       if (this.#sample.keeps(span.spanContext())) this.#start.onStart(span, parentContext);
     } catch (error) {
-      const kind = `${NAME}: onStart failed; the span is left as it was`;
+      const kind = `${PROCESSOR_NAME}: onStart failed; the span is left as it was`;
       this.#repeats.warn(kind, `${kind}: ${describeError(error)}`);
     }
   }
@@ -159,7 +159,7 @@ export class SvcSpanProcessor {
       else if ((expected && this.#filter.acceptedAtStartStands) || this.#filter.accepts(span))
         this.#queue.push({ span });
     } catch (error) {
-      const kind = `${NAME}: onEnd failed; span not exported`;
+      const kind = `${PROCESSOR_NAME}: onEnd failed; span not exported`;
       this.#repeats.error(kind, `${kind}: "${String(span?.name)}": ${describeError(error)}`);
     }
   }
@@ -206,10 +206,10 @@ export class SvcSpanProcessor {
     const timeoutMs = Math.max(deadline - Date.now(), 0) + EXPORTER_CALL_GRACE_MS;
     const settled = await settleWithin(call, { timeoutMs });
     if (settled.kind === "error")
-      getGlobalLogger().warn(`${NAME}: exporter.${method}() failed: ${describeError(settled.error)}`);
+      getGlobalLogger().warn(`${PROCESSOR_NAME}: exporter.${method}() failed: ${describeError(settled.error)}`);
     else if (settled.kind === "timeout")
       getGlobalLogger().warn(
-        `${NAME}: exporter.${method}() did not settle within ${timeoutMs} ms (flushTimeout); no longer waited for`,
+        `${PROCESSOR_NAME}: exporter.${method}() did not settle within ${timeoutMs} ms (flushTimeout); no longer waited for`,
       );
   }
 
@@ -220,7 +220,7 @@ export class SvcSpanProcessor {
       const { pending, rechecked } = final ? await this.#queue.shutdown(deadline) : await this.#queue.flush(deadline);
       if (pending > 0 && !final)
         getGlobalLogger().warn(
-          `${NAME}: forceFlush() gave up after ${gaveUpAfter(this.#config.flushTimeoutMs, rechecked)} with ${counted(pending, "spans")} not yet delivered; they stay queued and are retried`,
+          `${PROCESSOR_NAME}: forceFlush() gave up after ${gaveUpAfter(this.#config.flushTimeoutMs, rechecked)} with ${counted(pending, "spans")} not yet delivered; they stay queued and are retried`,
         );
       await this.#uploader?.settled(deadline);
     } finally {

@@ -7,7 +7,7 @@ import {
   placeOf,
   redactSecrets,
 } from "@svc/core";
-import type { Operation } from "./runtime.js";
+import type { Operation } from "./operation.js";
 
 const INSPECT = Symbol.for("nodejs.util.inspect.custom");
 const EXCERPT = 300;

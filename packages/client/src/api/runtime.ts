@@ -1,20 +1,8 @@
-import { type Backend, type HttpMethod, type HttpRequest, type HttpResult, httpRequest } from "@svc/core";
+import { type Backend, type HttpMethod, type HttpRequest, type HttpResult, httpRequest, mergeHeaders } from "@svc/core";
 import { errorFromFailure, parseBody, responseOf } from "./errors.js";
+import type { Operation } from "./operation.js";
 
-export type { HttpMethod };
-
-/** One REST operation, described as data by the generated code. */
-export interface Operation {
-  readonly method: HttpMethod;
-  /** Route with `{name}` placeholders for path parameters. */
-  readonly path: string;
-  /** Names of the request fields sent as query parameters. */
-  readonly query?: readonly string[];
-  /** Query parameters sent as JSON text. */
-  readonly json?: readonly string[];
-  /** The request object is the JSON body. */
-  readonly body?: true;
-}
+export type { HttpMethod, Operation };
 
 /** Path parameter values by placeholder name. */
 export type PathArgs = Readonly<Record<string, string | number>>;
@@ -98,20 +86,6 @@ export interface RuntimeConfig {
 /** Retries of a REST call after its first attempt, unless the call or the client says otherwise. */
 export const DEFAULT_MAX_RETRIES = 2;
 
-type HeaderLayer = Record<string, string | null | undefined> | undefined;
-
-function mergeHeaders(layers: HeaderLayer[]): Record<string, string> {
-  const merged: Record<string, string> = {};
-  for (const layer of layers) {
-    for (const [name, value] of Object.entries(layer ?? {})) {
-      const key = name.toLowerCase();
-      if (value === null || value === undefined) delete merged[key];
-      else merged[key] = value;
-    }
-  }
-  return merged;
-}
-
 function queryValue(value: unknown, json: boolean): string {
   if (json) return typeof value === "string" ? value : JSON.stringify(value);
   if (value instanceof Date) return value.toISOString();
@@ -191,11 +165,11 @@ export class RequestRuntime {
     return {
       method: op.method,
       url: buildUrl(this.#config.baseUrl, op, pathArgs, hasBody ? undefined : (request as object), options.queryParams),
-      headers: mergeHeaders([
+      headers: mergeHeaders(
         { accept: "application/json", "content-type": hasBody ? "application/json" : undefined },
         this.#config.headers,
         options.headers,
-      ]),
+      ),
       body: hasBody ? (encoded ?? JSON.stringify(request ?? {})) : undefined,
       attemptTimeoutMs: (options.timeoutInSeconds ?? this.#config.timeoutSeconds) * 1000,
       maxRetries: options.maxRetries ?? this.#config.maxRetries ?? DEFAULT_MAX_RETRIES,

@@ -53,13 +53,19 @@ export interface DatasetManagerOptions {
   uploader: MediaUploader;
 }
 
+let makeDatasetManager: (api: SvcApi, options: DatasetManagerOptions) => DatasetManager;
+
 /** Reads datasets with their items and adds items. */
 export class DatasetManager {
+  static {
+    makeDatasetManager = (api, options) => new DatasetManager(api, options);
+  }
+
   readonly #decorate: DatasetDecorator;
   readonly #uploader: MediaUploader;
 
-  /** Created by {@link SvcClient}; use `svc.dataset`. */
-  constructor(
+  // Private, so that the published declarations name no media uploader: `svc.dataset` is made by the client.
+  private constructor(
     private readonly api: SvcApi,
     options: DatasetManagerOptions,
   ) {
@@ -135,6 +141,11 @@ export class DatasetManager {
     }
     return this.api.datasetItems.create(body, options);
   }
+}
+
+/** Makes the dataset manager of a client (`svc.dataset`). */
+export function createDatasetManager(api: SvcApi, options: DatasetManagerOptions): DatasetManager {
+  return makeDatasetManager(api, options);
 }
 
 function collectMedia(value: unknown, field: string, found: Map<SvcMedia, string>): void {

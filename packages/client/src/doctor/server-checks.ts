@@ -1,16 +1,19 @@
 import {
   apiHeaders,
   describeFailure,
+  encodeTraces,
   failureHint,
   type HttpMethod,
   type HttpResult,
   httpRequest,
   KEYS_HINT,
+  OTLP_CONTENT_TYPES,
+  OTLP_TRACES_PATH,
   otlpHeaders,
-  runtimeGzip,
 } from "@svc/core";
 import type { DoctorCheck } from "./report.js";
 import type { DoctorTarget } from "./setup-checks.js";
+import { DOCTOR_ENVIRONMENT, doctorTestSpan, randomHex } from "./test-span.js";
 
 /** The oldest server version SDK v6 supports. */
 export const MIN_SERVER_VERSION = "4.59.0";
@@ -157,28 +160,34 @@ export function checkClock(session: ServerSession): DoctorCheck {
   return { name, status: abs > MAX_CLOCK_SKEW_MS ? "fail" : "warn", detail, fix };
 }
 
-/** The OTLP endpoint accepts a test span, sent as the span processor sends spans (headers, compression). */
+/**
+ * The OTLP endpoint accepts a test span, sent as the span processor sends spans: the same encoder (`protocol`),
+ * compression and headers.
+ */
 export async function checkOtlp(session: ServerSession): Promise<DoctorCheck> {
   const name = "OTLP endpoint";
-  const { publicKey, secretKey, compression, compressionSource } = session.target;
+  const { publicKey, secretKey, compression, compressionSource, protocol, protocolSource } = session.target;
   const traceId = randomHex(16);
-  const text = JSON.stringify(testSpanRequest(traceId));
-  const gzip = compression === "gzip" ? runtimeGzip() : null;
-  const body = gzip ? await gzip([text][Symbol.iterator]()) : new TextEncoder().encode(text);
-  const answer = await call(session, "POST", "/api/public/otel/v1/traces", {
-    body,
+  const span = doctorTestSpan(traceId);
+  const { bytes, gzipped } = await encodeTraces([{ span, attributes: span.attributes }], protocol, compression);
+  const answer = await call(session, "POST", OTLP_TRACES_PATH, {
+    body: bytes,
     headers: {
       ...otlpHeaders(publicKey, secretKey),
-      "content-type": "application/json",
-      ...(gzip ? { "content-encoding": "gzip" } : {}),
+      "content-type": OTLP_CONTENT_TYPES[protocol],
+      ...(gzipped ? { "content-encoding": "gzip" } : {}),
     },
   });
-  const how = `${gzip ? "gzip" : "uncompressed"} (${compressionSource})`;
+  const gzip = gzipped ? "gzip" : "uncompressed";
+  const how =
+    protocolSource === compressionSource
+      ? `${protocol}, ${gzip} (${protocolSource})`
+      : `${protocol} (${protocolSource}), ${gzip} (${compressionSource})`;
   if (answer.result.ok)
     return {
       name,
       status: "pass",
-      detail: `accepted a test span, ${how}: trace ${traceId} in environment sdk-doctor`,
+      detail: `accepted a test span, ${how}: trace ${traceId} in environment ${DOCTOR_ENVIRONMENT}`,
     };
   const { failure } = answer.result;
   const status = failure.kind === "status" ? failure.status : undefined;
@@ -187,53 +196,12 @@ export async function checkOtlp(session: ServerSession): Promise<DoctorCheck> {
   else if (status === 404 || status === 405)
     fix = "the server has no OTLP endpoint at this address: check the base URL, or upgrade a self-hosted server";
   else if (status === 413) fix = "a proxy in front of the server limits the request size; raise its limit";
-  else if (gzip && (status === 400 || status === 415))
+  else if (gzipped && (status === 400 || status === 415))
     fix = 'a proxy may refuse compressed requests: set SVC_OTEL_COMPRESSION=none (or compression: "none")';
+  else if (protocol === "http/protobuf" && status === 415)
+    fix =
+      'the server or a proxy refuses OTLP/protobuf: leave OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL unset (or protocol: "http/json")';
   return failed(name, answer, "POST", fix);
-}
-
-/** An OTLP/JSON request with one short span, marked with the environment `sdk-doctor`. */
-function testSpanRequest(traceId: string) {
-  const nowNs = BigInt(Date.now()) * 1_000_000n;
-  const attribute = (key: string, value: string) => ({ key, value: { stringValue: value } });
-  return {
-    resourceSpans: [
-      {
-        resource: { attributes: [attribute("service.name", "svc-doctor")], droppedAttributesCount: 0 },
-        scopeSpans: [
-          {
-            scope: { name: "svc-sdk", version: undefined },
-            spans: [
-              {
-                traceId,
-                spanId: randomHex(8),
-                name: "svc doctor test span",
-                kind: 1,
-                startTimeUnixNano: String(nowNs - 1_000_000n),
-                endTimeUnixNano: String(nowNs),
-                attributes: [
-                  attribute("svc.observation.type", "span"),
-                  attribute("svc.environment", "sdk-doctor"),
-                  attribute("svc.observation.input", "a test span sent by svc doctor"),
-                ],
-                droppedAttributesCount: 0,
-                events: [],
-                droppedEventsCount: 0,
-                status: { code: 0 },
-                links: [],
-                droppedLinksCount: 0,
-              },
-            ],
-          },
-        ],
-      },
-    ],
-  };
-}
-
-function randomHex(bytes: number): string {
-  const values = crypto.getRandomValues(new Uint8Array(bytes));
-  return Array.from(values, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 /** Whether version `a` (`4.40.1`) is older than `b`; false when either cannot be read. */

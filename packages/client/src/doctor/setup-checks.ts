@@ -3,8 +3,10 @@ import {
   compressionOption,
   type Env,
   isLocalHost,
+  type OtlpProtocol,
   type ProcessorProbe,
   parseHttpUrl,
+  protocolOption,
   redactUrl,
   resolveOptions,
   SOURCES,
@@ -26,6 +28,9 @@ export interface DoctorTarget {
   /** Compression of the test span, and where it came from. */
   compression: "gzip" | "none";
   compressionSource: string;
+  /** Encoding of the test span, and where it came from. */
+  protocol: OtlpProtocol;
+  protocolSource: string;
 }
 
 /**
@@ -35,17 +40,22 @@ export interface DoctorTarget {
 export function doctorTarget(connection: Connection, env: Env, processor?: ProcessorProbe): DoctorTarget {
   const { baseUrl, baseUrlProblem, baseUrlWithApiPath, publicKey, secretKey, sources } = connection;
   const probe = processor;
-  let compression: "gzip" | "none";
-  let compressionSource: string;
+  const asSent = "as SvcSpanProcessor sends";
   if (probe) {
-    compression = probe.compression;
-    compressionSource = "as SvcSpanProcessor sends";
-  } else {
-    const resolved = resolveOptions("svc doctor", { compression: compressionOption() }, {}, env);
-    compression = resolved.compression;
-    compressionSource = resolved[SOURCES].compression;
+    const { compression, protocol } = probe;
+    const how = { compression, compressionSource: asSent, protocol, protocolSource: asSent };
+    return { baseUrl, baseUrlProblem, baseUrlWithApiPath, publicKey, secretKey, sources, ...how };
   }
-  return { baseUrl, baseUrlProblem, baseUrlWithApiPath, publicKey, secretKey, sources, compression, compressionSource };
+  // No processor in this process: read the environment as a processor would.
+  const specs = { compression: compressionOption(), protocol: protocolOption() };
+  const resolved = resolveOptions("svc doctor", specs, {}, env);
+  const how = {
+    compression: resolved.compression,
+    compressionSource: resolved[SOURCES].compression,
+    protocol: resolved.protocol,
+    protocolSource: resolved[SOURCES].protocol,
+  };
+  return { baseUrl, baseUrlProblem, baseUrlWithApiPath, publicKey, secretKey, sources, ...how };
 }
 
 const KEYS_FIX =

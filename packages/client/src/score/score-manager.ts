@@ -9,7 +9,6 @@ import {
   type ExitWatch,
   gaveUpAfter,
   getGlobalLogger,
-  isTransportIntercepted,
   outcomeOf,
   RepeatLog,
   type SendOutcome,
@@ -53,12 +52,18 @@ export interface ScoreManagerContext {
   server?: string | undefined;
 }
 
+let makeScoreManager: (context: ScoreManagerContext) => ScoreManager;
+
 /**
  * Queues scores and sends them in batches of at most 100 to `POST /api/public/scores`.
  * Its methods never throw: an invalid score is logged at error level and dropped. Scores are held through server
  * outages, bounded in count and bytes, and retried with backoff; repeated log lines are counted.
  */
 export class ScoreManager {
+  static {
+    makeScoreManager = (context) => new ScoreManager(context);
+  }
+
   readonly #queue: BatchQueue<QueuedScore>;
   readonly #repeats = new RepeatLog();
   readonly #context: ScoreManagerContext;
@@ -66,8 +71,8 @@ export class ScoreManager {
   /** Held here: the exit hooks hold it only weakly. */
   readonly #exit: ExitWatch;
 
-  /** Created by {@link SvcClient}; use `svc.score`. */
-  constructor(context: ScoreManagerContext) {
+  // Private, so that the published declarations name no request runtime: `svc.score` is made by the client.
+  private constructor(context: ScoreManagerContext) {
     this.#context = context;
     const { config } = context;
     this.#keepsTrace = traceSampler(config.sampleRate);
@@ -213,8 +218,8 @@ export class ScoreManager {
   }
 
   async #send(queued: QueuedScore[], signal: AbortSignal): Promise<SendOutcome<QueuedScore>> {
-    // Without keys nothing is sent, unless a test kit stands in for the server.
-    if (!this.#context.hasCredentials && !isTransportIntercepted())
+    // Without keys nothing is sent.
+    if (!this.#context.hasCredentials)
       return {
         delivered: 0,
         dropped: [
@@ -257,6 +262,11 @@ export class ScoreManager {
     if (queued.length > 1) return sendInHalves(queued, (part) => this.#send(part, signal));
     return tooLargeOutcome(`score "${queued[0]?.request.name}"`, why, "scoreMaxRequestBytes");
   }
+}
+
+/** Makes the score manager of a client (`svc.score`). */
+export function createScoreManager(context: ScoreManagerContext): ScoreManager {
+  return makeScoreManager(context);
 }
 
 function stamp(item: QueuedScore): CreateScoreRequest {

@@ -8,7 +8,7 @@ export const COMPRESSION_ENV_VARS = [
 ] as const;
 
 /**
- * The compression of span exports: the option, then {@link COMPRESSION_ENV_VARS} in order (any case), then `gzip`.
+ * The compression of span exports: the option, then `COMPRESSION_ENV_VARS` in order (any case), then `gzip`.
  * One rule for the span processor and the doctor's test span.
  */
 export function compressionOption(): OptionSpec<"gzip" | "none"> {

@@ -1,7 +1,11 @@
 import { getGlobalLogger } from "../log/logger.js";
 import { redactUrl, registerSecret } from "../log/secrets.js";
 import { isLocalHost, parseHttpUrl } from "../transport/http.js";
+import { interceptedKeys } from "../transport/interceptor.js";
 import type { Env } from "./options.js";
+
+/** Where spans are posted, below the base URL (OTLP/HTTP traces). */
+export const OTLP_TRACES_PATH = "/api/public/otel/v1/traces";
 
 /** Server address used when neither the option nor the environment names one. */
 export const DEFAULT_BASE_URL = "https://cloud.svc.dev";
@@ -51,8 +55,12 @@ export function resolveConnection(
   } = {},
 ): Connection {
   const log = getGlobalLogger();
-  const publicKey = keyFrom(component, "publicKey", params.publicKey) ?? nonEmpty(env.SVC_PUBLIC_KEY);
-  const secretKey = keyFrom(component, "secretKey", params.secretKey) ?? nonEmpty(env.SVC_SECRET_KEY);
+  // Under a test kit, the keys of the server it stands in for come last.
+  const standIn = interceptedKeys();
+  const publicKey =
+    keyFrom(component, "publicKey", params.publicKey) ?? nonEmpty(env.SVC_PUBLIC_KEY) ?? standIn?.publicKey;
+  const secretKey =
+    keyFrom(component, "secretKey", params.secretKey) ?? nonEmpty(env.SVC_SECRET_KEY) ?? standIn?.secretKey;
   registerSecret(secretKey);
   const missing = [
     ["publicKey", publicKey, "SVC_PUBLIC_KEY"],
@@ -73,8 +81,8 @@ export function resolveConnection(
         : nonEmpty(env.SVC_BASEURL)
           ? "SVC_BASEURL"
           : "default",
-    publicKey: keySource(params.publicKey, publicKey, "SVC_PUBLIC_KEY"),
-    secretKey: keySource(params.secretKey, secretKey, "SVC_SECRET_KEY"),
+    publicKey: keySource(params.publicKey, publicKey, "SVC_PUBLIC_KEY", env, standIn?.publicKey),
+    secretKey: keySource(params.secretKey, secretKey, "SVC_SECRET_KEY", env, standIn?.secretKey),
   };
   if (params.baseUrl !== undefined && typeof params.baseUrl !== "string")
     log.warn(`${component}: option baseUrl must be a string; using ${redactUrl(given)}`);
@@ -108,9 +116,10 @@ function keyFrom(component: string, name: string, value: unknown): string | unde
   return undefined;
 }
 
-function keySource(option: unknown, value: string | undefined, variable: string): string {
+function keySource(option: unknown, value: string | undefined, variable: string, env: Env, kit?: string): string {
   if (value === undefined) return "none";
-  return typeof option === "string" && option !== "" ? "option" : variable;
+  if (typeof option === "string" && option !== "") return "option";
+  return nonEmpty(env[variable]) === undefined && value === kit ? "test kit" : variable;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

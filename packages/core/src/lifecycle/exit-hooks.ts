@@ -28,11 +28,14 @@ interface ProcessEvents {
 }
 
 // One set for every copy of the SDK in the process, so that one listener of each kind serves them all.
-const state = globalSlot<ExitState>("svc.exit", () => ({
-  participants: new Set(),
-  flushedAt: new WeakMap(),
-  installed: false,
-}));
+const state = globalSlot<ExitState>(
+  { name: "svc.exit", version: 1, holds: "list of queues to flush or count at exit" },
+  () => ({
+    participants: new Set(),
+    flushedAt: new WeakMap(),
+    installed: false,
+  }),
+);
 
 /**
  * Watches a component until the returned function is called (at its shutdown): when the event loop empties
@@ -65,7 +68,7 @@ export interface ExitWatch {
   unwatch(): void;
 }
 
-/** Watches a component's delivery queue for exit (see {@link watchForExit}); keep the result as long as the component. */
+/** Watches a component's delivery queue for exit (see `watchForExit`); keep the result as long as the component. */
 export function watchQueueForExit(
   queue: { readonly size: number; readonly accepted: number },
   items: string,

@@ -1,6 +1,6 @@
 import { diag } from "@opentelemetry/api";
 import { redactSecrets } from "./secrets.js";
-import { globalSlot } from "./slot.js";
+import { globalSlot, reportUnreadableSlots } from "./slot.js";
 
 /** Log levels of the SDK logger, from most to least verbose. */
 export enum LogLevel {
@@ -47,12 +47,16 @@ interface LoggerState {
   toDiag: boolean;
 }
 
-const state = globalSlot<LoggerState>("svc.logger", () => ({
-  level: resolveLogLevel(),
-  sink: console,
-  generation: 0,
-  toDiag: true,
-}));
+const state = globalSlot<LoggerState>(
+  // Version 1 was the unversioned `{ logger, generation }` of 6.0.0.
+  { name: "svc.logger", version: 2, holds: "log level and sink" },
+  () => ({
+    level: resolveLogLevel(),
+    sink: console,
+    generation: 0,
+    toDiag: true,
+  }),
+);
 
 /** Reads the level from `SVC_DEBUG` (`true` forces DEBUG) then `SVC_LOG_LEVEL`; INFO otherwise. */
 export function resolveLogLevel(env: Env = processEnv()): LogLevel {
@@ -111,6 +115,9 @@ const logger: SvcLogger = {
   warn: (message, ...args) => emit("warn", message, args),
   error: (message, ...args) => emit("error", message, args),
 };
+
+// A slot another copy made in a shape this copy does not read is told once, through this logger.
+reportUnreadableSlots((line) => logger.warn(line));
 
 /** The logger every svc package writes to. */
 export function getGlobalLogger(): SvcLogger {

@@ -52,7 +52,10 @@ interface HeldState {
 }
 
 // One set for every copy of the core, so that one `exit` listener logs what any of them held back.
-const held = globalSlot<HeldState>("svc.repeat-log.held", () => ({ logs: new Set(), installed: false }));
+const held = globalSlot<HeldState>(
+  { name: "svc.repeat-log.held", version: 1, holds: "list of counts to log at exit" },
+  () => ({ logs: new Set(), installed: false }),
+);
 
 /** Logs every count that a RepeatLog holds back, in every copy of the core; runs when the process exits. */
 export function reportHeldRepeats(): void {

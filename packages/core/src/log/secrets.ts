@@ -8,7 +8,10 @@ const MIN_SECRET_LENGTH = 6;
 /** Bound on registered secrets, so a loop creating clients cannot grow the set without end. */
 const MAX_SECRETS = 256;
 
-const secrets = globalSlot<{ values: Set<string> }>("svc.secrets", () => ({ values: new Set() }));
+const secrets = globalSlot<{ values: Set<string> }>(
+  { name: "svc.secrets", version: 1, holds: "list of secrets to redact" },
+  () => ({ values: new Set() }),
+);
 
 /**
  * Registers text that must never appear in a log line or an error message (a secret key, the Basic

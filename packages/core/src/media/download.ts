@@ -1,5 +1,6 @@
 import type { Backend } from "../transport/backend.js";
-import { describeFailure, httpRequest } from "../transport/http.js";
+import { describeFailure } from "../transport/failure-text.js";
+import { httpRequest } from "../transport/http.js";
 import { userAgent } from "../transport/identity.js";
 
 /** Options of {@link downloadMedia}. */

@@ -1,6 +1,7 @@
 import { getGlobalLogger } from "../log/logger.js";
-import { describeFailure, type HttpResult, httpRequest } from "../transport/http.js";
-import type { MediaServer, MediaUpload, MediaUploadResult } from "./upload.js";
+import { describeFailure } from "../transport/failure-text.js";
+import { type HttpResult, httpRequest } from "../transport/http.js";
+import type { MediaServer, MediaUpload, MediaUploadResult } from "./upload-types.js";
 
 /** Attempts of the content upload after the first one, on a retryable failure. */
 const PUT_RETRIES = 3;

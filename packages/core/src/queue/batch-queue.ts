@@ -115,7 +115,7 @@ export class BatchQueue<T> {
    * Sends every item queued before this call, partial batches included, and resolves when each of them was
    * delivered or dropped, or when `deadline` (epoch ms) passes, whatever the server does. When an earlier flush (of
    * any queue) gave up on the server because it did not answer, the flush sends at once and waits
-   * {@link UNANSWERED_RECHECK_MS} at most for an answer; only an answer gives it the time until `deadline`.
+   * `UNANSWERED_RECHECK_MS` at most for an answer; only an answer gives it the time until `deadline`.
    */
   async flush(deadline: number): Promise<FlushResult> {
     const remaining = this.size;

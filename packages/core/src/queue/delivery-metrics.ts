@@ -9,6 +9,7 @@ import type { OptionSpec } from "../config/options.js";
 import { globalSlot } from "../log/slot.js";
 import { SDK_VERSION } from "../version.js";
 import type { DropReason } from "./delivery-log.js";
+import { type DeliveryCounts, deliveryCounts } from "./delivery-stats.js";
 
 /** A delivery queue as the metrics see it: what its items are called and its figures. */
 export interface DeliverySource {
@@ -52,22 +53,6 @@ export function meterProviderOption(): OptionSpec<DeliveryMeterProvider | undefi
   };
 }
 
-/** The counts of a queue that only grow; the metrics keep them after the queue is gone. */
-export interface DeliveryCounts {
-  sent: number;
-  retries: number;
-  dropped: Record<DropReason, number>;
-}
-
-/** A fresh set of counts, all zero. */
-export function deliveryCounts(): DeliveryCounts {
-  return {
-    sent: 0,
-    retries: 0,
-    dropped: { queueFull: 0, tooLarge: 0, rejected: 0, auth: 0, shutdown: 0, sampledOut: 0, failed: 0 },
-  };
-}
-
 interface Registration {
   readonly source: WeakRef<DeliverySource>;
   readonly items: string;
@@ -95,11 +80,12 @@ function newBinding(): Binding {
 }
 
 // One registry for every copy of the core in the process: one set of instruments per meter provider, the figures
-// summed per kind. Versioned: an older core keeps its own slot (of another shape) under the former name.
-const state = globalSlot<MetricsState>("svc.delivery-metrics.v2", () => ({
-  byProvider: new WeakMap(),
-  global: newBinding(),
-}));
+// summed per kind. Version 1 (`svc.delivery-metrics`) was read by cores that do not check versions: version 2 takes a
+// key of its own, so that they keep their slot and never misread this one.
+const state = globalSlot<MetricsState>(
+  { name: "svc.delivery-metrics.v2", version: 2, holds: "delivery metrics registrations" },
+  () => ({ byProvider: new WeakMap(), global: newBinding() }),
+);
 
 /**
  * Makes a queue's figures observable on `target` through the OpenTelemetry metrics API; the queue is held weakly (a

@@ -1,5 +1,4 @@
 import type { DropReason, Fault } from "./delivery-log.js";
-import { type DeliveryCounts, deliveryCounts } from "./delivery-metrics.js";
 
 /** What a delivery queue (spans, or scores) has done so far: a plain object, cheap to read at any time. */
 export interface DeliveryHealth {
@@ -80,4 +79,20 @@ export class DeliveryStats {
       lastSuccessAt: this.#lastSuccessAt === undefined ? undefined : new Date(this.#lastSuccessAt).toISOString(),
     };
   }
+}
+
+/** The counts of a queue that only grow; the metrics keep them after the queue is gone. */
+export interface DeliveryCounts {
+  sent: number;
+  retries: number;
+  dropped: Record<DropReason, number>;
+}
+
+/** A fresh set of counts, all zero. */
+export function deliveryCounts(): DeliveryCounts {
+  return {
+    sent: 0,
+    retries: 0,
+    dropped: { queueFull: 0, tooLarge: 0, rejected: 0, auth: 0, shutdown: 0, sampledOut: 0, failed: 0 },
+  };
 }

@@ -1,12 +1,5 @@
-import {
-  describeFailure,
-  failureHint,
-  type HttpFailure,
-  type HttpResult,
-  hostOf,
-  isRetryable,
-  placeOf,
-} from "../transport/http.js";
+import { describeFailure, failureHint, hostOf, placeOf } from "../transport/failure-text.js";
+import { type HttpFailure, type HttpResult, isRetryable } from "../transport/http.js";
 import type { DropReason, Fault } from "./delivery-log.js";
 
 /** What became of a batch. Items neither delivered, dropped nor retried are counted as delivered. */

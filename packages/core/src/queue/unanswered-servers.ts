@@ -21,7 +21,10 @@ const MAX_SERVERS = 64;
  */
 export const UNANSWERED_RECHECK_MS = 2_000;
 
-const servers = globalSlot("svc.unanswered-servers", () => new Map<string, ServerState>());
+const servers = globalSlot(
+  { name: "svc.unanswered-servers", version: 1, holds: "list of servers that did not answer a flush" },
+  () => new Map<string, ServerState>(),
+);
 
 function entry(server: string): ServerState {
   const map = servers();

@@ -9,6 +9,7 @@ import {
 } from "@opentelemetry/api";
 import { getGlobalLogger, loggerGeneration } from "../log/logger.js";
 import { globalSlot } from "../log/slot.js";
+import type { OtlpProtocol } from "../otlp/encode.js";
 import type { DeliveryHealth } from "../queue/delivery-stats.js";
 import { getSvcTracer } from "./tracer-provider.js";
 
@@ -27,12 +28,11 @@ interface PresenceState {
   readonly probes: WeakMap<Tracer, number>;
 }
 
-const state = globalSlot<PresenceState>("svc.processor-presence.v2", () => ({
-  starts: 0,
-  warnedGeneration: -1,
-  verdicts: new WeakMap(),
-  probes: new WeakMap(),
-}));
+// Version 1 (`svc.processor-presence`) was read by cores that do not check versions: version 2 takes a key of its own.
+const state = globalSlot<PresenceState>(
+  { name: "svc.processor-presence.v2", version: 2, holds: "count of span starts seen by span processors" },
+  () => ({ starts: 0, warnedGeneration: -1, verdicts: new WeakMap(), probes: new WeakMap() }),
+);
 
 /** Most probes of one tracer whose sampler never records: after them the question stays open, without a warning. */
 const MAX_PROBES = 5;
@@ -42,6 +42,7 @@ export interface ProcessorProbe {
   /** The OTLP endpoint, or a note that a custom exporter sends the spans. */
   readonly endpoint: string;
   readonly compression: "gzip" | "none";
+  readonly protocol: OtlpProtocol;
   readonly publicKey: string | undefined;
   /** Why no span can be sent at all (no keys, an invalid base URL), or undefined. */
   readonly cannotSend: string | undefined;
@@ -56,7 +57,10 @@ export interface ProcessorProbe {
 }
 
 // Held weakly: a processor that is garbage collected leaves the list.
-const probes = globalSlot<{ set: Set<WeakRef<ProcessorProbe>> }>("svc.processor-probes", () => ({ set: new Set() }));
+const probes = globalSlot<{ set: Set<WeakRef<ProcessorProbe>> }>(
+  { name: "svc.processor-probes", version: 1, holds: "list of span processors for the doctor" },
+  () => ({ set: new Set() }),
+);
 
 /** Lists a processor for the doctor; keep `probe` as long as the processor. */
 export function registerProcessorProbe(probe: ProcessorProbe): void {

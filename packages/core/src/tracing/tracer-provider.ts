@@ -12,7 +12,16 @@ interface SvcGlobalState {
 
 // One slot per process, shared by every loaded copy of the packages (`@svc/tracing` sets it, the test kit of
 // `@svc/otel` too).
-const state = globalSlot<SvcGlobalState>("svc", () => ({}));
+const state = globalSlot<SvcGlobalState>(
+  {
+    name: "svc",
+    version: 1,
+    holds: "tracer provider (setSvcTracerProvider)",
+    // 6.0.0 wrote this shape without a version; the previous major keeps `isolatedTracerProvider` here instead.
+    unversioned: (value) => !("isolatedTracerProvider" in value),
+  },
+  () => ({}),
+);
 
 /**
  * Makes svc create its spans with `provider` instead of the global OpenTelemetry provider, so that

@@ -9,10 +9,10 @@ export interface AttemptRequest {
   /** Final headers, lower-case names. */
   headers: Record<string, string>;
   body: Uint8Array | undefined;
-  /** The attempt is abandoned (and {@link AttemptTimeoutError} thrown) after this long. */
+  /** The attempt is abandoned (and `AttemptTimeoutError` thrown) after this long. */
   timeoutMs: number;
   signal: AbortSignal | undefined;
-  /** Reading more response bytes than this fails the attempt with {@link ResponseTooLargeError}. */
+  /** Reading more response bytes than this fails the attempt with `ResponseTooLargeError`. */
   maxResponseBytes: number;
   /** The request must not keep the process alive by itself (where the runtime can tell its sockets so). */
   background?: boolean;

@@ -1,5 +1,4 @@
 import { context, createContextKey } from "@opentelemetry/api";
-import { describeError } from "../log/describe.js";
 import { redactUrl } from "../log/secrets.js";
 import {
   type AttemptResponse,
@@ -99,17 +98,11 @@ export type HttpResult = (
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
 const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
-const MAX_REDIRECTS = 5;
+/** Redirects followed before a call stops. */
+export const MAX_REDIRECTS = 5;
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 /** The key OpenTelemetry's SDK and instrumentations read to skip tracing (same symbol in every copy). */
 const SUPPRESS_TRACING_KEY = createContextKey("OpenTelemetry SDK Context Key SUPPRESS_TRACING");
-
-let backendOverride: Backend | undefined;
-
-/** Replaces the backend of every later request (tests of the fetch path); `undefined` restores the default. */
-export function setDefaultBackend(backend: Backend | undefined): void {
-  backendOverride = backend;
-}
 
 /**
  * Sends one request: every HTTP call of the SDK goes through here. Each attempt has its own time limit and the
@@ -127,7 +120,7 @@ export async function httpRequest(request: HttpRequest, backend?: Backend): Prom
   const done = (result: DistributiveOmit<HttpResult, "url">): HttpResult =>
     ({ ...result, url: request.url }) as HttpResult;
   if (typeof url === "string") return done({ ok: false, failure: { kind: "invalid-url", detail: url }, attempts: 0 });
-  const send = interceptedBackend(backend ?? backendOverride ?? defaultBackend());
+  const send = interceptedBackend(backend ?? defaultBackend());
   const body = typeof request.body === "string" ? new TextEncoder().encode(request.body) : request.body;
   const maxRetries = Math.min(Math.max(0, Math.floor(request.maxRetries)), MAX_RETRIES_CAP);
   let last: HttpFailure | undefined;
@@ -290,7 +283,7 @@ function resolveLocation(location: string, base: URL): string {
 }
 
 /** An address as a log line may carry it: no credentials, no query (a signed URL's signature), no fragment. */
-function printable(url: URL): string {
+export function printable(url: URL): string {
   return redactUrl(`${url.origin}${url.pathname}`);
 }
 
@@ -320,147 +313,4 @@ function systemCode(error: unknown): string | undefined {
 /** Runs `fn` with OpenTelemetry tracing suppressed for everything it starts, asynchronously too. */
 export function suppressed<T>(fn: () => T): T {
   return context.with(context.active().setValue(SUPPRESS_TRACING_KEY, true), fn);
-}
-
-/**
- * One line for a failure: what happened, to which host and path, and the status or error code, e.g.
- * `HTTP 503 from cloud.svc.dev POST /api/public/scores` or `ECONNREFUSED connecting to 127.0.0.1:3000`.
- */
-export function describeFailure(failure: HttpFailure, method: string, url: string): string {
-  const where = placeOf(url);
-  switch (failure.kind) {
-    case "status":
-      if (failure.redirect)
-        return `HTTP ${failure.status} from ${where.host} ${method} ${where.path}${redirectText(failure.redirect, method, url)}`;
-      return `HTTP ${failure.status} from ${where.host} ${method} ${where.path}${bodyExcerpt(failure.response)}`;
-    case "network":
-      return `${failure.code ?? "connection failed"} on ${method} ${where.host}${where.path}${failure.code ? "" : `: ${describeError(failure.error)}`}`;
-    case "timeout":
-      return `no answer within ${failure.timeoutMs} ms from ${where.host} ${method} ${where.path}`;
-    case "deadline":
-      return `deadline reached before ${where.host} ${method} ${where.path} succeeded`;
-    case "aborted":
-      return `${method} ${where.host}${where.path} aborted`;
-    case "invalid-url":
-      return failure.detail;
-    case "too-large":
-      return `answer of ${where.host} ${method} ${where.path} larger than ${failure.limit} bytes`;
-  }
-}
-
-/** What to check when a request to the server fails with a refused key. */
-export const KEYS_HINT =
-  "Check the public and secret keys (SVC_PUBLIC_KEY, SVC_SECRET_KEY) and that they belong to the server at the base URL.";
-
-/**
- * What a user can do about a failure, as one sentence, or `""` when there is nothing to do but wait (a 5xx, a 429).
- * `delivery` marks requests the SDK sends on its own (spans, scores, media), for which a 404 means a wrong base URL.
- */
-export function failureHint(failure: HttpFailure, url: string, { delivery = false } = {}): string {
-  const { host } = placeOf(url);
-  switch (failure.kind) {
-    case "status":
-      if (failure.redirect) return redirectHint(failure.redirect, url);
-      if (failure.status === 401 || failure.status === 403) return KEYS_HINT;
-      if (delivery && (failure.status === 404 || failure.status === 405))
-        return `Check that the base URL (baseUrl or SVC_BASE_URL) is the address of the svc server; ${host} does not know this route.`;
-      return "";
-    case "network":
-      return `Check that the server at ${host} is running and reachable, and that the base URL (baseUrl or SVC_BASE_URL) points at it.`;
-    case "timeout":
-      return `The server at ${host} did not answer in time; if it is only slow, raise the timeout option.`;
-    case "invalid-url":
-      return "Pass a valid http(s) address as baseUrl or set SVC_BASE_URL.";
-    default:
-      return "";
-  }
-}
-
-/**
- * The host (with port) a URL names: of the URL itself when it parses, else of the http(s) URL it most likely means
- * (`127.0.0.1:3000/api/public/scores` names `127.0.0.1:3000`); `undefined` when it names none.
- */
-export function hostOf(url: string): string | undefined {
-  try {
-    const parsed = new URL(url);
-    if ((parsed.protocol === "http:" || parsed.protocol === "https:") && parsed.host) return parsed.host;
-  } catch {
-    // not a URL as it stands: try what it most likely means
-  }
-  return suggestHttpUrl(url)?.host;
-}
-
-/** The words after a final redirect's status and place: from which address to which, and why it ended there. */
-function redirectText({ stop, to }: RedirectStop, method: string, url: string): string {
-  const from = printableText(url);
-  switch (stop) {
-    case "method":
-      return `: ${from} redirects to ${to}, which is not followed for a ${method} (the body would be lost)`;
-    case "no-location":
-      return " without a Location header";
-    case "too-many":
-      return `: more than ${MAX_REDIRECTS} redirects from ${from}, the last to ${to}`;
-    case "not-followed":
-      return to ? `: ${from} redirects to ${to}, which is not followed` : " (a redirect that is not followed)";
-  }
-}
-
-function printableText(url: string): string {
-  try {
-    return printable(new URL(url));
-  } catch {
-    return redactUrl(url);
-  }
-}
-
-/** What to do about a final redirect: point `baseUrl` at the address redirected to, when there is one. */
-function redirectHint({ stop, to }: RedirectStop, url: string): string {
-  const setting = "baseUrl (or SVC_BASE_URL)";
-  if (to && stop !== "too-many") return `Set ${setting} to ${baseOf(to, url)}, the address the server redirects to.`;
-  const { host } = placeOf(url);
-  return stop === "too-many"
-    ? `Set ${setting} to the address of the svc server itself; ${host} redirects in a loop or through too many addresses.`
-    : `Set ${setting} to the address of the svc server itself; ${host} answers with a redirect to no address (a proxy or a sign-in page in front of the server?).`;
-}
-
-/**
- * The base address in a redirect target: the target without the route the SDK appended to the base (from
- * `/api/public/` on), else its origin.
- */
-function baseOf(to: string, requested: string): string {
-  let target: URL;
-  try {
-    target = new URL(to);
-  } catch {
-    return to;
-  }
-  const requestedPath = placeOf(requested).path;
-  const route = requestedPath.indexOf("/api/public/");
-  if (route >= 0) {
-    const suffix = requestedPath.slice(route);
-    if (target.pathname.endsWith(suffix)) return `${target.origin}${target.pathname.slice(0, -suffix.length)}`;
-  }
-  return target.origin;
-}
-
-/** Host (with port) and path of a URL as they may be printed. */
-export function placeOf(url: string): { host: string; path: string } {
-  try {
-    const parsed = new URL(url);
-    return { host: parsed.host, path: parsed.pathname };
-  } catch {
-    return { host: redactUrl(url), path: "" };
-  }
-}
-
-const EXCERPT = 200;
-
-function bodyExcerpt(response: HttpResponse): string {
-  if (response.body.byteLength === 0) return "";
-  const text = new TextDecoder()
-    .decode(response.body.subarray(0, EXCERPT * 4))
-    .replace(/\s+/g, " ")
-    .trim();
-  if (!text) return "";
-  return `: ${text.length > EXCERPT ? `${text.slice(0, EXCERPT)}…` : text}`;
 }

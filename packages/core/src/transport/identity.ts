@@ -75,3 +75,22 @@ export function fromBase64(text: string): Uint8Array {
   for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
   return bytes;
 }
+
+/** A set of headers to merge; `null` or `undefined` removes a header set by an earlier one. */
+export type HeaderLayer = Record<string, string | null | undefined> | undefined;
+
+/**
+ * The header sets merged in order, names lower-cased: a later set replaces an earlier header whatever the case of
+ * either name (`additionalHeaders` over the SDK's own), and `null` or `undefined` removes it.
+ */
+export function mergeHeaders(...layers: HeaderLayer[]): Record<string, string> {
+  const merged: Record<string, string> = {};
+  for (const layer of layers) {
+    for (const [name, value] of Object.entries(layer ?? {})) {
+      const key = name.toLowerCase();
+      if (value === null || value === undefined) delete merged[key];
+      else merged[key] = value;
+    }
+  }
+  return merged;
+}

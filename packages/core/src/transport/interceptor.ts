@@ -9,25 +9,42 @@ export type TransportInterceptor = (
   request: AttemptRequest,
 ) => AttemptResponse | undefined | Promise<AttemptResponse | undefined>;
 
+/** The keys of the server an interceptor stands in for: components given no keys use them. */
+export interface InterceptedKeys {
+  readonly publicKey: string;
+  readonly secretKey: string;
+}
+
 interface InterceptorState {
   interceptor: TransportInterceptor | undefined;
+  /** Added in the same version: a reader that does not know it only misses the keys. */
+  keys?: InterceptedKeys | undefined;
 }
 
 // Process-wide: every copy of the core in the process (two SDK versions, or both module formats) sends through the same interceptor.
-const state = globalSlot<InterceptorState>("svc.transport-interceptor", () => ({ interceptor: undefined }));
+const state = globalSlot<InterceptorState>(
+  { name: "svc.transport-interceptor", version: 1, holds: "transport interceptor (the test kit's server)" },
+  () => ({ interceptor: undefined }),
+);
 
 /**
  * Routes every later HTTP attempt of every svc package in the process through `interceptor` first; `undefined`
- * removes it. The test hook of the transport, used by `@svc/otel/testing`: production code never sets one, and
- * without one a request costs one property read more.
+ * removes it. `keys` are those the stand-in server accepts: a component created meanwhile without keys of its own
+ * takes them (see `resolveConnection`). The test hook of the transport, used by `@svc/otel/testing`: production code
+ * never sets one, and without one a request costs one property read more.
  */
-export function setTransportInterceptor(interceptor: TransportInterceptor | undefined): void {
-  state().interceptor = interceptor;
+export function setTransportInterceptor(
+  interceptor: TransportInterceptor | undefined,
+  keys?: InterceptedKeys | undefined,
+): void {
+  const s = state();
+  s.interceptor = interceptor;
+  s.keys = interceptor === undefined ? undefined : keys;
 }
 
-/** Whether an interceptor is set (a test kit stands in for the server). */
-export function isTransportIntercepted(): boolean {
-  return state().interceptor !== undefined;
+/** The keys of the server an interceptor stands in for, while one is set with keys. */
+export function interceptedKeys(): InterceptedKeys | undefined {
+  return state().keys;
 }
 
 /** `backend`, behind the interceptor when one is set. */

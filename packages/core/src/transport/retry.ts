@@ -15,7 +15,7 @@ export function isRetryableStatus(status: number): boolean {
 }
 
 /**
- * Delay asked for by a `Retry-After` value (seconds, or an HTTP date), capped at {@link MAX_RETRY_AFTER_MS};
+ * Delay asked for by a `Retry-After` value (seconds, or an HTTP date), capped at `MAX_RETRY_AFTER_MS`;
  * undefined when absent or unreadable.
  */
 export function parseRetryAfter(value: string | null | undefined, now: number = Date.now()): number | undefined {

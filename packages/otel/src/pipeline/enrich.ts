@@ -12,7 +12,7 @@ import {
   RepeatLog,
   settleWithin,
 } from "@svc/core";
-import type { MaskFunction } from "../config.js";
+import { type MaskFunction, PROCESSOR_NAME } from "../config.js";
 import type { ReadableSpan } from "../readable-span.js";
 
 /** Attribute key prefixes that hold input, output and metadata (including per-key metadata). */
@@ -34,8 +34,6 @@ export interface OutgoingSpan {
   /** The attributes to export: masked, media replaced. Unset until enriched. */
   attributes?: Attributes;
 }
-
-const NAME = "SvcSpanProcessor";
 
 function isDataKey(key: string): boolean {
   if (!key.startsWith("svc.")) return false;
@@ -173,7 +171,7 @@ export class EnrichStage {
   }
 
   #maskFailed(key: string, error: unknown): string {
-    const kind = `${NAME}: mask function failed; the value is exported as a fixed marker`;
+    const kind = `${PROCESSOR_NAME}: mask function failed; the value is exported as a fixed marker`;
     this.#repeats.error(kind, `${kind} (${key}): ${describeError(error)}`);
     return MASK_FAILED_MARKER;
   }
@@ -201,13 +199,13 @@ export class EnrichStage {
         };
         void uploader.upload(upload).then((result) => {
           if (result.ok) return;
-          const kind = `${NAME}: media upload failed; the span keeps its media reference without content`;
+          const kind = `${PROCESSOR_NAME}: media upload failed; the span keeps its media reference without content`;
           this.#repeats.error(kind, `${kind} (mediaId=${mediaId}, traceId=${traceId}): ${result.reason}`);
         });
       }
       attributes[key] = next;
     } catch (error) {
-      const kind = `${NAME}: media handling failed; the value is exported as it was`;
+      const kind = `${PROCESSOR_NAME}: media handling failed; the value is exported as it was`;
       this.#repeats.error(kind, `${kind} (span "${span.name}"): ${describeError(error)}`);
     }
   }

@@ -1,27 +1,23 @@
 import type { Attributes } from "@opentelemetry/api";
 import {
-  concatBytes,
   cutAtCodePoint,
   describeError,
+  encodeTraces,
   getGlobalLogger,
   httpRequest,
   isLogLevelEnabled,
   Limiter,
   LogLevel,
   outcomeOf,
-  runtimeGzip,
   type SendOutcome,
   sendInHalves,
   suppressed,
   tooLargeOutcome,
 } from "@svc/core";
-import type { ProcessorConfig, SpanExporterLike, SpanExportProtocol } from "../config.js";
-import { encodeTraceRequestPieces } from "../internal/otlp-json.js";
-import type { ExportItem } from "../internal/otlp-request.js";
+import { PROCESSOR_NAME, type ProcessorConfig, type SpanExporterLike } from "../config.js";
 import type { ReadableSpan } from "../readable-span.js";
 import type { OutgoingSpan } from "./enrich.js";
 
-const NAME = "SvcSpanProcessor";
 /** Batches encoded and compressed at the same time while a flush waits for them (one otherwise). */
 const FLUSH_ENCODING_CONCURRENCY = Math.max(
   2,
@@ -32,23 +28,6 @@ const MAX_CUTS = 4;
 const CUT_MARKER = "...[truncated: the span was too large to send]";
 /** Time a user-supplied exporter gets beyond one request's timeout, for its own retries. */
 const EXPORTER_GRACE_MS = 30_000;
-/** Makes the request body of a batch, in pieces made as they are asked for. */
-type Encoder = (items: readonly ExportItem[]) => Iterator<string | Uint8Array>;
-/** The OTLP/protobuf encoder (opt-in), loaded with the first batch that needs it. */
-let protobufEncoder: Promise<Encoder> | undefined;
-
-/** The encoder of a protocol; OTLP/JSON, the default, is at hand, OTLP/protobuf loads on first use. */
-function encoderOf(protocol: SpanExportProtocol): Encoder | Promise<Encoder> {
-  if (protocol === "http/json") return encodeTraceRequestPieces;
-  protobufEncoder ??= import("../internal/otlp-protobuf.js").then(
-    (module) => module.encodeTraceRequestProtobuf,
-    (error: unknown) => {
-      protobufEncoder = undefined; // the next batch tries again
-      throw error;
-    },
-  );
-  return protobufEncoder;
-}
 
 /**
  * The export stage: encodes a batch as OTLP/JSON or OTLP/protobuf, compresses it and posts it (or hands it to the
@@ -118,7 +97,7 @@ export class ExportStage {
       return this.#tooLarge(batch, signal, cuts, "the server answered 413");
     if (result.ok && isLogLevelEnabled(LogLevel.DEBUG))
       getGlobalLogger().debug(
-        `${NAME}: exported ${batch.length} span${batch.length === 1 ? "" : "s"} (${body.bytes.byteLength} bytes, ${Date.now() - started} ms)`,
+        `${PROCESSOR_NAME}: exported ${batch.length} span${batch.length === 1 ? "" : "s"} (${body.bytes.byteLength} bytes, ${Date.now() - started} ms)`,
       );
     return outcomeOf(result, batch, "POST");
   }
@@ -137,27 +116,10 @@ export class ExportStage {
   }
 
   async #encode(batch: readonly OutgoingSpan[]): Promise<{ bytes: Uint8Array; headers: Record<string, string> }> {
-    const encode = await encoderOf(this.config.protocol);
-    const pieces = encode(
-      batch.map((item) => ({ span: item.span, attributes: item.attributes ?? item.span.attributes })),
-    );
-    const gzip = this.config.compression === "gzip" ? runtimeGzip() : null;
-    if (!gzip) return { bytes: joinPieces(pieces), headers: this.config.headers };
-    return { bytes: await gzip(pieces), headers: { ...this.config.headers, "content-encoding": "gzip" } };
+    const items = batch.map((item) => ({ span: item.span, attributes: item.attributes ?? item.span.attributes }));
+    const { bytes, gzipped } = await encodeTraces(items, this.config.protocol, this.config.compression);
+    return { bytes, headers: gzipped ? { ...this.config.headers, "content-encoding": "gzip" } : this.config.headers };
   }
-}
-
-/** The pieces of an uncompressed body as one array of bytes (text as UTF-8). */
-function joinPieces(pieces: Iterator<string | Uint8Array>): Uint8Array {
-  const encoder = new TextEncoder();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (let next = pieces.next(); !next.done; next = pieces.next()) {
-    const bytes = typeof next.value === "string" ? encoder.encode(next.value) : next.value;
-    chunks.push(bytes);
-    size += bytes.byteLength;
-  }
-  return concatBytes(chunks, size);
 }
 
 /** Halves the longest string value of a span's attributes, with a marker; false when there is nothing to cut. */

@@ -1,13 +1,11 @@
 import { describeError, RepeatLog } from "@svc/core";
-import type { ShouldExportSpan } from "../config.js";
+import { PROCESSOR_NAME, type ShouldExportSpan } from "../config.js";
 import type { ReadableSpan } from "../readable-span.js";
 import { isDefaultExportSpan } from "../span-filter.js";
 import type { StartedSpan } from "./start.js";
 
 /** What the export filter reads of a span: enough to decide at start (for the app-root mark) and at end. */
 export type FilterableSpan = Omit<StartedSpan, "setAttribute" | "parentSpanId">;
-
-const NAME = "SvcSpanProcessor";
 
 /**
  * The filter stage: the user's `shouldExportSpan`, or the default filter. A filter that throws drops that span
@@ -31,7 +29,7 @@ export class FilterStage {
   accepts(span: ReadableSpan): boolean {
     const accepted = this.#decide(span, true);
     if (!accepted) {
-      const kind = `${NAME}: spans filtered out (not exported)`;
+      const kind = `${PROCESSOR_NAME}: spans filtered out (not exported)`;
       this.#repeats.debug(kind, `${kind}: "${span.name}" from scope "${scopeName(span)}"`, { unit: "spans" });
     }
     return accepted;
@@ -57,7 +55,7 @@ export class FilterStage {
       return this.custom({ otelSpan: span as ReadableSpan }) === true;
     } catch (error) {
       if (atEnd) {
-        const kind = `${NAME}: shouldExportSpan threw; span not exported`;
+        const kind = `${PROCESSOR_NAME}: shouldExportSpan threw; span not exported`;
         this.#repeats.error(kind, `${kind}: "${span.name}": ${describeError(error)}`, { unit: "spans" });
       }
       return false;

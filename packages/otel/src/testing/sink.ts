@@ -1,5 +1,5 @@
 import type { AttemptRequest, AttemptResponse } from "@svc/core";
-import { mediaIdOf } from "@svc/core";
+import { mediaIdOf, OTLP_TRACES_PATH } from "@svc/core";
 import { observationsOf, type TestObservation } from "./observations.js";
 
 /** A score as the server received it from `svc.score`: the fields of the request, `timestamp` and `id` included. */
@@ -34,7 +34,7 @@ export interface TestMedia {
   field: string | undefined;
 }
 
-const TRACES = "/api/public/otel/v1/traces";
+const TRACES = OTLP_TRACES_PATH;
 const SCORES = "/api/public/scores";
 const MEDIA = "/api/public/media";
 /** Where the sink lets media be uploaded: a path of the host the registration went to. */

@@ -80,6 +80,8 @@ export interface SvcTestKit {
 }
 
 const PROBE = createContextKey("svc test kit: context manager probe");
+/** The keys the kit's server accepts; every component created without keys while it is installed takes them. */
+const KIT_KEYS = { publicKey: "pk-test-kit", secretKey: "sk-test-kit" };
 
 /**
  * Installs a tracer provider with a real `SvcSpanProcessor` whose requests never leave the process: the kit stands
@@ -105,12 +107,11 @@ const PROBE = createContextKey("svc test kit: context manager probe");
  */
 export function installSvcTestKit(options: SvcTestKitOptions): SvcTestKit {
   const sink = new TestSink();
-  setTransportInterceptor(sink.intercept);
+  setTransportInterceptor(sink.intercept, KIT_KEYS);
   const processor = new SvcSpanProcessor(
     {
       baseUrl: "http://svc-test-kit.localhost",
-      publicKey: "pk-test-kit",
-      secretKey: "sk-test-kit",
+      ...KIT_KEYS,
       mask: options.mask,
       shouldExportSpan: options.shouldExportSpan,
       environment: options.environment,

@@ -1,4 +1,4 @@
-import type { ExportFate } from "./exports.ts";
+import type { ExportFate } from "./export-fate.ts";
 import { SECTIONS } from "./sections.ts";
 
 // @langfuse/core was the v5 SDK's internal package, but it exported the REST API types and a few helpers that code

@@ -1,29 +1,8 @@
 import { CORE_API_TYPES, CORE_EXPORTS } from "./core-exports.ts";
-import { SECTIONS, type Section } from "./sections.ts";
+import type { ExportFate, Note, V5Package, V6Module } from "./export-fate.ts";
+import { SECTIONS } from "./sections.ts";
 
-/** The v5 packages the codemod rewrites, by the last part of their name (`@langfuse/<name>`). */
-export type V5Package = "client" | "tracing" | "otel" | "langchain" | "core";
-
-/** The v6 packages that code imports after the rewrite. */
-export type V6Module = "@svc/client" | "@svc/tracing" | "@svc/otel" | "@svc/langchain";
-
-/** A message for the reader and the section of MIGRATION-v6.md that explains it. */
-export interface Note {
-  message: string;
-  section: Section;
-}
-
-/** What becomes of one export of a v5 package. */
-export type ExportFate =
-  /**
-   * A named export of a v6 package; `typeOnly` when v6 exports it as a type only (v5 had a value too), `review` when
-   * the replacement behaves differently.
-   */
-  | { kind: "export"; module: V6Module; name: string; typeOnly?: boolean; review?: Note }
-  /** A type of the REST API, in v6 a member of the `SvcAPI` namespace of `@svc/client` (types only). */
-  | { kind: "api-type"; name: string; review?: Note }
-  /** Gone in v6: the code is left as it is and marked. */
-  | { kind: "removed"; note: Note };
+export type { ExportFate, Note, V5Package, V6Module } from "./export-fate.ts";
 
 /** The v6 package that takes the place of each v5 package; `@langfuse/core` has none (its names moved one by one). */
 export const PACKAGE_MAP: Record<Exclude<V5Package, "core">, V6Module> = {

@@ -1,224 +1,202 @@
-import { type AttributeValue, checkIds, OtlpDecodeError, type OtlpSpan } from "./span.ts";
+import { decodeOtlpJson } from "./decode-json.ts";
+import { OtlpDecodeError, type OtlpSpan } from "./span.ts";
 
-// Field numbers of the OTLP trace messages (opentelemetry/proto/trace/v1/trace.proto and common.proto).
-// The decoder reads only what the server uses and skips every other field.
+// The one OTLP/protobuf reader of the repository (the dev server's, and the tests'): an ExportTraceServiceRequest
+// into the OTLP/JSON shape (ids as hex, 64-bit times as decimal strings, bytes as base64), field by field, every
+// field of the trace messages (opentelemetry/proto/trace/v1/trace.proto and common.proto). Only the fields present
+// on the wire appear.
 
-/** A forward-only reader over protobuf wire data. */
-class Reader {
-  #pos = 0;
-  readonly buf: Uint8Array;
-  constructor(buf: Uint8Array) {
-    this.buf = buf;
-  }
+type Json = Record<string, unknown>;
 
-  get done(): boolean {
-    return this.#pos >= this.buf.length;
+/** Reads the fields of one message (the tests measure messages with it too). */
+export class Reader {
+  pos = 0;
+  readonly bytes: Uint8Array;
+  constructor(bytes: Uint8Array) {
+    this.bytes = bytes;
   }
 
   varint(): bigint {
     let result = 0n;
-    for (let shift = 0n; shift < 70n; shift += 7n) {
-      if (this.#pos >= this.buf.length) throw new OtlpDecodeError("Truncated protobuf varint");
-      const byte = this.buf[this.#pos++]!;
+    for (let shift = 0n; ; shift += 7n) {
+      if (this.pos >= this.bytes.length) throw new OtlpDecodeError("Truncated protobuf varint");
+      const byte = this.bytes[this.pos++] as number;
       result |= BigInt(byte & 0x7f) << shift;
       if ((byte & 0x80) === 0) return result;
+      if (shift > 63n) throw new OtlpDecodeError("Malformed protobuf varint (longer than ten bytes)");
     }
-    throw new OtlpDecodeError("Malformed protobuf varint");
   }
 
-  bytes(): Uint8Array {
-    const length = Number(this.varint());
-    const end = this.#pos + length;
-    if (end > this.buf.length) throw new OtlpDecodeError("Truncated protobuf length-delimited field");
-    const out = this.buf.subarray(this.#pos, end);
-    this.#pos = end;
+  take(count: number): Uint8Array {
+    if (this.pos + count > this.bytes.length) throw new OtlpDecodeError("Truncated protobuf field");
+    const out = this.bytes.subarray(this.pos, this.pos + count);
+    this.pos += count;
     return out;
   }
 
-  fixed(size: 4 | 8): Uint8Array {
-    const end = this.#pos + size;
-    if (end > this.buf.length) throw new OtlpDecodeError("Truncated protobuf fixed-size field");
-    const out = this.buf.subarray(this.#pos, end);
-    this.#pos = end;
-    return out;
-  }
-
-  /** Calls `onField(number, wireType)` for each field; the callback must read the value or return false to skip. */
-  fields(onField: (field: number, wireType: number) => boolean): void {
-    while (!this.done) {
+  /** Each field as [number, wire type, value]: a varint as a bigint, anything else as its bytes. */
+  *fields(): Generator<[number, number, bigint | Uint8Array]> {
+    while (this.pos < this.bytes.length) {
       const tag = Number(this.varint());
       const field = tag >>> 3;
-      const wireType = tag & 7;
-      if (field === 0) throw new OtlpDecodeError("Malformed protobuf tag");
-      if (!onField(field, wireType)) this.skip(wireType);
+      const wire = tag & 7;
+      if (wire === 0) yield [field, wire, this.varint()];
+      else if (wire === 1) yield [field, wire, this.take(8)];
+      else if (wire === 2) yield [field, wire, this.take(Number(this.varint()))];
+      else if (wire === 5) yield [field, wire, this.take(4)];
+      else throw new OtlpDecodeError(`Unsupported protobuf wire type ${wire} of field ${field}`);
     }
   }
-
-  skip(wireType: number): void {
-    if (wireType === 0) this.varint();
-    else if (wireType === 1) this.fixed(8);
-    else if (wireType === 2) this.bytes();
-    else if (wireType === 5) this.fixed(4);
-    else throw new OtlpDecodeError(`Unsupported protobuf wire type ${wireType}`);
-  }
 }
 
-const utf8 = new TextDecoder("utf-8");
-const text = (bytes: Uint8Array) => utf8.decode(bytes);
-const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString("hex");
-const fixed64 = (bytes: Uint8Array) => Buffer.from(bytes).readBigUInt64LE(0);
+const lenient = new TextDecoder("utf-8");
+const fatal = new TextDecoder("utf-8", { fatal: true });
+// Set for the length of one decodeTraceRequest call (decoding is synchronous).
+let strict = false;
+const text = (value: bigint | Uint8Array) => (strict ? fatal : lenient).decode(value as Uint8Array);
+const hex = (value: bigint | Uint8Array) => Buffer.from(value as Uint8Array).toString("hex");
+const fixed64 = (value: bigint | Uint8Array) =>
+  Buffer.from(value as Uint8Array)
+    .readBigUInt64LE(0)
+    .toString();
+const fixed32 = (value: bigint | Uint8Array) => Buffer.from(value as Uint8Array).readUInt32LE(0);
+const uint = (value: bigint | Uint8Array) => Number(value as bigint);
 
-function anyValue(buf: Uint8Array): AttributeValue {
-  let value: AttributeValue = null;
-  const reader = new Reader(buf);
-  reader.fields((field, wire) => {
-    if (field === 1 && wire === 2) value = text(reader.bytes());
-    else if (field === 2 && wire === 0) value = reader.varint() !== 0n;
-    else if (field === 3 && wire === 0) value = Number(BigInt.asIntN(64, reader.varint()));
-    else if (field === 4 && wire === 1) value = Buffer.from(reader.fixed(8)).readDoubleLE(0);
-    else if (field === 5 && wire === 2) value = repeated(reader.bytes(), 1, anyValue);
-    else if (field === 6 && wire === 2) value = keyValues(repeated(reader.bytes(), 1, (b) => b));
-    else if (field === 7 && wire === 2) value = new Uint8Array(reader.bytes());
-    else return false;
-    return true;
-  });
-  return value;
-}
-
-/** Reads every occurrence of a length-delimited field of a message and maps it. */
-function repeated<T>(buf: Uint8Array, wanted: number, map: (bytes: Uint8Array) => T): T[] {
-  const out: T[] = [];
-  const reader = new Reader(buf);
-  reader.fields((field, wire) => {
-    if (field !== wanted || wire !== 2) return false;
-    out.push(map(reader.bytes()));
-    return true;
-  });
-  return out;
-}
-
-/** Decodes `KeyValue` messages (key = 1, value = 2) into an object. */
-function keyValues(messages: Uint8Array[]): Record<string, AttributeValue> {
-  const out: Record<string, AttributeValue> = {};
-  for (const message of messages) {
-    let key = "";
-    let value: AttributeValue = null;
-    const reader = new Reader(message);
-    reader.fields((field, wire) => {
-      if (field === 1 && wire === 2) key = text(reader.bytes());
-      else if (field === 2 && wire === 2) value = anyValue(reader.bytes());
-      else return false;
-      return true;
-    });
-    out[key] = value;
+/** Decodes a message: `scalars` maps field numbers to a name and a reader, `repeated` to a name and a decoder. */
+function message(
+  bytes: Uint8Array,
+  scalars: Record<number, [string, (value: bigint | Uint8Array) => unknown]>,
+  repeated: Record<number, [string, (bytes: Uint8Array) => unknown]> = {},
+): Json {
+  const out: Json = {};
+  for (const [field, , value] of new Reader(bytes).fields()) {
+    const scalar = scalars[field];
+    const list = repeated[field];
+    if (scalar) out[scalar[0]] = scalar[1](value);
+    else if (list) {
+      out[list[0]] ??= [];
+      (out[list[0]] as unknown[]).push(list[1](value as Uint8Array));
+    } else if (strict) throw new OtlpDecodeError(`Unexpected protobuf field ${field}`);
   }
   return out;
 }
 
-interface Scope {
-  name: string;
-  version: string;
-}
-
-function scope(buf: Uint8Array): Scope {
-  const out: Scope = { name: "", version: "" };
-  const reader = new Reader(buf);
-  reader.fields((field, wire) => {
-    if (field === 1 && wire === 2) out.name = text(reader.bytes());
-    else if (field === 2 && wire === 2) out.version = text(reader.bytes());
-    else return false;
-    return true;
-  });
-  return out;
-}
-
-function span(buf: Uint8Array, resourceAttributes: Record<string, AttributeValue>, sc: Scope): OtlpSpan {
-  const out: OtlpSpan = {
-    traceId: "",
-    spanId: "",
-    parentSpanId: undefined,
-    name: "",
-    startTimeUnixNano: 0n,
-    endTimeUnixNano: 0n,
-    attributes: {},
-    resourceAttributes,
-    scopeName: sc.name,
-    scopeVersion: sc.version,
-    statusCode: 0,
-    statusMessage: "",
-    events: [],
-  };
-  const attributes: Uint8Array[] = [];
-  const reader = new Reader(buf);
-  reader.fields((field, wire) => {
-    if (field === 1 && wire === 2) out.traceId = hex(reader.bytes());
-    else if (field === 2 && wire === 2) out.spanId = hex(reader.bytes());
-    else if (field === 4 && wire === 2) out.parentSpanId = hex(reader.bytes());
-    else if (field === 5 && wire === 2) out.name = text(reader.bytes());
-    else if (field === 7 && wire === 1) out.startTimeUnixNano = fixed64(reader.fixed(8));
-    else if (field === 8 && wire === 1) out.endTimeUnixNano = fixed64(reader.fixed(8));
-    else if (field === 9 && wire === 2) attributes.push(reader.bytes());
-    else if (field === 11 && wire === 2) out.events.push(event(reader.bytes()));
-    else if (field === 15 && wire === 2) status(reader.bytes(), out);
-    else return false;
-    return true;
-  });
-  out.attributes = keyValues(attributes);
-  return out;
-}
-
-function event(buf: Uint8Array): OtlpSpan["events"][number] {
-  const out: OtlpSpan["events"][number] = { name: "", timeUnixNano: 0n, attributes: {} };
-  const attributes: Uint8Array[] = [];
-  const reader = new Reader(buf);
-  reader.fields((field, wire) => {
-    if (field === 1 && wire === 1) out.timeUnixNano = fixed64(reader.fixed(8));
-    else if (field === 2 && wire === 2) out.name = text(reader.bytes());
-    else if (field === 3 && wire === 2) attributes.push(reader.bytes());
-    else return false;
-    return true;
-  });
-  out.attributes = keyValues(attributes);
-  return out;
-}
-
-function status(buf: Uint8Array, into: OtlpSpan): void {
-  const reader = new Reader(buf);
-  reader.fields((field, wire) => {
-    if (field === 2 && wire === 2) into.statusMessage = text(reader.bytes());
-    else if (field === 3 && wire === 0) into.statusCode = Number(reader.varint());
-    else return false;
-    return true;
+function anyValue(bytes: Uint8Array): Json {
+  return message(bytes, {
+    1: ["stringValue", text],
+    2: ["boolValue", (v) => v !== 0n],
+    3: ["intValue", (v) => Number(BigInt.asIntN(64, v as bigint))],
+    4: ["doubleValue", (v) => Buffer.from(v as Uint8Array).readDoubleLE(0)],
+    5: ["arrayValue", (v) => message(v as Uint8Array, {}, { 1: ["values", anyValue] })],
+    6: ["kvlistValue", (v) => message(v as Uint8Array, {}, { 1: ["values", keyValue] })],
+    7: ["bytesValue", (v) => Buffer.from(v as Uint8Array).toString("base64")],
   });
 }
 
-/** Decodes an OTLP protobuf `ExportTraceServiceRequest` into spans. */
+function keyValue(bytes: Uint8Array): Json {
+  return message(bytes, { 1: ["key", text], 2: ["value", (v) => anyValue(v as Uint8Array)] });
+}
+
+function span(bytes: Uint8Array): Json {
+  return message(
+    bytes,
+    {
+      1: ["traceId", hex],
+      2: ["spanId", hex],
+      3: ["traceState", text],
+      4: ["parentSpanId", hex],
+      5: ["name", text],
+      6: ["kind", uint],
+      7: ["startTimeUnixNano", fixed64],
+      8: ["endTimeUnixNano", fixed64],
+      10: ["droppedAttributesCount", uint],
+      12: ["droppedEventsCount", uint],
+      14: ["droppedLinksCount", uint],
+      15: ["status", (v) => message(v as Uint8Array, { 2: ["message", text], 3: ["code", uint] })],
+      16: ["flags", fixed32],
+    },
+    {
+      9: ["attributes", keyValue],
+      11: [
+        "events",
+        (b) =>
+          message(
+            b,
+            { 1: ["timeUnixNano", fixed64], 2: ["name", text], 4: ["droppedAttributesCount", uint] },
+            { 3: ["attributes", keyValue] },
+          ),
+      ],
+      13: [
+        "links",
+        (b) =>
+          message(
+            b,
+            {
+              1: ["traceId", hex],
+              2: ["spanId", hex],
+              3: ["traceState", text],
+              5: ["droppedAttributesCount", uint],
+              6: ["flags", fixed32],
+            },
+            { 4: ["attributes", keyValue] },
+          ),
+      ],
+    },
+  );
+}
+
+function scopeSpans(bytes: Uint8Array): Json {
+  return message(
+    bytes,
+    {
+      1: [
+        "scope",
+        (v) =>
+          message(
+            v as Uint8Array,
+            { 1: ["name", text], 2: ["version", text], 4: ["droppedAttributesCount", uint] },
+            { 3: ["attributes", keyValue] },
+          ),
+      ],
+      3: ["schemaUrl", text],
+    },
+    { 2: ["spans", span] },
+  );
+}
+
+function resourceSpans(bytes: Uint8Array): Json {
+  return message(
+    bytes,
+    {
+      1: [
+        "resource",
+        (v) => message(v as Uint8Array, { 2: ["droppedAttributesCount", uint] }, { 1: ["attributes", keyValue] }),
+      ],
+      3: ["schemaUrl", text],
+    },
+    { 2: ["scopeSpans", scopeSpans] },
+  );
+}
+
+/** How {@link decodeTraceRequest} reads: `strict` also rejects unknown fields and text that is not UTF-8. */
+export interface DecodeOptions {
+  strict?: boolean;
+}
+
+/**
+ * An OTLP/protobuf trace export request in the OTLP/JSON shape; throws {@link OtlpDecodeError} on anything
+ * malformed. Unknown fields are skipped, as a server does, unless `strict`.
+ */
+export function decodeTraceRequest(bytes: Uint8Array, options: DecodeOptions = {}): Json {
+  strict = options.strict === true;
+  try {
+    return message(bytes, {}, { 1: ["resourceSpans", resourceSpans] });
+  } finally {
+    strict = false;
+  }
+}
+
+/** Decodes an OTLP protobuf `ExportTraceServiceRequest` into spans, read as its OTLP/JSON form is. */
 export function decodeOtlpProtobuf(body: Uint8Array): OtlpSpan[] {
-  const spans: OtlpSpan[] = [];
-  repeated(body, 1, (b) => b).forEach((resourceSpans, r) => {
-    let resourceAttributes: Record<string, AttributeValue> = {};
-    const scopeSpans: Uint8Array[] = [];
-    const reader = new Reader(resourceSpans);
-    reader.fields((field, wire) => {
-      if (field === 1 && wire === 2) resourceAttributes = keyValues(repeated(reader.bytes(), 1, (b) => b));
-      else if (field === 2 && wire === 2) scopeSpans.push(reader.bytes());
-      else return false;
-      return true;
-    });
-    scopeSpans.forEach((ss, s) => {
-      let sc: Scope = { name: "", version: "" };
-      const rawSpans: Uint8Array[] = [];
-      const ssReader = new Reader(ss);
-      ssReader.fields((field, wire) => {
-        if (field === 1 && wire === 2) sc = scope(ssReader.bytes());
-        else if (field === 2 && wire === 2) rawSpans.push(ssReader.bytes());
-        else return false;
-        return true;
-      });
-      rawSpans.forEach((raw, k) => {
-        spans.push(checkIds(span(raw, resourceAttributes, sc), `resourceSpans[${r}].scopeSpans[${s}].spans[${k}]`));
-      });
-    });
-  });
-  return spans;
+  return decodeOtlpJson(decodeTraceRequest(body));
 }

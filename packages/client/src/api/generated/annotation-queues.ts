@@ -3,7 +3,6 @@ import type { EmptyRequest, ApiPromise, Operation, RequestOptions, RequestRuntim
 import type { SvcAPI } from "./types.js";
 // For TSDoc links.
 import type { SvcAPIError } from "../errors.js";
-import type { SvcApi } from "./client.js";
 
 export const annotationQueuesOps = {
   createQueue: { method: "POST", path: "/api/public/annotation-queues", body: true },
@@ -18,12 +17,17 @@ export const annotationQueuesOps = {
   updateQueueItem: { method: "PATCH", path: "/api/public/annotation-queues/{queueId}/items/{itemId}", body: true },
 } as const satisfies Record<string, Operation>;
 
+let makeAnnotationQueuesApi: (rt: RequestRuntime) => AnnotationQueuesApi;
+
 /** Methods of `svc.api.annotationQueues`. */
 export class AnnotationQueuesApi {
+  static {
+    makeAnnotationQueuesApi = (rt) => new AnnotationQueuesApi(rt);
+  }
+
   readonly #rt: RequestRuntime;
 
-  /** The methods of `svc.api.annotationQueues` on a request runtime; {@link SvcApi} creates them. */
-  constructor(rt: RequestRuntime) {
+  private constructor(rt: RequestRuntime) {
     this.#rt = rt;
   }
 
@@ -76,4 +80,9 @@ export class AnnotationQueuesApi {
   updateQueueItem(queueId: string, itemId: string, request: SvcAPI.UpdateAnnotationQueueItemRequest, options?: RequestOptions): ApiPromise<SvcAPI.AnnotationQueueItem> {
     return this.#rt.call(annotationQueuesOps.updateQueueItem, { queueId, itemId }, request, options);
   }
+}
+
+/** Makes `svc.api.annotationQueues` on a request runtime. */
+export function createAnnotationQueuesApi(rt: RequestRuntime): AnnotationQueuesApi {
+  return makeAnnotationQueuesApi(rt);
 }

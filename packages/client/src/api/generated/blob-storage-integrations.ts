@@ -3,7 +3,6 @@ import type { EmptyRequest, ApiPromise, Operation, RequestOptions, RequestRuntim
 import type { SvcAPI } from "./types.js";
 // For TSDoc links.
 import type { SvcAPIError } from "../errors.js";
-import type { SvcApi } from "./client.js";
 
 export const blobStorageIntegrationsOps = {
   deleteBlobStorageIntegration: { method: "DELETE", path: "/api/public/integrations/blob-storage/{id}" },
@@ -12,12 +11,17 @@ export const blobStorageIntegrationsOps = {
   upsertBlobStorageIntegration: { method: "PUT", path: "/api/public/integrations/blob-storage", body: true },
 } as const satisfies Record<string, Operation>;
 
+let makeBlobStorageIntegrationsApi: (rt: RequestRuntime) => BlobStorageIntegrationsApi;
+
 /** Methods of `svc.api.blobStorageIntegrations`. */
 export class BlobStorageIntegrationsApi {
+  static {
+    makeBlobStorageIntegrationsApi = (rt) => new BlobStorageIntegrationsApi(rt);
+  }
+
   readonly #rt: RequestRuntime;
 
-  /** The methods of `svc.api.blobStorageIntegrations` on a request runtime; {@link SvcApi} creates them. */
-  constructor(rt: RequestRuntime) {
+  private constructor(rt: RequestRuntime) {
     this.#rt = rt;
   }
 
@@ -40,4 +44,9 @@ export class BlobStorageIntegrationsApi {
   upsertBlobStorageIntegration(request: SvcAPI.CreateBlobStorageIntegrationRequest, options?: RequestOptions): ApiPromise<SvcAPI.BlobStorageIntegrationResponse> {
     return this.#rt.call(blobStorageIntegrationsOps.upsertBlobStorageIntegration, {}, request, options);
   }
+}
+
+/** Makes `svc.api.blobStorageIntegrations` on a request runtime. */
+export function createBlobStorageIntegrationsApi(rt: RequestRuntime): BlobStorageIntegrationsApi {
+  return makeBlobStorageIntegrationsApi(rt);
 }

@@ -3,7 +3,6 @@ import type { EmptyRequest, ApiPromise, Operation, RequestOptions, RequestRuntim
 import type { SvcAPI } from "./types.js";
 // For TSDoc links.
 import type { SvcAPIError } from "../errors.js";
-import type { SvcApi } from "./client.js";
 
 export const commentsOps = {
   create: { method: "POST", path: "/api/public/comments", body: true },
@@ -11,12 +10,17 @@ export const commentsOps = {
   getById: { method: "GET", path: "/api/public/comments/{commentId}" },
 } as const satisfies Record<string, Operation>;
 
+let makeCommentsApi: (rt: RequestRuntime) => CommentsApi;
+
 /** Methods of `svc.api.comments`. */
 export class CommentsApi {
+  static {
+    makeCommentsApi = (rt) => new CommentsApi(rt);
+  }
+
   readonly #rt: RequestRuntime;
 
-  /** The methods of `svc.api.comments` on a request runtime; {@link SvcApi} creates them. */
-  constructor(rt: RequestRuntime) {
+  private constructor(rt: RequestRuntime) {
     this.#rt = rt;
   }
 
@@ -34,4 +38,9 @@ export class CommentsApi {
   getById(commentId: string, request: EmptyRequest = {}, options?: RequestOptions): ApiPromise<SvcAPI.Comment> {
     return this.#rt.call(commentsOps.getById, { commentId }, request, options);
   }
+}
+
+/** Makes `svc.api.comments` on a request runtime. */
+export function createCommentsApi(rt: RequestRuntime): CommentsApi {
+  return makeCommentsApi(rt);
 }

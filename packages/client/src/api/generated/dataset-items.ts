@@ -3,7 +3,6 @@ import type { EmptyRequest, ApiPromise, Operation, RequestOptions, RequestRuntim
 import type { SvcAPI } from "./types.js";
 // For TSDoc links.
 import type { SvcAPIError } from "../errors.js";
-import type { SvcApi } from "./client.js";
 
 export const datasetItemsOps = {
   create: { method: "POST", path: "/api/public/dataset-items", body: true },
@@ -12,12 +11,17 @@ export const datasetItemsOps = {
   list: { method: "GET", path: "/api/public/dataset-items", query: ["datasetName", "sourceTraceId", "sourceObservationId", "version", "page", "limit"] },
 } as const satisfies Record<string, Operation>;
 
+let makeDatasetItemsApi: (rt: RequestRuntime) => DatasetItemsApi;
+
 /** Methods of `svc.api.datasetItems`. */
 export class DatasetItemsApi {
+  static {
+    makeDatasetItemsApi = (rt) => new DatasetItemsApi(rt);
+  }
+
   readonly #rt: RequestRuntime;
 
-  /** The methods of `svc.api.datasetItems` on a request runtime; {@link SvcApi} creates them. */
-  constructor(rt: RequestRuntime) {
+  private constructor(rt: RequestRuntime) {
     this.#rt = rt;
   }
 
@@ -40,4 +44,9 @@ export class DatasetItemsApi {
   list(request: SvcAPI.ListDatasetItemsRequest = {}, options?: RequestOptions): ApiPromise<SvcAPI.PaginatedDatasetItems> {
     return this.#rt.call(datasetItemsOps.list, {}, request, options);
   }
+}
+
+/** Makes `svc.api.datasetItems` on a request runtime. */
+export function createDatasetItemsApi(rt: RequestRuntime): DatasetItemsApi {
+  return makeDatasetItemsApi(rt);
 }

@@ -3,7 +3,6 @@ import type { EmptyRequest, ApiPromise, Operation, RequestOptions, RequestRuntim
 import type { SvcAPI } from "./types.js";
 // For TSDoc links.
 import type { SvcAPIError } from "../errors.js";
-import type { SvcApi } from "./client.js";
 
 export const datasetsOps = {
   create: { method: "POST", path: "/api/public/v2/datasets", body: true },
@@ -11,12 +10,17 @@ export const datasetsOps = {
   list: { method: "GET", path: "/api/public/v2/datasets", query: ["page", "limit"] },
 } as const satisfies Record<string, Operation>;
 
+let makeDatasetsApi: (rt: RequestRuntime) => DatasetsApi;
+
 /** Methods of `svc.api.datasets`. */
 export class DatasetsApi {
+  static {
+    makeDatasetsApi = (rt) => new DatasetsApi(rt);
+  }
+
   readonly #rt: RequestRuntime;
 
-  /** The methods of `svc.api.datasets` on a request runtime; {@link SvcApi} creates them. */
-  constructor(rt: RequestRuntime) {
+  private constructor(rt: RequestRuntime) {
     this.#rt = rt;
   }
 
@@ -34,4 +38,9 @@ export class DatasetsApi {
   list(request: SvcAPI.ListDatasetsRequest = {}, options?: RequestOptions): ApiPromise<SvcAPI.PaginatedDatasets> {
     return this.#rt.call(datasetsOps.list, {}, request, options);
   }
+}
+
+/** Makes `svc.api.datasets` on a request runtime. */
+export function createDatasetsApi(rt: RequestRuntime): DatasetsApi {
+  return makeDatasetsApi(rt);
 }

@@ -3,7 +3,6 @@ import type { EmptyRequest, ApiPromise, Operation, RequestOptions, RequestRuntim
 import type { SvcAPI } from "./types.js";
 // For TSDoc links.
 import type { SvcAPIError } from "../errors.js";
-import type { SvcApi } from "./client.js";
 
 export const evaluationRulesOps = {
   create: { method: "POST", path: "/api/public/v2/evaluation-rules", body: true },
@@ -13,12 +12,17 @@ export const evaluationRulesOps = {
   update: { method: "PATCH", path: "/api/public/v2/evaluation-rules/{evaluationRuleId}", body: true },
 } as const satisfies Record<string, Operation>;
 
+let makeEvaluationRulesApi: (rt: RequestRuntime) => EvaluationRulesApi;
+
 /** Methods of `svc.api.evaluationRules`. */
 export class EvaluationRulesApi {
+  static {
+    makeEvaluationRulesApi = (rt) => new EvaluationRulesApi(rt);
+  }
+
   readonly #rt: RequestRuntime;
 
-  /** The methods of `svc.api.evaluationRules` on a request runtime; {@link SvcApi} creates them. */
-  constructor(rt: RequestRuntime) {
+  private constructor(rt: RequestRuntime) {
     this.#rt = rt;
   }
 
@@ -46,4 +50,9 @@ export class EvaluationRulesApi {
   update(evaluationRuleId: string, request: SvcAPI.UpdateEvaluationRuleRequest, options?: RequestOptions): ApiPromise<SvcAPI.EvaluationRule> {
     return this.#rt.call(evaluationRulesOps.update, { evaluationRuleId }, request, options);
   }
+}
+
+/** Makes `svc.api.evaluationRules` on a request runtime. */
+export function createEvaluationRulesApi(rt: RequestRuntime): EvaluationRulesApi {
+  return makeEvaluationRulesApi(rt);
 }

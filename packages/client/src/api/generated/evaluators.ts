@@ -3,7 +3,6 @@ import type { EmptyRequest, ApiPromise, Operation, RequestOptions, RequestRuntim
 import type { SvcAPI } from "./types.js";
 // For TSDoc links.
 import type { SvcAPIError } from "../errors.js";
-import type { SvcApi } from "./client.js";
 
 export const evaluatorsOps = {
   create: { method: "POST", path: "/api/public/v2/evaluators", body: true },
@@ -12,12 +11,17 @@ export const evaluatorsOps = {
   list: { method: "GET", path: "/api/public/v2/evaluators", query: ["page", "limit"] },
 } as const satisfies Record<string, Operation>;
 
+let makeEvaluatorsApi: (rt: RequestRuntime) => EvaluatorsApi;
+
 /** Methods of `svc.api.evaluators`. */
 export class EvaluatorsApi {
+  static {
+    makeEvaluatorsApi = (rt) => new EvaluatorsApi(rt);
+  }
+
   readonly #rt: RequestRuntime;
 
-  /** The methods of `svc.api.evaluators` on a request runtime; {@link SvcApi} creates them. */
-  constructor(rt: RequestRuntime) {
+  private constructor(rt: RequestRuntime) {
     this.#rt = rt;
   }
 
@@ -40,4 +44,9 @@ export class EvaluatorsApi {
   list(request: SvcAPI.ListEvaluatorsRequest = {}, options?: RequestOptions): ApiPromise<SvcAPI.Evaluators> {
     return this.#rt.call(evaluatorsOps.list, {}, request, options);
   }
+}
+
+/** Makes `svc.api.evaluators` on a request runtime. */
+export function createEvaluatorsApi(rt: RequestRuntime): EvaluatorsApi {
+  return makeEvaluatorsApi(rt);
 }

@@ -3,19 +3,23 @@ import type { ApiPromise, Operation, RequestOptions, RequestRuntime } from "../r
 import type { SvcAPI } from "./types.js";
 // For TSDoc links.
 import type { SvcAPIError } from "../errors.js";
-import type { SvcApi } from "./client.js";
 
 export const experimentsOps = {
   list: { method: "GET", path: "/api/public/experiments", query: ["fields", "limit", "scoreLimit", "cursor", "fromStartTime", "toStartTime", "id", "name", "datasetId", "filter"], json: ["filter"] },
   listItems: { method: "GET", path: "/api/public/experiment-items", query: ["fields", "limit", "scoreLimit", "cursor", "fromStartTime", "toStartTime", "experimentId", "experimentName", "experimentItemId", "datasetId", "filter"], json: ["filter"] },
 } as const satisfies Record<string, Operation>;
 
+let makeExperimentsApi: (rt: RequestRuntime) => ExperimentsApi;
+
 /** Methods of `svc.api.experiments`. */
 export class ExperimentsApi {
+  static {
+    makeExperimentsApi = (rt) => new ExperimentsApi(rt);
+  }
+
   readonly #rt: RequestRuntime;
 
-  /** The methods of `svc.api.experiments` on a request runtime; {@link SvcApi} creates them. */
-  constructor(rt: RequestRuntime) {
+  private constructor(rt: RequestRuntime) {
     this.#rt = rt;
   }
 
@@ -28,4 +32,9 @@ export class ExperimentsApi {
   listItems(request: SvcAPI.ListExperimentItemsRequest, options?: RequestOptions): ApiPromise<SvcAPI.ExperimentItemsResponse> {
     return this.#rt.call(experimentsOps.listItems, {}, request, options);
   }
+}
+
+/** Makes `svc.api.experiments` on a request runtime. */
+export function createExperimentsApi(rt: RequestRuntime): ExperimentsApi {
+  return makeExperimentsApi(rt);
 }

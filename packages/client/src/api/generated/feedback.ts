@@ -3,18 +3,22 @@ import type { ApiPromise, Operation, RequestOptions, RequestRuntime } from "../r
 import type { SvcAPI } from "./types.js";
 // For TSDoc links.
 import type { SvcAPIError } from "../errors.js";
-import type { SvcApi } from "./client.js";
 
 export const feedbackOps = {
   submit: { method: "POST", path: "/api/public/feedback", body: true },
 } as const satisfies Record<string, Operation>;
 
+let makeFeedbackApi: (rt: RequestRuntime) => FeedbackApi;
+
 /** Methods of `svc.api.feedback`. */
 export class FeedbackApi {
+  static {
+    makeFeedbackApi = (rt) => new FeedbackApi(rt);
+  }
+
   readonly #rt: RequestRuntime;
 
-  /** The methods of `svc.api.feedback` on a request runtime; {@link SvcApi} creates them. */
-  constructor(rt: RequestRuntime) {
+  private constructor(rt: RequestRuntime) {
     this.#rt = rt;
   }
 
@@ -22,4 +26,9 @@ export class FeedbackApi {
   submit(request: SvcAPI.SubmitFeedbackRequest, options?: RequestOptions): ApiPromise<SvcAPI.SubmitFeedbackResponse> {
     return this.#rt.call(feedbackOps.submit, {}, request, options);
   }
+}
+
+/** Makes `svc.api.feedback` on a request runtime. */
+export function createFeedbackApi(rt: RequestRuntime): FeedbackApi {
+  return makeFeedbackApi(rt);
 }

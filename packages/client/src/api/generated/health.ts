@@ -3,18 +3,22 @@ import type { EmptyRequest, ApiPromise, Operation, RequestOptions, RequestRuntim
 import type { SvcAPI } from "./types.js";
 // For TSDoc links.
 import type { SvcAPIError } from "../errors.js";
-import type { SvcApi } from "./client.js";
 
 export const healthOps = {
   health: { method: "GET", path: "/api/public/health" },
 } as const satisfies Record<string, Operation>;
 
+let makeHealthApi: (rt: RequestRuntime) => HealthApi;
+
 /** Methods of `svc.api.health`. */
 export class HealthApi {
+  static {
+    makeHealthApi = (rt) => new HealthApi(rt);
+  }
+
   readonly #rt: RequestRuntime;
 
-  /** The methods of `svc.api.health` on a request runtime; {@link SvcApi} creates them. */
-  constructor(rt: RequestRuntime) {
+  private constructor(rt: RequestRuntime) {
     this.#rt = rt;
   }
 
@@ -22,4 +26,9 @@ export class HealthApi {
   health(request: EmptyRequest = {}, options?: RequestOptions): ApiPromise<SvcAPI.HealthResponse> {
     return this.#rt.call(healthOps.health, {}, request, options);
   }
+}
+
+/** Makes `svc.api.health` on a request runtime. */
+export function createHealthApi(rt: RequestRuntime): HealthApi {
+  return makeHealthApi(rt);
 }

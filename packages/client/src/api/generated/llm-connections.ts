@@ -3,7 +3,6 @@ import type { EmptyRequest, ApiPromise, Operation, RequestOptions, RequestRuntim
 import type { SvcAPI } from "./types.js";
 // For TSDoc links.
 import type { SvcAPIError } from "../errors.js";
-import type { SvcApi } from "./client.js";
 
 export const llmConnectionsOps = {
   delete: { method: "DELETE", path: "/api/public/llm-connections/{id}" },
@@ -11,12 +10,17 @@ export const llmConnectionsOps = {
   upsert: { method: "PUT", path: "/api/public/llm-connections", body: true },
 } as const satisfies Record<string, Operation>;
 
+let makeLlmConnectionsApi: (rt: RequestRuntime) => LlmConnectionsApi;
+
 /** Methods of `svc.api.llmConnections`. */
 export class LlmConnectionsApi {
+  static {
+    makeLlmConnectionsApi = (rt) => new LlmConnectionsApi(rt);
+  }
+
   readonly #rt: RequestRuntime;
 
-  /** The methods of `svc.api.llmConnections` on a request runtime; {@link SvcApi} creates them. */
-  constructor(rt: RequestRuntime) {
+  private constructor(rt: RequestRuntime) {
     this.#rt = rt;
   }
 
@@ -34,4 +38,9 @@ export class LlmConnectionsApi {
   upsert(request: SvcAPI.UpsertLlmConnectionRequest, options?: RequestOptions): ApiPromise<SvcAPI.LlmConnection> {
     return this.#rt.call(llmConnectionsOps.upsert, {}, request, options);
   }
+}
+
+/** Makes `svc.api.llmConnections` on a request runtime. */
+export function createLlmConnectionsApi(rt: RequestRuntime): LlmConnectionsApi {
+  return makeLlmConnectionsApi(rt);
 }

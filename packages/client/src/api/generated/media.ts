@@ -3,7 +3,6 @@ import type { EmptyRequest, ApiPromise, Operation, RequestOptions, RequestRuntim
 import type { SvcAPI } from "./types.js";
 // For TSDoc links.
 import type { SvcAPIError } from "../errors.js";
-import type { SvcApi } from "./client.js";
 
 export const mediaOps = {
   get: { method: "GET", path: "/api/public/media/{mediaId}" },
@@ -11,12 +10,17 @@ export const mediaOps = {
   patch: { method: "PATCH", path: "/api/public/media/{mediaId}", body: true },
 } as const satisfies Record<string, Operation>;
 
+let makeMediaApi: (rt: RequestRuntime) => MediaApi;
+
 /** Methods of `svc.api.media`. */
 export class MediaApi {
+  static {
+    makeMediaApi = (rt) => new MediaApi(rt);
+  }
+
   readonly #rt: RequestRuntime;
 
-  /** The methods of `svc.api.media` on a request runtime; {@link SvcApi} creates them. */
-  constructor(rt: RequestRuntime) {
+  private constructor(rt: RequestRuntime) {
     this.#rt = rt;
   }
 
@@ -34,4 +38,9 @@ export class MediaApi {
   patch(mediaId: string, request: SvcAPI.PatchMediaBody, options?: RequestOptions): ApiPromise<void> {
     return this.#rt.call(mediaOps.patch, { mediaId }, request, options);
   }
+}
+
+/** Makes `svc.api.media` on a request runtime. */
+export function createMediaApi(rt: RequestRuntime): MediaApi {
+  return makeMediaApi(rt);
 }

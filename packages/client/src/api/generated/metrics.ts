@@ -3,18 +3,22 @@ import type { ApiPromise, Operation, RequestOptions, RequestRuntime } from "../r
 import type { SvcAPI } from "./types.js";
 // For TSDoc links.
 import type { SvcAPIError } from "../errors.js";
-import type { SvcApi } from "./client.js";
 
 export const metricsOps = {
   metrics: { method: "GET", path: "/api/public/v2/metrics", query: ["query"], json: ["query"] },
 } as const satisfies Record<string, Operation>;
 
+let makeMetricsApi: (rt: RequestRuntime) => MetricsApi;
+
 /** Methods of `svc.api.metrics`. */
 export class MetricsApi {
+  static {
+    makeMetricsApi = (rt) => new MetricsApi(rt);
+  }
+
   readonly #rt: RequestRuntime;
 
-  /** The methods of `svc.api.metrics` on a request runtime; {@link SvcApi} creates them. */
-  constructor(rt: RequestRuntime) {
+  private constructor(rt: RequestRuntime) {
     this.#rt = rt;
   }
 
@@ -22,4 +26,9 @@ export class MetricsApi {
   metrics(request: SvcAPI.GetMetricsRequest, options?: RequestOptions): ApiPromise<SvcAPI.MetricsV2Response> {
     return this.#rt.call(metricsOps.metrics, {}, request, options);
   }
+}
+
+/** Makes `svc.api.metrics` on a request runtime. */
+export function createMetricsApi(rt: RequestRuntime): MetricsApi {
+  return makeMetricsApi(rt);
 }

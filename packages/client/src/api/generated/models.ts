@@ -3,7 +3,6 @@ import type { EmptyRequest, ApiPromise, Operation, RequestOptions, RequestRuntim
 import type { SvcAPI } from "./types.js";
 // For TSDoc links.
 import type { SvcAPIError } from "../errors.js";
-import type { SvcApi } from "./client.js";
 
 export const modelsOps = {
   create: { method: "POST", path: "/api/public/models", body: true },
@@ -12,12 +11,17 @@ export const modelsOps = {
   list: { method: "GET", path: "/api/public/models", query: ["page", "limit"] },
 } as const satisfies Record<string, Operation>;
 
+let makeModelsApi: (rt: RequestRuntime) => ModelsApi;
+
 /** Methods of `svc.api.models`. */
 export class ModelsApi {
+  static {
+    makeModelsApi = (rt) => new ModelsApi(rt);
+  }
+
   readonly #rt: RequestRuntime;
 
-  /** The methods of `svc.api.models` on a request runtime; {@link SvcApi} creates them. */
-  constructor(rt: RequestRuntime) {
+  private constructor(rt: RequestRuntime) {
     this.#rt = rt;
   }
 
@@ -40,4 +44,9 @@ export class ModelsApi {
   list(request: SvcAPI.ListModelsRequest = {}, options?: RequestOptions): ApiPromise<SvcAPI.PaginatedModels> {
     return this.#rt.call(modelsOps.list, {}, request, options);
   }
+}
+
+/** Makes `svc.api.models` on a request runtime. */
+export function createModelsApi(rt: RequestRuntime): ModelsApi {
+  return makeModelsApi(rt);
 }

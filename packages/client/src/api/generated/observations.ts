@@ -3,18 +3,22 @@ import type { ApiPromise, Operation, RequestOptions, RequestRuntime } from "../r
 import type { SvcAPI } from "./types.js";
 // For TSDoc links.
 import type { SvcAPIError } from "../errors.js";
-import type { SvcApi } from "./client.js";
 
 export const observationsOps = {
   getMany: { method: "GET", path: "/api/public/v2/observations", query: ["fields", "expandMetadata", "limit", "cursor", "parseIoAsJson", "name", "userId", "sessionId", "type", "traceId", "level", "parentObservationId", "isRootObservation", "environment", "fromStartTime", "toStartTime", "version", "filter"], json: ["filter"] },
 } as const satisfies Record<string, Operation>;
 
+let makeObservationsApi: (rt: RequestRuntime) => ObservationsApi;
+
 /** Methods of `svc.api.observations`. */
 export class ObservationsApi {
+  static {
+    makeObservationsApi = (rt) => new ObservationsApi(rt);
+  }
+
   readonly #rt: RequestRuntime;
 
-  /** The methods of `svc.api.observations` on a request runtime; {@link SvcApi} creates them. */
-  constructor(rt: RequestRuntime) {
+  private constructor(rt: RequestRuntime) {
     this.#rt = rt;
   }
 
@@ -38,4 +42,9 @@ export class ObservationsApi {
   getMany(request: SvcAPI.GetObservationsRequest = {}, options?: RequestOptions): ApiPromise<SvcAPI.ObservationsV2Response> {
     return this.#rt.call(observationsOps.getMany, {}, request, options);
   }
+}
+
+/** Makes `svc.api.observations` on a request runtime. */
+export function createObservationsApi(rt: RequestRuntime): ObservationsApi {
+  return makeObservationsApi(rt);
 }

@@ -3,18 +3,22 @@ import type { ApiPromise, Operation, RequestOptions, RequestRuntime } from "../r
 import type { SvcAPI } from "./types.js";
 // For TSDoc links.
 import type { SvcAPIError } from "../errors.js";
-import type { SvcApi } from "./client.js";
 
 export const opentelemetryOps = {
   exportTraces: { method: "POST", path: "/api/public/otel/v1/traces", body: true },
 } as const satisfies Record<string, Operation>;
 
+let makeOpentelemetryApi: (rt: RequestRuntime) => OpentelemetryApi;
+
 /** Methods of `svc.api.opentelemetry`. */
 export class OpentelemetryApi {
+  static {
+    makeOpentelemetryApi = (rt) => new OpentelemetryApi(rt);
+  }
+
   readonly #rt: RequestRuntime;
 
-  /** The methods of `svc.api.opentelemetry` on a request runtime; {@link SvcApi} creates them. */
-  constructor(rt: RequestRuntime) {
+  private constructor(rt: RequestRuntime) {
     this.#rt = rt;
   }
 
@@ -22,4 +26,9 @@ export class OpentelemetryApi {
   exportTraces(request: SvcAPI.OtelExportTracesRequest, options?: RequestOptions): ApiPromise<SvcAPI.OtelTraceResponse> {
     return this.#rt.call(opentelemetryOps.exportTraces, {}, request, options);
   }
+}
+
+/** Makes `svc.api.opentelemetry` on a request runtime. */
+export function createOpentelemetryApi(rt: RequestRuntime): OpentelemetryApi {
+  return makeOpentelemetryApi(rt);
 }

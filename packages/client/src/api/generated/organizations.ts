@@ -3,7 +3,6 @@ import type { EmptyRequest, ApiPromise, Operation, RequestOptions, RequestRuntim
 import type { SvcAPI } from "./types.js";
 // For TSDoc links.
 import type { SvcAPIError } from "../errors.js";
-import type { SvcApi } from "./client.js";
 
 export const organizationsOps = {
   deleteOrganizationMembership: { method: "DELETE", path: "/api/public/organizations/memberships", body: true },
@@ -16,12 +15,17 @@ export const organizationsOps = {
   updateProjectMembership: { method: "PUT", path: "/api/public/projects/{projectId}/memberships", body: true },
 } as const satisfies Record<string, Operation>;
 
+let makeOrganizationsApi: (rt: RequestRuntime) => OrganizationsApi;
+
 /** Methods of `svc.api.organizations`. */
 export class OrganizationsApi {
+  static {
+    makeOrganizationsApi = (rt) => new OrganizationsApi(rt);
+  }
+
   readonly #rt: RequestRuntime;
 
-  /** The methods of `svc.api.organizations` on a request runtime; {@link SvcApi} creates them. */
-  constructor(rt: RequestRuntime) {
+  private constructor(rt: RequestRuntime) {
     this.#rt = rt;
   }
 
@@ -64,4 +68,9 @@ export class OrganizationsApi {
   updateProjectMembership(projectId: string, request: SvcAPI.MembershipRequest, options?: RequestOptions): ApiPromise<SvcAPI.MembershipResponse> {
     return this.#rt.call(organizationsOps.updateProjectMembership, { projectId }, request, options);
   }
+}
+
+/** Makes `svc.api.organizations` on a request runtime. */
+export function createOrganizationsApi(rt: RequestRuntime): OrganizationsApi {
+  return makeOrganizationsApi(rt);
 }

@@ -3,7 +3,6 @@ import type { EmptyRequest, ApiPromise, Operation, RequestOptions, RequestRuntim
 import type { SvcAPI } from "./types.js";
 // For TSDoc links.
 import type { SvcAPIError } from "../errors.js";
-import type { SvcApi } from "./client.js";
 
 export const projectsOps = {
   create: { method: "POST", path: "/api/public/projects", body: true },
@@ -15,12 +14,17 @@ export const projectsOps = {
   update: { method: "PUT", path: "/api/public/projects/{projectId}", body: true },
 } as const satisfies Record<string, Operation>;
 
+let makeProjectsApi: (rt: RequestRuntime) => ProjectsApi;
+
 /** Methods of `svc.api.projects`. */
 export class ProjectsApi {
+  static {
+    makeProjectsApi = (rt) => new ProjectsApi(rt);
+  }
+
   readonly #rt: RequestRuntime;
 
-  /** The methods of `svc.api.projects` on a request runtime; {@link SvcApi} creates them. */
-  constructor(rt: RequestRuntime) {
+  private constructor(rt: RequestRuntime) {
     this.#rt = rt;
   }
 
@@ -58,4 +62,9 @@ export class ProjectsApi {
   update(projectId: string, request: SvcAPI.UpdateProjectRequest, options?: RequestOptions): ApiPromise<SvcAPI.Project> {
     return this.#rt.call(projectsOps.update, { projectId }, request, options);
   }
+}
+
+/** Makes `svc.api.projects` on a request runtime. */
+export function createProjectsApi(rt: RequestRuntime): ProjectsApi {
+  return makeProjectsApi(rt);
 }

@@ -3,18 +3,22 @@ import type { ApiPromise, Operation, RequestOptions, RequestRuntime } from "../r
 import type { SvcAPI } from "./types.js";
 // For TSDoc links.
 import type { SvcAPIError } from "../errors.js";
-import type { SvcApi } from "./client.js";
 
 export const promptVersionOps = {
   update: { method: "PATCH", path: "/api/public/v2/prompts/{name}/versions/{version}", body: true },
 } as const satisfies Record<string, Operation>;
 
+let makePromptVersionApi: (rt: RequestRuntime) => PromptVersionApi;
+
 /** Methods of `svc.api.promptVersion`. */
 export class PromptVersionApi {
+  static {
+    makePromptVersionApi = (rt) => new PromptVersionApi(rt);
+  }
+
   readonly #rt: RequestRuntime;
 
-  /** The methods of `svc.api.promptVersion` on a request runtime; {@link SvcApi} creates them. */
-  constructor(rt: RequestRuntime) {
+  private constructor(rt: RequestRuntime) {
     this.#rt = rt;
   }
 
@@ -22,4 +26,9 @@ export class PromptVersionApi {
   update(name: string, version: number, request: SvcAPI.UpdatePromptVersionRequest, options?: RequestOptions): ApiPromise<SvcAPI.Prompt> {
     return this.#rt.call(promptVersionOps.update, { name, version }, request, options);
   }
+}
+
+/** Makes `svc.api.promptVersion` on a request runtime. */
+export function createPromptVersionApi(rt: RequestRuntime): PromptVersionApi {
+  return makePromptVersionApi(rt);
 }

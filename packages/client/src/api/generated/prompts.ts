@@ -3,7 +3,6 @@ import type { ApiPromise, Operation, RequestOptions, RequestRuntime } from "../r
 import type { SvcAPI } from "./types.js";
 // For TSDoc links.
 import type { SvcAPIError } from "../errors.js";
-import type { SvcApi } from "./client.js";
 
 export const promptsOps = {
   create: { method: "POST", path: "/api/public/v2/prompts", body: true },
@@ -12,12 +11,17 @@ export const promptsOps = {
   list: { method: "GET", path: "/api/public/v2/prompts", query: ["name", "label", "tag", "page", "limit", "fromUpdatedAt", "toUpdatedAt"] },
 } as const satisfies Record<string, Operation>;
 
+let makePromptsApi: (rt: RequestRuntime) => PromptsApi;
+
 /** Methods of `svc.api.prompts`. */
 export class PromptsApi {
+  static {
+    makePromptsApi = (rt) => new PromptsApi(rt);
+  }
+
   readonly #rt: RequestRuntime;
 
-  /** The methods of `svc.api.prompts` on a request runtime; {@link SvcApi} creates them. */
-  constructor(rt: RequestRuntime) {
+  private constructor(rt: RequestRuntime) {
     this.#rt = rt;
   }
 
@@ -40,4 +44,9 @@ export class PromptsApi {
   list(request: SvcAPI.ListPromptsRequest = {}, options?: RequestOptions): ApiPromise<SvcAPI.PromptMetaListResponse> {
     return this.#rt.call(promptsOps.list, {}, request, options);
   }
+}
+
+/** Makes `svc.api.prompts` on a request runtime. */
+export function createPromptsApi(rt: RequestRuntime): PromptsApi {
+  return makePromptsApi(rt);
 }

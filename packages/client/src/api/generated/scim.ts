@@ -3,7 +3,6 @@ import type { EmptyRequest, ApiPromise, Operation, RequestOptions, RequestRuntim
 import type { SvcAPI } from "./types.js";
 // For TSDoc links.
 import type { SvcAPIError } from "../errors.js";
-import type { SvcApi } from "./client.js";
 
 export const scimOps = {
   createUser: { method: "POST", path: "/api/public/scim/Users", body: true },
@@ -15,12 +14,17 @@ export const scimOps = {
   listUsers: { method: "GET", path: "/api/public/scim/Users", query: ["filter", "startIndex", "count"] },
 } as const satisfies Record<string, Operation>;
 
+let makeScimApi: (rt: RequestRuntime) => ScimApi;
+
 /** Methods of `svc.api.scim`. */
 export class ScimApi {
+  static {
+    makeScimApi = (rt) => new ScimApi(rt);
+  }
+
   readonly #rt: RequestRuntime;
 
-  /** The methods of `svc.api.scim` on a request runtime; {@link SvcApi} creates them. */
-  constructor(rt: RequestRuntime) {
+  private constructor(rt: RequestRuntime) {
     this.#rt = rt;
   }
 
@@ -58,4 +62,9 @@ export class ScimApi {
   listUsers(request: SvcAPI.ListScimUsersRequest = {}, options?: RequestOptions): ApiPromise<SvcAPI.ScimUsersListResponse> {
     return this.#rt.call(scimOps.listUsers, {}, request, options);
   }
+}
+
+/** Makes `svc.api.scim` on a request runtime. */
+export function createScimApi(rt: RequestRuntime): ScimApi {
+  return makeScimApi(rt);
 }

@@ -3,7 +3,6 @@ import type { EmptyRequest, ApiPromise, Operation, RequestOptions, RequestRuntim
 import type { SvcAPI } from "./types.js";
 // For TSDoc links.
 import type { SvcAPIError } from "../errors.js";
-import type { SvcApi } from "./client.js";
 
 export const scoreConfigsOps = {
   create: { method: "POST", path: "/api/public/score-configs", body: true },
@@ -12,12 +11,17 @@ export const scoreConfigsOps = {
   update: { method: "PATCH", path: "/api/public/score-configs/{configId}", body: true },
 } as const satisfies Record<string, Operation>;
 
+let makeScoreConfigsApi: (rt: RequestRuntime) => ScoreConfigsApi;
+
 /** Methods of `svc.api.scoreConfigs`. */
 export class ScoreConfigsApi {
+  static {
+    makeScoreConfigsApi = (rt) => new ScoreConfigsApi(rt);
+  }
+
   readonly #rt: RequestRuntime;
 
-  /** The methods of `svc.api.scoreConfigs` on a request runtime; {@link SvcApi} creates them. */
-  constructor(rt: RequestRuntime) {
+  private constructor(rt: RequestRuntime) {
     this.#rt = rt;
   }
 
@@ -40,4 +44,9 @@ export class ScoreConfigsApi {
   update(configId: string, request: SvcAPI.UpdateScoreConfigRequest, options?: RequestOptions): ApiPromise<SvcAPI.ScoreConfig> {
     return this.#rt.call(scoreConfigsOps.update, { configId }, request, options);
   }
+}
+
+/** Makes `svc.api.scoreConfigs` on a request runtime. */
+export function createScoreConfigsApi(rt: RequestRuntime): ScoreConfigsApi {
+  return makeScoreConfigsApi(rt);
 }

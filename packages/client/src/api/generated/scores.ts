@@ -3,7 +3,6 @@ import type { EmptyRequest, ApiPromise, Operation, RequestOptions, RequestRuntim
 import type { SvcAPI } from "./types.js";
 // For TSDoc links.
 import type { SvcAPIError } from "../errors.js";
-import type { SvcApi } from "./client.js";
 
 export const scoresOps = {
   create: { method: "POST", path: "/api/public/scores", body: true },
@@ -11,12 +10,17 @@ export const scoresOps = {
   getMany: { method: "GET", path: "/api/public/v3/scores", query: ["limit", "cursor", "fields", "id", "name", "source", "dataType", "environment", "configId", "queueId", "authorUserId", "value", "valueMin", "valueMax", "traceId", "sessionId", "observationId", "experimentId", "fromTimestamp", "toTimestamp"] },
 } as const satisfies Record<string, Operation>;
 
+let makeScoresApi: (rt: RequestRuntime) => ScoresApi;
+
 /** Methods of `svc.api.scores`. */
 export class ScoresApi {
+  static {
+    makeScoresApi = (rt) => new ScoresApi(rt);
+  }
+
   readonly #rt: RequestRuntime;
 
-  /** The methods of `svc.api.scores` on a request runtime; {@link SvcApi} creates them. */
-  constructor(rt: RequestRuntime) {
+  private constructor(rt: RequestRuntime) {
     this.#rt = rt;
   }
 
@@ -37,4 +41,9 @@ export class ScoresApi {
   getMany(request: SvcAPI.GetScoresV3Request = {}, options?: RequestOptions): ApiPromise<SvcAPI.GetScoresV3Response> {
     return this.#rt.call(scoresOps.getMany, {}, request, options);
   }
+}
+
+/** Makes `svc.api.scores` on a request runtime. */
+export function createScoresApi(rt: RequestRuntime): ScoresApi {
+  return makeScoresApi(rt);
 }

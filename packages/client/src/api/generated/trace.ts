@@ -3,19 +3,23 @@ import type { EmptyRequest, ApiPromise, Operation, RequestOptions, RequestRuntim
 import type { SvcAPI } from "./types.js";
 // For TSDoc links.
 import type { SvcAPIError } from "../errors.js";
-import type { SvcApi } from "./client.js";
 
 export const traceOps = {
   delete: { method: "DELETE", path: "/api/public/traces/{traceId}" },
   deleteMultiple: { method: "DELETE", path: "/api/public/traces", body: true },
 } as const satisfies Record<string, Operation>;
 
+let makeTraceApi: (rt: RequestRuntime) => TraceApi;
+
 /** Methods of `svc.api.trace`. */
 export class TraceApi {
+  static {
+    makeTraceApi = (rt) => new TraceApi(rt);
+  }
+
   readonly #rt: RequestRuntime;
 
-  /** The methods of `svc.api.trace` on a request runtime; {@link SvcApi} creates them. */
-  constructor(rt: RequestRuntime) {
+  private constructor(rt: RequestRuntime) {
     this.#rt = rt;
   }
 
@@ -28,4 +32,9 @@ export class TraceApi {
   deleteMultiple(request: SvcAPI.DeleteTracesRequest, options?: RequestOptions): ApiPromise<SvcAPI.DeleteTraceResponse> {
     return this.#rt.call(traceOps.deleteMultiple, {}, request, options);
   }
+}
+
+/** Makes `svc.api.trace` on a request runtime. */
+export function createTraceApi(rt: RequestRuntime): TraceApi {
+  return makeTraceApi(rt);
 }

@@ -3,7 +3,6 @@ import type { EmptyRequest, ApiPromise, Operation, RequestOptions, RequestRuntim
 import type { SvcAPI } from "./types.js";
 // For TSDoc links.
 import type { SvcAPIError } from "../errors.js";
-import type { SvcApi } from "./client.js";
 
 export const unstableDashboardWidgetsOps = {
   create: { method: "POST", path: "/api/public/unstable/dashboard-widgets", body: true },
@@ -13,12 +12,17 @@ export const unstableDashboardWidgetsOps = {
   update: { method: "PATCH", path: "/api/public/unstable/dashboard-widgets/{widgetId}", body: true },
 } as const satisfies Record<string, Operation>;
 
+let makeUnstableDashboardWidgetsApi: (rt: RequestRuntime) => UnstableDashboardWidgetsApi;
+
 /** Methods of `svc.api.unstable.dashboardWidgets`. */
 export class UnstableDashboardWidgetsApi {
+  static {
+    makeUnstableDashboardWidgetsApi = (rt) => new UnstableDashboardWidgetsApi(rt);
+  }
+
   readonly #rt: RequestRuntime;
 
-  /** The methods of `svc.api.unstable.dashboardWidgets` on a request runtime; {@link SvcApi} creates them. */
-  constructor(rt: RequestRuntime) {
+  private constructor(rt: RequestRuntime) {
     this.#rt = rt;
   }
 
@@ -46,4 +50,9 @@ export class UnstableDashboardWidgetsApi {
   update(widgetId: string, request: SvcAPI.UpdateDashboardWidgetRequest, options?: RequestOptions): ApiPromise<SvcAPI.DashboardWidget> {
     return this.#rt.call(unstableDashboardWidgetsOps.update, { widgetId }, request, options);
   }
+}
+
+/** Makes `svc.api.unstable.dashboardWidgets` on a request runtime. */
+export function createUnstableDashboardWidgetsApi(rt: RequestRuntime): UnstableDashboardWidgetsApi {
+  return makeUnstableDashboardWidgetsApi(rt);
 }

@@ -3,7 +3,6 @@ import type { EmptyRequest, ApiPromise, Operation, RequestOptions, RequestRuntim
 import type { SvcAPI } from "./types.js";
 // For TSDoc links.
 import type { SvcAPIError } from "../errors.js";
-import type { SvcApi } from "./client.js";
 
 export const unstableDashboardsOps = {
   addPlacement: { method: "POST", path: "/api/public/unstable/dashboards/{dashboardId}/placements", body: true },
@@ -16,12 +15,17 @@ export const unstableDashboardsOps = {
   updatePlacement: { method: "PATCH", path: "/api/public/unstable/dashboards/{dashboardId}/placements/{placementId}", body: true },
 } as const satisfies Record<string, Operation>;
 
+let makeUnstableDashboardsApi: (rt: RequestRuntime) => UnstableDashboardsApi;
+
 /** Methods of `svc.api.unstable.dashboards`. */
 export class UnstableDashboardsApi {
+  static {
+    makeUnstableDashboardsApi = (rt) => new UnstableDashboardsApi(rt);
+  }
+
   readonly #rt: RequestRuntime;
 
-  /** The methods of `svc.api.unstable.dashboards` on a request runtime; {@link SvcApi} creates them. */
-  constructor(rt: RequestRuntime) {
+  private constructor(rt: RequestRuntime) {
     this.#rt = rt;
   }
 
@@ -64,4 +68,9 @@ export class UnstableDashboardsApi {
   updatePlacement(dashboardId: string, placementId: string, request: SvcAPI.UpdateDashboardPlacementRequest, options?: RequestOptions): ApiPromise<SvcAPI.DashboardPlacement> {
     return this.#rt.call(unstableDashboardsOps.updatePlacement, { dashboardId, placementId }, request, options);
   }
+}
+
+/** Makes `svc.api.unstable.dashboards` on a request runtime. */
+export function createUnstableDashboardsApi(rt: RequestRuntime): UnstableDashboardsApi {
+  return makeUnstableDashboardsApi(rt);
 }

@@ -3,18 +3,22 @@ import type { EmptyRequest, ApiPromise, Operation, RequestOptions, RequestRuntim
 import type { SvcAPI } from "./types.js";
 // For TSDoc links.
 import type { SvcAPIError } from "../errors.js";
-import type { SvcApi } from "./client.js";
 
 export const unstableSkillsOps = {
   deleteVersion: { method: "DELETE", path: "/api/public/unstable/skills/{skillName}/versions/{skillVersion}" },
 } as const satisfies Record<string, Operation>;
 
+let makeUnstableSkillsApi: (rt: RequestRuntime) => UnstableSkillsApi;
+
 /** Methods of `svc.api.unstable.skills`. */
 export class UnstableSkillsApi {
+  static {
+    makeUnstableSkillsApi = (rt) => new UnstableSkillsApi(rt);
+  }
+
   readonly #rt: RequestRuntime;
 
-  /** The methods of `svc.api.unstable.skills` on a request runtime; {@link SvcApi} creates them. */
-  constructor(rt: RequestRuntime) {
+  private constructor(rt: RequestRuntime) {
     this.#rt = rt;
   }
 
@@ -22,4 +26,9 @@ export class UnstableSkillsApi {
   deleteVersion(skillName: string, skillVersion: string, request: EmptyRequest = {}, options?: RequestOptions): ApiPromise<SvcAPI.DeleteSkillVersionResponse> {
     return this.#rt.call(unstableSkillsOps.deleteVersion, { skillName, skillVersion }, request, options);
   }
+}
+
+/** Makes `svc.api.unstable.skills` on a request runtime. */
+export function createUnstableSkillsApi(rt: RequestRuntime): UnstableSkillsApi {
+  return makeUnstableSkillsApi(rt);
 }

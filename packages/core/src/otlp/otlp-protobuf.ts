@@ -1,7 +1,7 @@
 import type { Attributes, Link } from "@opentelemetry/api";
-import type { ReadableSpan } from "../readable-span.js";
 import { type ExportItem, groupByResourceAndScope, type ResourceGroup, type Scope, spanFlags } from "./otlp-request.js";
 import { type FieldSink, ProtobufChunkWriter, ProtobufMeasure } from "./protobuf-writer.js";
+import type { ReadableSpan } from "./readable-span.js";
 
 /**
  * OTLP/protobuf encoding of ended spans (`ExportTraceServiceRequest` of opentelemetry/proto/collector/trace/v1),

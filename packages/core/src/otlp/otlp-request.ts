@@ -1,5 +1,5 @@
 import type { Attributes } from "@opentelemetry/api";
-import type { ReadableSpan } from "../readable-span.js";
+import type { ReadableSpan } from "./readable-span.js";
 
 /**
  * What both OTLP encodings (JSON and protobuf) read from a batch of ended spans: the spans grouped by resource and

@@ -1,5 +1,5 @@
 import type { Attributes, AttributeValue, HrTime, Link, SpanContext } from "@opentelemetry/api";
-import { toBase64 } from "@svc/core";
+import { toBase64 } from "../transport/identity.js";
 import { type ExportItem, groupByResourceAndScope, type ResourceLike, type Scope, spanFlags } from "./otlp-request.js";
 
 /**

@@ -1,0 +1,68 @@
+import { concatBytes, runtimeGzip } from "../transport/compress.js";
+import { encodeTraceRequestPieces } from "./otlp-json.js";
+import type { ExportItem } from "./otlp-request.js";
+
+/**
+ * The OTLP/HTTP encoding of span exports: `http/json` (OTLP/JSON, `application/json`) or `http/protobuf`
+ * (OTLP/protobuf, `application/x-protobuf`).
+ */
+export type OtlpProtocol = "http/json" | "http/protobuf";
+
+/** The content type of each protocol's request body. */
+export const OTLP_CONTENT_TYPES: Record<OtlpProtocol, string> = {
+  "http/json": "application/json",
+  "http/protobuf": "application/x-protobuf",
+};
+
+/** Makes the request body of a batch, in pieces made as they are asked for. */
+type Encoder = (items: readonly ExportItem[]) => Iterator<string | Uint8Array>;
+/** The OTLP/protobuf encoder (opt-in), loaded with the first batch that needs it. */
+let protobufEncoder: Promise<Encoder> | undefined;
+
+/** The encoder of a protocol; OTLP/JSON, the default, is at hand, OTLP/protobuf loads on first use. */
+function encoderOf(protocol: OtlpProtocol): Encoder | Promise<Encoder> {
+  if (protocol === "http/json") return encodeTraceRequestPieces;
+  protobufEncoder ??= import("./otlp-protobuf.js").then(
+    (module) => module.encodeTraceRequestProtobuf,
+    (error: unknown) => {
+      protobufEncoder = undefined; // the next batch tries again
+      throw error;
+    },
+  );
+  return protobufEncoder;
+}
+
+/** An encoded export request: its body, and whether the body is gzipped. */
+export interface EncodedTraces {
+  bytes: Uint8Array;
+  gzipped: boolean;
+}
+
+/**
+ * Encodes ended spans as one OTLP request body, gzipped when `compression` asks for it and the runtime can: what
+ * every span export posts, and the doctor's test span too. Throws when the spans cannot be encoded.
+ */
+export async function encodeTraces(
+  items: readonly ExportItem[],
+  protocol: OtlpProtocol,
+  compression: "gzip" | "none",
+): Promise<EncodedTraces> {
+  const encode = await encoderOf(protocol);
+  const pieces = encode(items);
+  const gzip = compression === "gzip" ? runtimeGzip() : null;
+  if (!gzip) return { bytes: joinPieces(pieces), gzipped: false };
+  return { bytes: await gzip(pieces), gzipped: true };
+}
+
+/** The pieces of an uncompressed body as one array of bytes (text as UTF-8). */
+function joinPieces(pieces: Iterator<string | Uint8Array>): Uint8Array {
+  const encoder = new TextEncoder();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (let next = pieces.next(); !next.done; next = pieces.next()) {
+    const bytes = typeof next.value === "string" ? encoder.encode(next.value) : next.value;
+    chunks.push(bytes);
+    size += bytes.byteLength;
+  }
+  return concatBytes(chunks, size);
+}
