@@ -20,7 +20,8 @@ export interface GenAiFields {
   output: unknown;
 }
 
-const OBSERVATION_TYPES = new Set([
+/** The observation types, in lower case, as `svc.observation.type` names them. */
+export const OBSERVATION_TYPES: ReadonlySet<string> = new Set([
   "span",
   "generation",
   "event",

@@ -1,4 +1,9 @@
-import { type GenAiFields, readGenAiFields, usageRepeaters } from "../../../packages/core/src/genai-attributes.ts";
+import {
+  type GenAiFields,
+  OBSERVATION_TYPES,
+  readGenAiFields,
+  usageRepeaters,
+} from "../../../packages/core/src/genai-attributes.ts";
 import { collectMetadata, isTrue, parseMaybeJson, str, type TraceContext, traceContext } from "./attribute-values.ts";
 import type { AttributeValue } from "./otlp/span.ts";
 import type { DevStore, StoredSpan } from "./store.ts";
@@ -81,19 +86,6 @@ export const OBSERVATION_FIELD_GROUPS: Record<string, (keyof Observation)[]> = {
   metrics: ["latency", "timeToFirstToken"],
   trace_context: ["tags", "release", "traceName"],
 };
-
-const OBSERVATION_TYPES = new Set([
-  "span",
-  "generation",
-  "event",
-  "embedding",
-  "agent",
-  "tool",
-  "chain",
-  "retriever",
-  "evaluator",
-  "guardrail",
-]);
 
 const LEVELS: Record<string, string> = {
   DEBUG: "DEBUG",
