@@ -9,6 +9,8 @@ const PUBLISHED = "(tracing|otel|client|langchain)";
 const CORE = "core";
 /** The one file of another published package that its name (through tsconfig paths) may reach. */
 const PACKAGE_ROOT = "^packages/[^/]+/src/index\\.ts$";
+/** The self-contained modules of core that the test kit and the dev server read span attributes with. */
+const SHARED_READERS = "^packages/core/src/(attributes|genai-attributes|observation-attributes)\\.ts$";
 
 /** @type {import("dependency-cruiser").IConfiguration} */
 export default {
@@ -86,9 +88,18 @@ export default {
       severity: "error",
       comment:
         "The dev server runs from its sources under Node's type stripping: of the packages it imports only the " +
-        "self-contained module it shares with the test kit (how spans with GenAI attributes read as observations).",
+        "self-contained modules it shares with the test kit (how span attributes read as observations).",
       from: { path: "^tools/dev-server/" },
-      to: { path: ["^packages/", "^@svc/"], pathNot: "^packages/core/src/genai-attributes\\.ts$" },
+      to: { path: ["^packages/", "^@svc/"], pathNot: SHARED_READERS },
+    },
+    {
+      name: "shared-readers-stand-alone",
+      severity: "error",
+      comment:
+        "The modules the dev server loads from source import only one another, by their .ts paths, so that Node's " +
+        "type stripping can load them.",
+      from: { path: SHARED_READERS },
+      to: { pathNot: SHARED_READERS },
     },
     {
       name: "svc-name-resolves",

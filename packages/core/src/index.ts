@@ -33,8 +33,8 @@ export {
 } from "./config/options.js";
 export { protocolOption } from "./config/protocol.js";
 export { connectionSettings, logStartup, optionSettings } from "./config/startup.js";
-export type { GenAiFields, SpanAttributeValues, UsageNode } from "./genai-attributes.js";
-export { readGenAiFields, usageRepeaters } from "./genai-attributes.js";
+export type { SpanAttributeValues, UsageNode } from "./genai-attributes.js";
+export { usageRepeaters } from "./genai-attributes.js";
 export type { ExitParticipant, ExitWatch } from "./lifecycle/exit-hooks.js";
 export { flushWatched, watchQueueForExit } from "./lifecycle/exit-hooks.js";
 export type { Settled, SettleWithinOptions } from "./lifecycle/settle-within.js";
@@ -57,6 +57,8 @@ export { formatMediaReference, MEDIA_REFERENCE_PATTERN, parseMediaReference } fr
 export { MediaUploader } from "./media/upload.js";
 export type { MediaServer, MediaTarget, MediaUpload, MediaUploadResult } from "./media/upload-types.js";
 export { isPlainObject, MAX_METADATA_KEY_LENGTH, MAX_METADATA_PATHS, writeMetadata } from "./metadata.js";
+export type { ObservationFields, SpanFacts, TraceFields } from "./observation-attributes.js";
+export { parseJsonText, readObservationFields, readTraceFields } from "./observation-attributes.js";
 export type { EncodedTraces, OtlpProtocol } from "./otlp/encode.js";
 export { encodeTraces, OTLP_CONTENT_TYPES } from "./otlp/encode.js";
 export type { ExportItem } from "./otlp/otlp-request.js";

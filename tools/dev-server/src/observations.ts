@@ -1,11 +1,6 @@
-import {
-  type GenAiFields,
-  OBSERVATION_TYPES,
-  readGenAiFields,
-  usageRepeaters,
-} from "../../../packages/core/src/genai-attributes.ts";
-import { collectMetadata, isTrue, parseMaybeJson, str, type TraceContext, traceContext } from "./attribute-values.ts";
-import type { AttributeValue } from "./otlp/span.ts";
+import { usageRepeaters } from "../../../packages/core/src/genai-attributes.ts";
+import { readObservationFields, attributeText as str } from "../../../packages/core/src/observation-attributes.ts";
+import { type TraceContext, traceContext } from "./attribute-values.ts";
 import type { DevStore, StoredSpan } from "./store.ts";
 
 /** An observation as `GET /api/public/v2/observations` returns it, with every field group filled. */
@@ -87,84 +82,32 @@ export const OBSERVATION_FIELD_GROUPS: Record<string, (keyof Observation)[]> = {
   trace_context: ["tags", "release", "traceName"],
 };
 
-const LEVELS: Record<string, string> = {
-  DEBUG: "DEBUG",
-  TRACE: "DEBUG",
-  VERBOSE: "DEBUG",
-  DEFAULT: "DEFAULT",
-  INFO: "DEFAULT",
-  LOG: "DEFAULT",
-  NOTICE: "DEFAULT",
-  OK: "DEFAULT",
-  SUCCESS: "DEFAULT",
-  WARNING: "WARNING",
-  WARN: "WARNING",
-  ERROR: "ERROR",
-  FATAL: "ERROR",
-  CRITICAL: "ERROR",
-};
-
 /** Nanoseconds since the epoch as an ISO timestamp (millisecond precision). */
 export function isoFromNanos(ns: bigint): string {
   return new Date(Number(ns / 1_000_000n)).toISOString();
 }
 
-/** `svc.observation.type` when the span declares a known one, else what the GenAI conventions say, upper case. */
-function observationType(a: Record<string, AttributeValue>, genAi: GenAiFields): string {
-  const declared = str(a["svc.observation.type"])?.toLowerCase();
-  if (declared && OBSERVATION_TYPES.has(declared)) return declared.toUpperCase();
-  return genAi.type.toUpperCase();
-}
-
-function environment(span: StoredSpan): string {
-  const raw =
-    str(span.attributes["svc.environment"]) ??
-    str(span.resourceAttributes["svc.environment"]) ??
-    str(span.resourceAttributes["deployment.environment.name"]) ??
-    str(span.resourceAttributes["deployment.environment"]);
+/** The environment as the server stores it: lower case, else `default` when missing or not a valid name. */
+function environment(raw: string | undefined): string {
   const value = raw?.toLowerCase();
   return value && /^[a-z0-9_-]{1,40}$/.test(value) && !value.startsWith("svc") ? value : "default";
 }
 
-function numberMap(value: unknown): Record<string, number> {
-  if (!value || typeof value !== "object" || Array.isArray(value)) return {};
-  const out: Record<string, number> = {};
-  for (const [k, v] of Object.entries(value)) if (typeof v === "number" && Number.isFinite(v)) out[k] = v;
-  return out;
-}
-
-/** Usage as `{input, output, total, ...}`; OpenAI usage shapes are mapped onto those names. */
-function usageDetails(value: unknown): Record<string, number> {
-  const usage = numberMap(value);
-  const openAi = value as Record<string, unknown> | null;
-  if (openAi && typeof openAi === "object" && ("prompt_tokens" in usage || "input_tokens" in usage)) {
-    const input = usage.prompt_tokens ?? usage.input_tokens;
-    const output = usage.completion_tokens ?? usage.output_tokens;
-    const total = usage.total_tokens;
-    return Object.fromEntries(
-      Object.entries({ input, output, total }).filter((e): e is [string, number] => e[1] !== undefined),
-    );
-  }
-  return usage;
-}
-
-function timestamp(value: AttributeValue | undefined): string | null {
-  const text = str(value)?.replace(/^"|"$/g, "");
-  if (!text) return null;
-  const ms = Date.parse(text);
-  return Number.isNaN(ms) ? null : new Date(ms).toISOString();
-}
-
 /** Turns a span into an observation, using the `svc.` attributes the way the server reads them. */
 export function toObservation(span: StoredSpan, trace: TraceContext, projectId: string): Observation {
-  const a = span.attributes;
-  const genAi = readGenAiFields(span.name, a);
+  const fields = readObservationFields(
+    {
+      name: span.name,
+      statusCode: span.statusCode,
+      statusMessage: span.statusMessage,
+      resource: span.resourceAttributes,
+    },
+    span.attributes,
+  );
   const start = isoFromNanos(span.startTimeUnixNano);
   const end = span.endTimeUnixNano > 0n ? isoFromNanos(span.endTimeUnixNano) : null;
-  const declaredLevel = LEVELS[str(a["svc.observation.level"])?.toUpperCase() ?? ""];
-  const costDetails = numberMap(parseMaybeJson(a["svc.observation.cost_details"]));
-  const completionStartTime = timestamp(a["svc.observation.completion_start_time"]);
-  const promptVersion = Number(str(a["svc.observation.prompt.version"] ?? a["svc.prompt.version"]));
+  const costDetails = fields.cost ?? {};
+  const completionStartTime = fields.completionStartTime ?? null;
   const seconds = (from: string, to: string | null) => (to ? (Date.parse(to) - Date.parse(from)) / 1000 : null);
   return {
     id: span.spanId,
@@ -173,47 +116,41 @@ export function toObservation(span: StoredSpan, trace: TraceContext, projectId: 
     endTime: end,
     projectId,
     parentObservationId: span.parentSpanId ?? null,
-    type: observationType(a, genAi),
+    type: fields.type.toUpperCase(),
     modelId: null,
     inputPrice: null,
     outputPrice: null,
     totalPrice: null,
     name: span.name,
-    level: declaredLevel ?? (span.statusCode === 2 ? "ERROR" : "DEFAULT"),
-    statusMessage: str(a["svc.observation.status_message"]) ?? (span.statusMessage || null),
-    version: str(a["svc.version"]) ?? str(span.resourceAttributes["service.version"]) ?? null,
-    environment: environment(span),
+    level: fields.level,
+    statusMessage: fields.statusMessage ?? null,
+    version: fields.version ?? null,
+    environment: environment(fields.environment),
     bookmarked: false,
     public: trace.public,
-    userId: str(a["user.id"]) ?? str(a["svc.user.id"]) ?? trace.userId,
-    sessionId: str(a["session.id"]) ?? str(a["svc.session.id"]) ?? trace.sessionId,
-    isRootObservation: !span.parentSpanId || isTrue(a["svc.internal.is_app_root"]) || isTrue(a["svc.internal.as_root"]),
+    userId: fields.trace.userId ?? trace.userId,
+    sessionId: fields.trace.sessionId ?? trace.sessionId,
+    isRootObservation: !span.parentSpanId || fields.asRoot,
     completionStartTime,
     createdAt: span.receivedAt,
     updatedAt: span.receivedAt,
-    input: str(a["svc.observation.input"]) ?? str(genAi.input as AttributeValue | undefined) ?? null,
-    output: str(a["svc.observation.output"]) ?? str(genAi.output as AttributeValue | undefined) ?? null,
-    metadata: {
-      ...trace.metadata,
-      ...collectMetadata(a, ["svc.observation.metadata", "svc.metadata"]),
-    },
-    providedModelName: str(a["svc.observation.model.name"]) ?? genAi.model ?? null,
+    input: str(fields.input) ?? null,
+    output: str(fields.output) ?? null,
+    metadata: { ...trace.metadata, ...fields.metadata },
+    providedModelName: fields.model ?? null,
     internalModelId: null,
-    modelParameters: parseMaybeJson(a["svc.observation.model.parameters"]),
-    usageDetails:
-      a["svc.observation.usage_details"] !== undefined
-        ? usageDetails(parseMaybeJson(a["svc.observation.usage_details"]))
-        : (genAi.usage ?? {}),
+    modelParameters: fields.modelParameters ?? null,
+    usageDetails: fields.usage ?? {},
     costDetails,
     totalCost: costDetails.total ?? (Object.keys(costDetails).length ? sum(Object.values(costDetails)) : null),
     usagePricingTierName: null,
     promptId: null,
-    promptName: str(a["svc.observation.prompt.name"] ?? a["svc.prompt.name"]) ?? null,
-    promptVersion: Number.isInteger(promptVersion) ? promptVersion : null,
+    promptName: fields.promptName ?? null,
+    promptVersion: fields.promptVersion ?? null,
     latency: seconds(start, end),
     timeToFirstToken: seconds(start, completionStartTime),
     tags: trace.tags,
-    release: str(a["svc.release"]) ?? str(span.resourceAttributes["svc.release"]) ?? null,
+    release: fields.release ?? null,
     traceName: trace.name,
   };
 }

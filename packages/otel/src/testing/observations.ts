@@ -1,4 +1,4 @@
-import { SvcOtelSpanAttributes as A, readGenAiFields, usageRepeaters } from "@svc/core";
+import { parseJsonText, readObservationFields, readTraceFields, usageRepeaters } from "@svc/core";
 
 /** Trace attributes as a span carries them (`propagateAttributes`), or as a trace gathers them from its spans. */
 export interface TestTraceAttributes {
@@ -27,7 +27,7 @@ export interface TestObservation {
   /** The span name. */
   name: string;
   /**
-   * `svc.observation.type` as sent (`span`, `generation`, `tool`...); for a span without it, the type its GenAI
+   * `svc.observation.type` in lower case (`span`, `generation`, `tool`...); for a span without a known one, the type its GenAI
    * attributes give, as the server reads them (`gen_ai.operation.name` `chat` is a `generation`); else `span`.
    */
   type: string;
@@ -48,7 +48,10 @@ export interface TestObservation {
   usage: Record<string, number> | undefined;
   /** `svc.observation.cost_details`: costs by kind. */
   cost: Record<string, number> | undefined;
-  /** `svc.observation.level`; else `ERROR` for a span whose status is an error, as the server reads it, else `DEFAULT`. */
+  /**
+   * `svc.observation.level` as the server stores it (`DEBUG`, `DEFAULT`, `WARNING`, `ERROR`); else `ERROR` for a span
+   * whose status is an error, else `DEFAULT`.
+   */
   level: string;
   /** `svc.observation.status_message`, else the span status message. */
   statusMessage: string | undefined;
@@ -122,43 +125,33 @@ const STARTED = new WeakMap<TestObservation, bigint>();
 function toObservation(span: OtlpSpan, scope: string): TestObservation {
   const a: Record<string, unknown> = {};
   for (const { key, value } of span.attributes ?? []) a[key] = fromAnyValue(value);
-  const genAi = readGenAiFields(span.name, a);
   const statusCode = span.status?.code ?? 0;
-  const promptName = text(a[A.OBSERVATION_PROMPT_NAME]);
-  const promptVersion = Number(a[A.OBSERVATION_PROMPT_VERSION]);
+  const fields = readObservationFields({ name: span.name, statusCode, statusMessage: span.status?.message }, a);
+  const { name, userId, sessionId, tags, metadata } = fields.trace;
   const observation: TestObservation = {
     id: span.spanId,
     traceId: span.traceId,
     parentId: span.parentSpanId || undefined,
     name: span.name,
-    type: text(a[A.OBSERVATION_TYPE]) ?? genAi.type,
-    input: parsed(a[A.OBSERVATION_INPUT] ?? genAi.input),
-    output: parsed(a[A.OBSERVATION_OUTPUT] ?? genAi.output),
-    metadata: metadataOf(a, A.OBSERVATION_METADATA),
-    model: text(a[A.OBSERVATION_MODEL]) ?? genAi.model,
-    modelParameters: parsed(a[A.OBSERVATION_MODEL_PARAMETERS]),
-    usage: a[A.OBSERVATION_USAGE_DETAILS] !== undefined ? numbers(parsed(a[A.OBSERVATION_USAGE_DETAILS])) : genAi.usage,
-    cost: numbers(parsed(a[A.OBSERVATION_COST_DETAILS])),
-    level: text(a[A.OBSERVATION_LEVEL]) ?? (statusCode === 2 ? "ERROR" : "DEFAULT"),
-    statusMessage: text(a[A.OBSERVATION_STATUS_MESSAGE]) ?? (span.status?.message || undefined),
+    type: fields.type,
+    input: parseJsonText(fields.input),
+    output: parseJsonText(fields.output),
+    metadata: fields.metadata,
+    model: fields.model,
+    modelParameters: fields.modelParameters,
+    usage: fields.usage,
+    cost: fields.cost,
+    level: fields.level,
+    statusMessage: fields.statusMessage,
     statusCode,
-    environment: text(a[A.ENVIRONMENT]),
-    release: text(a[A.RELEASE]),
-    version: text(a[A.VERSION]),
-    prompt: promptName
-      ? { name: promptName, version: Number.isInteger(promptVersion) ? promptVersion : undefined }
-      : undefined,
-    completionStartTime: text(a[A.OBSERVATION_COMPLETION_START_TIME])?.replace(/^"|"$/g, ""),
+    environment: fields.environment,
+    release: fields.release,
+    version: fields.version,
+    prompt: fields.promptName ? { name: fields.promptName, version: fields.promptVersion } : undefined,
+    completionStartTime: fields.completionStartTime,
     startTime: isoOf(span.startTimeUnixNano),
     endTime: isoOf(span.endTimeUnixNano),
-    trace: {
-      name: text(a[A.TRACE_NAME]),
-      userId: text(a[A.TRACE_USER_ID]),
-      sessionId: text(a[A.TRACE_SESSION_ID]),
-      tags: tagsOf(a[A.TRACE_TAGS]),
-      metadata: metadataOf(a, A.TRACE_METADATA),
-      public: a[A.TRACE_PUBLIC] === true || a[A.TRACE_PUBLIC] === "true",
-    },
+    trace: { name, userId, sessionId, tags, metadata, public: fields.trace.public },
     scope,
     attributes: a,
     children: [],
@@ -223,9 +216,9 @@ export function treeOf(observations: readonly TestObservation[]): { ordered: Tes
     );
     for (const observation of inTrace) if (repeaters.has(observation.id)) observation.usage = undefined;
     const root = trace.roots[0];
-    trace.input = root?.attributes[A.TRACE_INPUT] !== undefined ? parsed(root.attributes[A.TRACE_INPUT]) : root?.input;
-    trace.output =
-      root?.attributes[A.TRACE_OUTPUT] !== undefined ? parsed(root.attributes[A.TRACE_OUTPUT]) : root?.output;
+    const own = root && readTraceFields(root.attributes);
+    trace.input = own?.input !== undefined ? parseJsonText(own.input) : root?.input;
+    trace.output = own?.output !== undefined ? parseJsonText(own.output) : root?.output;
   }
   return { ordered, traces: [...traces.values()] };
 }
@@ -256,57 +249,6 @@ function fromAnyValue(value: AnyValue | undefined): unknown {
     return out;
   }
   return undefined;
-}
-
-/**
- * An object or array parsed back from its JSON text; anything else as it is: a string is written as it is, so the text
- * `42` may be the string "42" or the number, and stays text.
- */
-function parsed(value: unknown): unknown {
-  if (typeof value !== "string" || !/^\s*[[{]/.test(value)) return value;
-  try {
-    return JSON.parse(value) as unknown;
-  } catch {
-    return value;
-  }
-}
-
-function text(value: unknown): string | undefined {
-  return typeof value === "string" ? value : value === undefined ? undefined : String(value);
-}
-
-function numbers(value: unknown): Record<string, number> | undefined {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
-  const out: Record<string, number> = {};
-  for (const [key, v] of Object.entries(value)) if (typeof v === "number") out[key] = v;
-  return out;
-}
-
-function tagsOf(value: unknown): string[] {
-  if (Array.isArray(value)) return value.map(String);
-  return typeof value === "string" && value !== "" ? value.split(",") : [];
-}
-
-/** Metadata from the per-key attributes `prefix.<key>`; a dotted path under an object key repeats that object. */
-function metadataOf(a: Record<string, unknown>, prefix: string): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  const whole = parsed(a[prefix]);
-  if (isObject(whole)) Object.assign(out, whole);
-  const keys = Object.keys(a)
-    .filter((key) => key.startsWith(`${prefix}.`))
-    .map((key) => key.slice(prefix.length + 1))
-    .sort((x, y) => x.split(".").length - y.split(".").length);
-  for (const key of keys) {
-    const value = a[`${prefix}.${key}`];
-    const root = key.split(".")[0] as string;
-    if (root !== key && isObject(out[root])) continue;
-    out[key] = parsed(value);
-  }
-  return out;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function isoOf(nanos: string | number): string {

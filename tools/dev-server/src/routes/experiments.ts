@@ -1,4 +1,5 @@
-import { parseMaybeJson, str } from "../attribute-values.ts";
+import { SvcOtelSpanAttributes as A } from "../../../../packages/core/src/attributes.ts";
+import { parseJsonText, attributeText as str } from "../../../../packages/core/src/observation-attributes.ts";
 import { HttpError } from "../http.ts";
 import { allObservations, type Observation } from "../observations.ts";
 import { cursorPage, fieldGroups, intParam, listParam, timeParam } from "../paging.ts";
@@ -21,7 +22,7 @@ interface ItemRecord {
 }
 
 function objectAttr(attributes: Record<string, unknown>, key: string): Record<string, unknown> | null {
-  const parsed = parseMaybeJson(attributes[key] as string | undefined);
+  const parsed = parseJsonText(attributes[key]);
   const out: Record<string, unknown> =
     parsed && typeof parsed === "object" && !Array.isArray(parsed) ? { ...(parsed as object) } : {};
   for (const [k, v] of Object.entries(attributes)) if (k.startsWith(`${key}.`)) out[k.slice(key.length + 1)] = v;
@@ -33,24 +34,24 @@ function experimentItems(store: DevStore): ItemRecord[] {
   const items: ItemRecord[] = [];
   for (const [key, span] of store.spans) {
     const a = span.attributes;
-    const experimentId = str(a["svc.experiment.id"]);
-    const experimentItemId = str(a["svc.experiment.item.id"]);
+    const experimentId = str(a[A.EXPERIMENT_ID]);
+    const experimentItemId = str(a[A.EXPERIMENT_ITEM_ID]);
     if (!experimentId || !experimentItemId) continue;
     // Descendants carry the experiment attributes too; only the item's root span is the item.
-    const rootId = str(a["svc.experiment.item.root_observation_id"]);
+    const rootId = str(a[A.EXPERIMENT_ITEM_ROOT_OBSERVATION_ID]);
     if (rootId ? rootId !== span.spanId : span.parentSpanId !== undefined) continue;
-    const version = str(a["svc.experiment.item.version"]);
+    const version = str(a[A.EXPERIMENT_ITEM_VERSION]);
     items.push({
       observation: observations.get(key)!,
       experimentId,
-      experimentName: str(a["svc.experiment.name"]) ?? experimentId,
-      experimentDescription: str(a["svc.experiment.description"]) ?? null,
+      experimentName: str(a[A.EXPERIMENT_NAME]) ?? experimentId,
+      experimentDescription: str(a[A.EXPERIMENT_DESCRIPTION]) ?? null,
       experimentItemId,
-      datasetId: str(a["svc.experiment.dataset.id"]) ?? null,
+      datasetId: str(a[A.EXPERIMENT_DATASET_ID]) ?? null,
       itemVersion: version && !Number.isNaN(Date.parse(version)) ? new Date(version).toISOString() : null,
-      expectedOutput: str(a["svc.experiment.item.expected_output"]) ?? null,
-      experimentMetadata: objectAttr(a, "svc.experiment.metadata"),
-      itemMetadata: objectAttr(a, "svc.experiment.item.metadata"),
+      expectedOutput: str(a[A.EXPERIMENT_ITEM_EXPECTED_OUTPUT]) ?? null,
+      experimentMetadata: objectAttr(a, A.EXPERIMENT_METADATA),
+      itemMetadata: objectAttr(a, A.EXPERIMENT_ITEM_METADATA),
     });
   }
   return items;
