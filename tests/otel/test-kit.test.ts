@@ -225,6 +225,28 @@ describe("installSvcTestKit", () => {
     ]);
   });
 
+  it("reads a span's raw svc attributes as the server does: type, level, OpenAI usage, completion time, tags", async () => {
+    const span = getSvcTracerProvider().getTracer("svc-sdk").startSpan("raw-call");
+    span.setAttributes({
+      "svc.observation.type": "GENERATION",
+      "svc.observation.level": "warn",
+      "svc.observation.usage_details": JSON.stringify({ prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 }),
+      "svc.observation.completion_start_time": '"2026-01-02T03:04:05Z"',
+      "svc.trace.tags": '["a", "b"]',
+    });
+    span.end();
+
+    const { one, traces } = await kit.collect();
+
+    expect(one("raw-call")).toMatchObject({
+      type: "generation",
+      level: "WARNING",
+      usage: { input: 3, output: 4, total: 7 },
+      completionStartTime: "2026-01-02T03:04:05.000Z",
+    });
+    expect(traces[0]?.tags).toEqual(["a", "b"]);
+  });
+
   it("forgets everything on reset()", async () => {
     await startActiveObservation("before-reset", () => undefined);
 
