@@ -403,7 +403,7 @@ function privateConstruction(name: string, doc: string): string[] {
   return [
     `let make${name}: (rt: RequestRuntime) => ${name};\n\n`,
     `/** ${doc} */\nexport class ${name} {\n`,
-    `  static {\n    make${name} = (rt) => new ${name}(rt);\n  }\n\n`,
+    `  static {\n    // this, not the class name: a class that names itself inside is renamed by the bundler.\n    make${name} = (rt) => new this(rt);\n  }\n\n`,
   ];
 }
 

@@ -104,6 +104,7 @@ const SHIPPED: Record<string, string[]> = {
     "dist/<shared>-<hash>.d.cts",
     "dist/<shared>-<hash>.d.ts",
     ...chunk("chunk"),
+    ...chunk("otlp-protobuf"),
     ...chunk("upload-once"),
   ],
   otel: [
@@ -115,7 +116,6 @@ const SHIPPED: Record<string, string[]> = {
     "dist/<shared>-<hash>.d.cts",
     "dist/<shared>-<hash>.d.ts",
     ...chunk("chunk"),
-    ...chunk("otlp-protobuf"),
   ],
   client: [
     "README.md",

@@ -58,7 +58,8 @@ let makeDatasetManager: (api: SvcApi, options: DatasetManagerOptions) => Dataset
 /** Reads datasets with their items and adds items. */
 export class DatasetManager {
   static {
-    makeDatasetManager = (api, options) => new DatasetManager(api, options);
+    // `this`, not the class name: a class that names itself inside is renamed by the bundler.
+    makeDatasetManager = (api, options) => new this(api, options);
   }
 
   readonly #decorate: DatasetDecorator;

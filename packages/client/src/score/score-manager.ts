@@ -61,7 +61,8 @@ let makeScoreManager: (context: ScoreManagerContext) => ScoreManager;
  */
 export class ScoreManager {
   static {
-    makeScoreManager = (context) => new ScoreManager(context);
+    // `this`, not the class name: a class that names itself inside is renamed by the bundler.
+    makeScoreManager = (context) => new this(context);
   }
 
   readonly #queue: BatchQueue<QueuedScore>;

@@ -22,7 +22,8 @@ let makeAnnotationQueuesApi: (rt: RequestRuntime) => AnnotationQueuesApi;
 /** Methods of `svc.api.annotationQueues`. */
 export class AnnotationQueuesApi {
   static {
-    makeAnnotationQueuesApi = (rt) => new AnnotationQueuesApi(rt);
+    // this, not the class name: a class that names itself inside is renamed by the bundler.
+    makeAnnotationQueuesApi = (rt) => new this(rt);
   }
 
   readonly #rt: RequestRuntime;

@@ -16,7 +16,8 @@ let makeBlobStorageIntegrationsApi: (rt: RequestRuntime) => BlobStorageIntegrati
 /** Methods of `svc.api.blobStorageIntegrations`. */
 export class BlobStorageIntegrationsApi {
   static {
-    makeBlobStorageIntegrationsApi = (rt) => new BlobStorageIntegrationsApi(rt);
+    // this, not the class name: a class that names itself inside is renamed by the bundler.
+    makeBlobStorageIntegrationsApi = (rt) => new this(rt);
   }
 
   readonly #rt: RequestRuntime;

@@ -33,7 +33,8 @@ let makeUnstableApi: (rt: RequestRuntime) => UnstableApi;
 /** Namespaces under `svc.api.unstable`. */
 export class UnstableApi {
   static {
-    makeUnstableApi = (rt) => new UnstableApi(rt);
+    // this, not the class name: a class that names itself inside is renamed by the bundler.
+    makeUnstableApi = (rt) => new this(rt);
   }
 
   readonly dashboardWidgets: UnstableDashboardWidgetsApi;
@@ -57,7 +58,8 @@ let makeSvcApi: (rt: RequestRuntime) => SvcApi;
 /** The REST client: one property per namespace (`svc.api.<namespace>.<method>`). */
 export class SvcApi {
   static {
-    makeSvcApi = (rt) => new SvcApi(rt);
+    // this, not the class name: a class that names itself inside is renamed by the bundler.
+    makeSvcApi = (rt) => new this(rt);
   }
 
   readonly annotationQueues: AnnotationQueuesApi;

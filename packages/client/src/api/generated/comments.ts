@@ -15,7 +15,8 @@ let makeCommentsApi: (rt: RequestRuntime) => CommentsApi;
 /** Methods of `svc.api.comments`. */
 export class CommentsApi {
   static {
-    makeCommentsApi = (rt) => new CommentsApi(rt);
+    // this, not the class name: a class that names itself inside is renamed by the bundler.
+    makeCommentsApi = (rt) => new this(rt);
   }
 
   readonly #rt: RequestRuntime;

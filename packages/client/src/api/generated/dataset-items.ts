@@ -16,7 +16,8 @@ let makeDatasetItemsApi: (rt: RequestRuntime) => DatasetItemsApi;
 /** Methods of `svc.api.datasetItems`. */
 export class DatasetItemsApi {
   static {
-    makeDatasetItemsApi = (rt) => new DatasetItemsApi(rt);
+    // this, not the class name: a class that names itself inside is renamed by the bundler.
+    makeDatasetItemsApi = (rt) => new this(rt);
   }
 
   readonly #rt: RequestRuntime;

@@ -15,7 +15,8 @@ let makeDatasetsApi: (rt: RequestRuntime) => DatasetsApi;
 /** Methods of `svc.api.datasets`. */
 export class DatasetsApi {
   static {
-    makeDatasetsApi = (rt) => new DatasetsApi(rt);
+    // this, not the class name: a class that names itself inside is renamed by the bundler.
+    makeDatasetsApi = (rt) => new this(rt);
   }
 
   readonly #rt: RequestRuntime;

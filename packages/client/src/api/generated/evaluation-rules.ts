@@ -17,7 +17,8 @@ let makeEvaluationRulesApi: (rt: RequestRuntime) => EvaluationRulesApi;
 /** Methods of `svc.api.evaluationRules`. */
 export class EvaluationRulesApi {
   static {
-    makeEvaluationRulesApi = (rt) => new EvaluationRulesApi(rt);
+    // this, not the class name: a class that names itself inside is renamed by the bundler.
+    makeEvaluationRulesApi = (rt) => new this(rt);
   }
 
   readonly #rt: RequestRuntime;

@@ -16,7 +16,8 @@ let makeEvaluatorsApi: (rt: RequestRuntime) => EvaluatorsApi;
 /** Methods of `svc.api.evaluators`. */
 export class EvaluatorsApi {
   static {
-    makeEvaluatorsApi = (rt) => new EvaluatorsApi(rt);
+    // this, not the class name: a class that names itself inside is renamed by the bundler.
+    makeEvaluatorsApi = (rt) => new this(rt);
   }
 
   readonly #rt: RequestRuntime;

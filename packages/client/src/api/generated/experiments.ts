@@ -14,7 +14,8 @@ let makeExperimentsApi: (rt: RequestRuntime) => ExperimentsApi;
 /** Methods of `svc.api.experiments`. */
 export class ExperimentsApi {
   static {
-    makeExperimentsApi = (rt) => new ExperimentsApi(rt);
+    // this, not the class name: a class that names itself inside is renamed by the bundler.
+    makeExperimentsApi = (rt) => new this(rt);
   }
 
   readonly #rt: RequestRuntime;

@@ -13,7 +13,8 @@ let makeFeedbackApi: (rt: RequestRuntime) => FeedbackApi;
 /** Methods of `svc.api.feedback`. */
 export class FeedbackApi {
   static {
-    makeFeedbackApi = (rt) => new FeedbackApi(rt);
+    // this, not the class name: a class that names itself inside is renamed by the bundler.
+    makeFeedbackApi = (rt) => new this(rt);
   }
 
   readonly #rt: RequestRuntime;

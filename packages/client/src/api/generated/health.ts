@@ -13,7 +13,8 @@ let makeHealthApi: (rt: RequestRuntime) => HealthApi;
 /** Methods of `svc.api.health`. */
 export class HealthApi {
   static {
-    makeHealthApi = (rt) => new HealthApi(rt);
+    // this, not the class name: a class that names itself inside is renamed by the bundler.
+    makeHealthApi = (rt) => new this(rt);
   }
 
   readonly #rt: RequestRuntime;

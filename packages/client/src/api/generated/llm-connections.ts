@@ -15,7 +15,8 @@ let makeLlmConnectionsApi: (rt: RequestRuntime) => LlmConnectionsApi;
 /** Methods of `svc.api.llmConnections`. */
 export class LlmConnectionsApi {
   static {
-    makeLlmConnectionsApi = (rt) => new LlmConnectionsApi(rt);
+    // this, not the class name: a class that names itself inside is renamed by the bundler.
+    makeLlmConnectionsApi = (rt) => new this(rt);
   }
 
   readonly #rt: RequestRuntime;

@@ -15,7 +15,8 @@ let makeMediaApi: (rt: RequestRuntime) => MediaApi;
 /** Methods of `svc.api.media`. */
 export class MediaApi {
   static {
-    makeMediaApi = (rt) => new MediaApi(rt);
+    // this, not the class name: a class that names itself inside is renamed by the bundler.
+    makeMediaApi = (rt) => new this(rt);
   }
 
   readonly #rt: RequestRuntime;

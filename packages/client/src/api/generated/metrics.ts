@@ -13,7 +13,8 @@ let makeMetricsApi: (rt: RequestRuntime) => MetricsApi;
 /** Methods of `svc.api.metrics`. */
 export class MetricsApi {
   static {
-    makeMetricsApi = (rt) => new MetricsApi(rt);
+    // this, not the class name: a class that names itself inside is renamed by the bundler.
+    makeMetricsApi = (rt) => new this(rt);
   }
 
   readonly #rt: RequestRuntime;

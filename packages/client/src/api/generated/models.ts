@@ -16,7 +16,8 @@ let makeModelsApi: (rt: RequestRuntime) => ModelsApi;
 /** Methods of `svc.api.models`. */
 export class ModelsApi {
   static {
-    makeModelsApi = (rt) => new ModelsApi(rt);
+    // this, not the class name: a class that names itself inside is renamed by the bundler.
+    makeModelsApi = (rt) => new this(rt);
   }
 
   readonly #rt: RequestRuntime;

@@ -13,7 +13,8 @@ let makeObservationsApi: (rt: RequestRuntime) => ObservationsApi;
 /** Methods of `svc.api.observations`. */
 export class ObservationsApi {
   static {
-    makeObservationsApi = (rt) => new ObservationsApi(rt);
+    // this, not the class name: a class that names itself inside is renamed by the bundler.
+    makeObservationsApi = (rt) => new this(rt);
   }
 
   readonly #rt: RequestRuntime;

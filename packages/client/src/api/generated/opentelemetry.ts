@@ -13,7 +13,8 @@ let makeOpentelemetryApi: (rt: RequestRuntime) => OpentelemetryApi;
 /** Methods of `svc.api.opentelemetry`. */
 export class OpentelemetryApi {
   static {
-    makeOpentelemetryApi = (rt) => new OpentelemetryApi(rt);
+    // this, not the class name: a class that names itself inside is renamed by the bundler.
+    makeOpentelemetryApi = (rt) => new this(rt);
   }
 
   readonly #rt: RequestRuntime;

@@ -20,7 +20,8 @@ let makeOrganizationsApi: (rt: RequestRuntime) => OrganizationsApi;
 /** Methods of `svc.api.organizations`. */
 export class OrganizationsApi {
   static {
-    makeOrganizationsApi = (rt) => new OrganizationsApi(rt);
+    // this, not the class name: a class that names itself inside is renamed by the bundler.
+    makeOrganizationsApi = (rt) => new this(rt);
   }
 
   readonly #rt: RequestRuntime;

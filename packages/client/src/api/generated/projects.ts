@@ -19,7 +19,8 @@ let makeProjectsApi: (rt: RequestRuntime) => ProjectsApi;
 /** Methods of `svc.api.projects`. */
 export class ProjectsApi {
   static {
-    makeProjectsApi = (rt) => new ProjectsApi(rt);
+    // this, not the class name: a class that names itself inside is renamed by the bundler.
+    makeProjectsApi = (rt) => new this(rt);
   }
 
   readonly #rt: RequestRuntime;

@@ -13,7 +13,8 @@ let makePromptVersionApi: (rt: RequestRuntime) => PromptVersionApi;
 /** Methods of `svc.api.promptVersion`. */
 export class PromptVersionApi {
   static {
-    makePromptVersionApi = (rt) => new PromptVersionApi(rt);
+    // this, not the class name: a class that names itself inside is renamed by the bundler.
+    makePromptVersionApi = (rt) => new this(rt);
   }
 
   readonly #rt: RequestRuntime;

@@ -16,7 +16,8 @@ let makePromptsApi: (rt: RequestRuntime) => PromptsApi;
 /** Methods of `svc.api.prompts`. */
 export class PromptsApi {
   static {
-    makePromptsApi = (rt) => new PromptsApi(rt);
+    // this, not the class name: a class that names itself inside is renamed by the bundler.
+    makePromptsApi = (rt) => new this(rt);
   }
 
   readonly #rt: RequestRuntime;

@@ -19,7 +19,8 @@ let makeScimApi: (rt: RequestRuntime) => ScimApi;
 /** Methods of `svc.api.scim`. */
 export class ScimApi {
   static {
-    makeScimApi = (rt) => new ScimApi(rt);
+    // this, not the class name: a class that names itself inside is renamed by the bundler.
+    makeScimApi = (rt) => new this(rt);
   }
 
   readonly #rt: RequestRuntime;

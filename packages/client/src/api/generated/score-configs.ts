@@ -16,7 +16,8 @@ let makeScoreConfigsApi: (rt: RequestRuntime) => ScoreConfigsApi;
 /** Methods of `svc.api.scoreConfigs`. */
 export class ScoreConfigsApi {
   static {
-    makeScoreConfigsApi = (rt) => new ScoreConfigsApi(rt);
+    // this, not the class name: a class that names itself inside is renamed by the bundler.
+    makeScoreConfigsApi = (rt) => new this(rt);
   }
 
   readonly #rt: RequestRuntime;

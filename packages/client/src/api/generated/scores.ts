@@ -15,7 +15,8 @@ let makeScoresApi: (rt: RequestRuntime) => ScoresApi;
 /** Methods of `svc.api.scores`. */
 export class ScoresApi {
   static {
-    makeScoresApi = (rt) => new ScoresApi(rt);
+    // this, not the class name: a class that names itself inside is renamed by the bundler.
+    makeScoresApi = (rt) => new this(rt);
   }
 
   readonly #rt: RequestRuntime;

@@ -14,7 +14,8 @@ let makeTraceApi: (rt: RequestRuntime) => TraceApi;
 /** Methods of `svc.api.trace`. */
 export class TraceApi {
   static {
-    makeTraceApi = (rt) => new TraceApi(rt);
+    // this, not the class name: a class that names itself inside is renamed by the bundler.
+    makeTraceApi = (rt) => new this(rt);
   }
 
   readonly #rt: RequestRuntime;

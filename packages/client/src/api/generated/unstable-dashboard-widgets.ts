@@ -17,7 +17,8 @@ let makeUnstableDashboardWidgetsApi: (rt: RequestRuntime) => UnstableDashboardWi
 /** Methods of `svc.api.unstable.dashboardWidgets`. */
 export class UnstableDashboardWidgetsApi {
   static {
-    makeUnstableDashboardWidgetsApi = (rt) => new UnstableDashboardWidgetsApi(rt);
+    // this, not the class name: a class that names itself inside is renamed by the bundler.
+    makeUnstableDashboardWidgetsApi = (rt) => new this(rt);
   }
 
   readonly #rt: RequestRuntime;

@@ -20,7 +20,8 @@ let makeUnstableDashboardsApi: (rt: RequestRuntime) => UnstableDashboardsApi;
 /** Methods of `svc.api.unstable.dashboards`. */
 export class UnstableDashboardsApi {
   static {
-    makeUnstableDashboardsApi = (rt) => new UnstableDashboardsApi(rt);
+    // this, not the class name: a class that names itself inside is renamed by the bundler.
+    makeUnstableDashboardsApi = (rt) => new this(rt);
   }
 
   readonly #rt: RequestRuntime;

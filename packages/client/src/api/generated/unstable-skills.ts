@@ -13,7 +13,8 @@ let makeUnstableSkillsApi: (rt: RequestRuntime) => UnstableSkillsApi;
 /** Methods of `svc.api.unstable.skills`. */
 export class UnstableSkillsApi {
   static {
-    makeUnstableSkillsApi = (rt) => new UnstableSkillsApi(rt);
+    // this, not the class name: a class that names itself inside is renamed by the bundler.
+    makeUnstableSkillsApi = (rt) => new this(rt);
   }
 
   readonly #rt: RequestRuntime;
