@@ -4,6 +4,12 @@ import type { PromptClient } from "./prompt-clients.js";
 export const DEFAULT_PROMPT_CACHE_TTL_SECONDS = 60;
 /** Most prompts kept; the least recently used one goes first. */
 export const DEFAULT_PROMPT_CACHE_MAX_ENTRIES = 1000;
+/**
+ * Longest time a running fetch is shared, in milliseconds: longer than any fetch's own deadline (its attempts and
+ * backoff). A fetch still running after it is taken as lost: a runtime that cancels what an ended request left
+ * running (Cloudflare Workers) never settles it, and a later call starts a fetch of its own instead of waiting on it.
+ */
+export const MAX_SHARED_FETCH_MS = 60_000;
 
 interface Entry {
   name: string;
@@ -15,6 +21,8 @@ interface Entry {
 interface Running {
   promise: Promise<PromptClient>;
   controller: AbortController;
+  /** When the fetch started (by the cache's clock). */
+  startedAt: number;
   /** Callers waiting; the fetch is aborted when the last one with a time limit gives up. */
   waiting: number;
   /** Stops sharing the fetch (it has settled, or it is being aborted). */
@@ -91,8 +99,12 @@ export class PromptCache {
    */
   once(key: string, fetch: (signal: AbortSignal) => Promise<PromptClient>, limit?: WaitLimit): Promise<PromptClient> {
     let running = this.#inFlight.get(key);
+    if (running && this.now() - running.startedAt > MAX_SHARED_FETCH_MS) {
+      running.detach();
+      running = undefined;
+    }
     if (!running) {
-      const started = startFetch(fetch, () => {
+      const started = startFetch(fetch, this.now(), () => {
         if (this.#inFlight.get(key) === started) this.#inFlight.delete(key);
       });
       running = started;
@@ -115,12 +127,16 @@ export function fetchAlone(
   limit?: WaitLimit,
 ): Promise<PromptClient> {
   return waitFor(
-    startFetch(fetch, () => {}),
+    startFetch(fetch, Date.now(), () => {}),
     limit,
   );
 }
 
-function startFetch(fetch: (signal: AbortSignal) => Promise<PromptClient>, done: () => void): Running {
+function startFetch(
+  fetch: (signal: AbortSignal) => Promise<PromptClient>,
+  startedAt: number,
+  done: () => void,
+): Running {
   const controller = new AbortController();
   let started: Promise<PromptClient>;
   try {
@@ -129,7 +145,7 @@ function startFetch(fetch: (signal: AbortSignal) => Promise<PromptClient>, done:
     started = Promise.reject(error);
   }
   const promise = started.finally(done);
-  return { promise, controller, waiting: 0, detach: done };
+  return { promise, controller, startedAt, waiting: 0, detach: done };
 }
 
 /** One caller's wait for a running fetch: until it settles, or until the caller's limit passes. */
