@@ -110,7 +110,9 @@ describe("the progress line", () => {
       task: ({ input }, { attempt }) => {
         if (input === "slow") return new Promise<string>((resolve) => (releaseSlow = resolve));
         if (attempt === 1) throw new Error("overloaded");
-        setTimeout(() => releaseSlow("done"), 0);
+        // Past the redraw pause and the once-a-second tick, so the line with one item running is drawn whatever the
+        // retry's backoff was.
+        setTimeout(() => releaseSlow("done"), 1_100);
         return "answer";
       },
       onProgress: (p) => seen.push(p),
