@@ -1,14 +1,9 @@
-import { createRequire, syncBuiltinESMExports } from "node:module";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
-import { registerInstrumentations } from "@opentelemetry/instrumentation";
-import { HttpInstrumentation } from "@opentelemetry/instrumentation-http";
-import { UndiciInstrumentation } from "@opentelemetry/instrumentation-undici";
-import { InMemorySpanExporter, SimpleSpanProcessor, type SpanProcessor } from "@opentelemetry/sdk-trace-base";
-import { NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
 import { SvcSpanProcessor } from "@svc/otel";
 import { startActiveObservation } from "@svc/tracing";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { startServer } from "../support/http-server.ts";
+import { instrumentedProvider } from "../support/instrumented.ts";
 
 interface OtlpBody {
   resourceSpans?: { scopeSpans?: { spans?: { name: string }[] }[] }[];
@@ -18,30 +13,9 @@ describe("a user's exporter under http and undici instrumentation", () => {
   it("records no span for the export requests of a custom OTLPTraceExporter, as with the built-in export", async () => {
     const receiver = await startServer(() => ({ status: 200, json: {} }));
     onTestFinished(() => receiver.close());
-    const seen = new InMemorySpanExporter();
     const exporter = new OTLPTraceExporter({ url: `${receiver.url}/v1/traces` });
     const processor = new SvcSpanProcessor({ exporter, flushInterval: 3600 }, {});
-    const provider = new NodeTracerProvider({
-      spanProcessors: [new SimpleSpanProcessor(seen), processor as unknown as SpanProcessor],
-    });
-    provider.register();
-    const unregister = registerInstrumentations({
-      tracerProvider: provider,
-      // Incoming requests of the receiver, which runs in this process, are not the exporter's: leave them out.
-      instrumentations: [
-        new HttpInstrumentation({ ignoreIncomingRequestHook: () => true }),
-        new UndiciInstrumentation(),
-      ],
-    });
-    onTestFinished(async () => {
-      unregister();
-      syncBuiltinESMExports();
-      await provider.shutdown();
-    });
-    // Loads the patched module, as an application importing it after the instrumentation would; ES module imports
-    // of it (the exporter loads `request` with `import("http")`) then see the patched functions too.
-    const http = createRequire(import.meta.url)("node:http") as typeof import("node:http");
-    syncBuiltinESMExports();
+    const { seen, http } = instrumentedProvider(processor);
     // The application's own requests are traced: the instrumentation is live.
     await new Promise<void>((resolve, reject) =>
       http.get(`${receiver.url}/health`, (res) => res.resume().on("end", resolve)).on("error", reject),

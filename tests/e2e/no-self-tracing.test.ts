@@ -1,14 +1,9 @@
-import { createRequire } from "node:module";
-import { registerInstrumentations } from "@opentelemetry/instrumentation";
-import { HttpInstrumentation } from "@opentelemetry/instrumentation-http";
-import { UndiciInstrumentation } from "@opentelemetry/instrumentation-undici";
-import { InMemorySpanExporter, SimpleSpanProcessor, type SpanProcessor } from "@opentelemetry/sdk-trace-base";
-import { NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
 import { SvcClient, SvcMedia } from "@svc/client";
 import { startDevServer } from "@svc/dev-server";
 import { SvcSpanProcessor } from "@svc/otel";
 import { startActiveObservation } from "@svc/tracing";
 import { describe, expect, it, onTestFinished } from "vitest";
+import { instrumentedProvider } from "../support/instrumented.ts";
 
 const PNG =
   "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
@@ -17,27 +12,9 @@ describe("the SDK's own requests under http and undici instrumentation", () => {
   it("record no span for span export, scores, prompts and media, while the application's requests are traced", async () => {
     const server = await startDevServer({ port: 0 });
     onTestFinished(() => server.close());
-    const seen = new InMemorySpanExporter();
     const credentials = { baseUrl: server.url, publicKey: server.publicKey, secretKey: server.secretKey };
     const processor = new SvcSpanProcessor(credentials, {});
-    const provider = new NodeTracerProvider({
-      spanProcessors: [new SimpleSpanProcessor(seen), processor as unknown as SpanProcessor],
-    });
-    provider.register();
-    const unregister = registerInstrumentations({
-      tracerProvider: provider,
-      // Incoming requests of the dev server, which runs in this process, are not the SDK's: leave them out.
-      instrumentations: [
-        new HttpInstrumentation({ ignoreIncomingRequestHook: () => true }),
-        new UndiciInstrumentation(),
-      ],
-    });
-    onTestFinished(async () => {
-      unregister();
-      await provider.shutdown();
-    });
-    // Loads the patched module, as an application importing it after the instrumentation would.
-    const http = createRequire(import.meta.url)("node:http") as typeof import("node:http");
+    const { seen, http } = instrumentedProvider(processor);
 
     // The application's own requests are traced: the instrumentation is live.
     await new Promise<void>((resolve, reject) =>
