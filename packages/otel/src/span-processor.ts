@@ -81,7 +81,7 @@ export class SvcSpanProcessor {
     this.#config = config;
     this.#sample = new SampleStage(config.sampleRate);
     this.#filter = new FilterStage(config.shouldExportSpan);
-    this.#start = new StartStage(config, (span) => this.#filter.expects(span));
+    this.#start = new StartStage(config, (span) => this.#filter.expects(span), this.#filter.acceptedAtStartStands);
     this.#uploader =
       config.mediaUploadEnabled && !config.cannotSend
         ? new MediaUploader({

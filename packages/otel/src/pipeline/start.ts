@@ -16,6 +16,8 @@ export interface StartedSpan {
   readonly parentSpanId?: string | undefined;
 }
 
+const NO_ATTRIBUTES: Attributes = Object.freeze({});
+
 /** Open spans remembered for the app-root check at most; the oldest are forgotten first. */
 const MAX_OPEN_SPANS = 100_000;
 
@@ -28,20 +30,25 @@ const MAX_OPEN_SPANS = 100_000;
 export class StartStage {
   readonly #open = new OpenSpans();
 
+  /**
+   * @param svcSpansExpected Whether every span of svc's own tracer is expected to be exported (the default filter's
+   * first rule), so that the filter need not be asked for them.
+   */
   constructor(
     private readonly config: ProcessorConfig,
     private readonly expectedToExport: (span: StartedSpan) => boolean,
+    private readonly svcSpansExpected = false,
   ) {}
 
   onStart(span: StartedSpan, parentContext: Context): void {
-    const attributes = span.attributes ?? {};
-    if ((span.instrumentationScope ?? span.instrumentationLibrary)?.name !== SVC_TRACER_NAME)
-      stampPropagated(span, attributes, parentContext); // svc spans carry them from creation
+    const attributes = span.attributes ?? NO_ATTRIBUTES;
+    const svcSpan = (span.instrumentationScope ?? span.instrumentationLibrary)?.name === SVC_TRACER_NAME;
+    if (!svcSpan) stampPropagated(span, attributes, parentContext); // svc spans carry them from creation
     const { environment, release } = this.config;
     if (environment !== undefined && attributes[A.ENVIRONMENT] === undefined)
       span.setAttribute(A.ENVIRONMENT, environment);
     if (release !== undefined && attributes[A.RELEASE] === undefined) span.setAttribute(A.RELEASE, release);
-    this.#markAppRoot(span, parentContext);
+    if ((svcSpan && this.svcSpansExpected) || this.expectedToExport(span)) this.#markAppRoot(span, parentContext);
   }
 
   /** Forgets an ended span; true when it was open and expected to be exported. */
@@ -49,8 +56,8 @@ export class StartStage {
     return this.#open.delete(context.traceId, context.spanId);
   }
 
+  /** Remembers a span expected to be exported, and marks it when it is the application's root. */
   #markAppRoot(span: StartedSpan, parentContext: Context): void {
-    if (!this.expectedToExport(span)) return;
     const own = span.spanContext();
     const parent = parentOf(span, parentContext);
     const parentExpected = parent !== undefined && this.#open.has(parent.traceId, parent.spanId);
