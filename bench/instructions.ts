@@ -10,6 +10,7 @@
 //   node instructions.ts                                  (after a build: floor and v6)
 //   node instructions.ts --only otel,svc,svc-bsp --top 25 (v6's calls with the floor's processor too; top functions)
 //   node instructions.ts --only svc --warmup 300 --traces 1000 --first 200
+//   node instructions.ts --v8-threads                     (with V8's helper threads: counts vary by about 1.5%)
 // Needs valgrind (`apt-get install valgrind`); takes about a minute per process on a quiet machine.
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -29,6 +30,7 @@ const { values: args } = parseArgs({
     top: { type: "string", default: "15" },
     parallel: { type: "string", default: "2" },
     json: { type: "boolean", default: false },
+    "v8-threads": { type: "boolean", default: false },
     /** Internal: run as the measured child, creating this many traces. */
     child: { type: "string" },
     count: { type: "string" },
@@ -126,6 +128,10 @@ async function measure(name: string, count: number): Promise<Count> {
     `--callgrind-out-file=${file}`,
     process.execPath,
     ...process.execArgv,
+    // V8's helper threads (concurrent compilation and marking) make the counts of one process vary by about 1.5%,
+    // about 3,000 instructions per observation in a difference of 10,000; on one thread with fixed seeds two runs
+    // agree to about 0.1%.
+    ...(args["v8-threads"] ? [] : ["--single-threaded", "--hash-seed=1", "--random-seed=1"]),
     new URL(import.meta.url).pathname,
     "--child",
     name,

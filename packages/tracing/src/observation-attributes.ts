@@ -76,33 +76,54 @@ function field(attributes: SvcObservationAttributes, name: keyof SvcObservationA
 /**
  * Writes the attributes of `fields`, read first, all of them, with plain property reads at their own sites (fast
  * for the shapes each sees); a read that throws leaves `target` untouched. Each attribute is stored at a site of its
- * own, which only ever sees its one key: one shared store for every key would be a megamorphic store on every call.
+ * own, which only ever sees its one key (one shared store for every key would be a megamorphic store on every call),
+ * and a field that is not set costs one comparison, not a call (the first calls of a process run in the interpreter).
  */
 function writeFields(target: Attributes, fields: SvcObservationAttributes | Fields): void {
   const { input, output, metadata, level, statusMessage, version, environment, model } = fields;
   const { modelParameters, usageDetails, costDetails, completionStartTime, prompt } = fields;
-  const inputText = textOf(input);
-  if (inputText !== undefined) target[A.OBSERVATION_INPUT] = inputText;
-  const outputText = textOf(output);
-  if (outputText !== undefined) target[A.OBSERVATION_OUTPUT] = outputText;
+  if (input !== undefined) {
+    const inputText = textOf(input);
+    if (inputText !== undefined) target[A.OBSERVATION_INPUT] = inputText;
+  }
+  if (output !== undefined) {
+    const outputText = textOf(output);
+    if (outputText !== undefined) target[A.OBSERVATION_OUTPUT] = outputText;
+  }
   if (metadata === UNREADABLE) target[A.OBSERVATION_METADATA] = FAILED_TO_SERIALIZE;
-  else writeMetadata(target, A.OBSERVATION_METADATA, metadata);
-  const levelText = stringOf(level);
-  if (levelText !== undefined) target[A.OBSERVATION_LEVEL] = levelText;
-  const statusMessageText = stringOf(statusMessage);
-  if (statusMessageText !== undefined) target[A.OBSERVATION_STATUS_MESSAGE] = statusMessageText;
-  const versionText = stringOf(version);
-  if (versionText !== undefined) target[A.VERSION] = versionText;
-  const environmentText = stringOf(environment);
-  if (environmentText !== undefined) target[A.ENVIRONMENT] = environmentText;
-  const modelText = stringOf(model);
-  if (modelText !== undefined) target[A.OBSERVATION_MODEL] = modelText;
-  const modelParametersText = textOf(modelParameters);
-  if (modelParametersText !== undefined) target[A.OBSERVATION_MODEL_PARAMETERS] = modelParametersText;
-  const usageDetailsText = textOf(usageDetails);
-  if (usageDetailsText !== undefined) target[A.OBSERVATION_USAGE_DETAILS] = usageDetailsText;
-  const costDetailsText = textOf(costDetails);
-  if (costDetailsText !== undefined) target[A.OBSERVATION_COST_DETAILS] = costDetailsText;
+  else if (metadata !== undefined) writeMetadata(target, A.OBSERVATION_METADATA, metadata);
+  if (level !== undefined) {
+    const levelText = stringOf(level);
+    if (levelText !== undefined) target[A.OBSERVATION_LEVEL] = levelText;
+  }
+  if (statusMessage !== undefined) {
+    const statusMessageText = stringOf(statusMessage);
+    if (statusMessageText !== undefined) target[A.OBSERVATION_STATUS_MESSAGE] = statusMessageText;
+  }
+  if (version !== undefined) {
+    const versionText = stringOf(version);
+    if (versionText !== undefined) target[A.VERSION] = versionText;
+  }
+  if (environment !== undefined) {
+    const environmentText = stringOf(environment);
+    if (environmentText !== undefined) target[A.ENVIRONMENT] = environmentText;
+  }
+  if (model !== undefined) {
+    const modelText = stringOf(model);
+    if (modelText !== undefined) target[A.OBSERVATION_MODEL] = modelText;
+  }
+  if (modelParameters !== undefined) {
+    const modelParametersText = textOf(modelParameters);
+    if (modelParametersText !== undefined) target[A.OBSERVATION_MODEL_PARAMETERS] = modelParametersText;
+  }
+  if (usageDetails !== undefined) {
+    const usageDetailsText = textOf(usageDetails);
+    if (usageDetailsText !== undefined) target[A.OBSERVATION_USAGE_DETAILS] = usageDetailsText;
+  }
+  if (costDetails !== undefined) {
+    const costDetailsText = textOf(costDetails);
+    if (costDetailsText !== undefined) target[A.OBSERVATION_COST_DETAILS] = costDetailsText;
+  }
   if (completionStartTime !== undefined && completionStartTime !== UNREADABLE) {
     const iso = toIsoString(completionStartTime);
     if (iso !== undefined) target[A.OBSERVATION_COMPLETION_START_TIME] = iso;
@@ -113,15 +134,14 @@ function writeFields(target: Attributes, fields: SvcObservationAttributes | Fiel
 /** Marks a field whose read threw. */
 const UNREADABLE = Symbol("unreadable");
 
-/** A field as attribute text (JSON for anything but a string); undefined when it is not set. */
+/** A field that is set, as attribute text (JSON for anything but a string). */
 function textOf(value: unknown): string | undefined {
-  if (value === undefined) return undefined;
   return value === UNREADABLE ? FAILED_TO_SERIALIZE : serializeValue(value);
 }
 
-/** A field as short text; undefined when it is not set or could not be read. */
+/** A field that is set, as short text; undefined when it could not be read. */
 function stringOf(value: unknown): string | undefined {
-  if (value === undefined || value === UNREADABLE) return undefined;
+  if (value === UNREADABLE) return undefined;
   return truncateText(stableText(value), MAX_SERIALIZED_LENGTH);
 }
 
