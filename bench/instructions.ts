@@ -184,8 +184,10 @@ console.log(
     `first ${FIRST} traces = ${FIRST} − 0, after imports and set-up`,
 );
 console.log("contender | steady state | / floor | first traces | / floor");
+/** The four processes of contender `i`: warm-up only, warm-up and traces, none, the first traces. */
+const processes = (i: number) => counts.slice(i * 4, i * 4 + 4) as [Count, Count, Count, Count];
 names.forEach((name, i) => {
-  const [warm, full, none, first] = counts.slice(i * 4, i * 4 + 4) as Count[];
+  const [warm, full, none, first] = processes(i);
   summary[name] = {
     steady: (full.total - warm.total) / (TRACES * OBSERVATIONS_PER_TRACE),
     first: (first.total - none.total) / (FIRST * OBSERVATIONS_PER_TRACE),
@@ -202,7 +204,7 @@ for (const name of names) {
 }
 if (TOP > 0) {
   names.forEach((name, i) => {
-    const [warm, full] = counts.slice(i * 4, i * 4 + 2) as Count[];
+    const [warm, full] = processes(i);
     const per = TRACES * OBSERVATIONS_PER_TRACE;
     for (const [label, key] of [
       ["self", "self"],
