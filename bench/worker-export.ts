@@ -4,8 +4,10 @@
 // `node:worker_threads` worker that encodes and gzips and transfers the body back. One fresh process per mode and
 // run, modes in turns; medians. Every body is decoded and compared with the app thread's encoding of its batch.
 //   node worker-export.ts                   (after a build: `pnpm build:svc`)
-//   node worker-export.ts --runs 7 --modes app,worker
+//   node worker-export.ts --runs 5 --modes app,app-flush,worker,worker-sync --json > rows.json
+//   node worker-export.ts --from rows.json    (the table of those rows)
 import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 
@@ -51,10 +53,18 @@ async function runner(): Promise<void> {
     options: {
       runs: { type: "string", default: "3" },
       traces: { type: "string", default: "2000" },
-      modes: { type: "string", default: MODES.join(",") },
+      modes: { type: "string", default: "app,worker,worker-sync" },
       json: { type: "boolean", default: false },
+      from: { type: "string" },
     },
   });
+  if (args.from) {
+    // The table again, from the rows of an earlier run's --json output.
+    const rows = JSON.parse(readFileSync(args.from, "utf8")) as ChildRow[];
+    const modes = MODES.filter((mode) => rows.some((row) => row.mode === mode));
+    print(rows, modes, Math.max(...modes.map((mode) => rows.filter((row) => row.mode === mode).length)));
+    return;
+  }
   const runs = Number(args.runs);
   const modes = args.modes.split(",") as Mode[];
   for (const mode of modes) if (!MODES.includes(mode)) throw new Error(`unknown mode ${mode}; modes: ${MODES}`);
@@ -116,7 +126,7 @@ function print(rows: ChildRow[], modes: Mode[], runs: number): void {
     ["worker thread CPU ms", (r) => (r.mode.startsWith("worker") ? r.workerThreadCpuMs : undefined)],
     ["process CPU ms (all threads)", (r) => r.processCpuMs],
     ["wall ms until every body is ready", (r) => r.wallMs],
-    ["longest app-thread stall ms (event-loop delay max)", (r) => r.stallMaxMs],
+    ["longest app-thread stall ms (event-loop delay max, second pass)", (r) => r.stallMaxMs],
     ["longest single handover ms", (r) => (r.mode.startsWith("worker") ? r.handoverMaxMs : undefined)],
     ["peak RSS over the start, MB", (r) => r.peakRssDeltaMb],
     ["peak app-thread heap over the start, MB", (r) => r.peakHeapDeltaMb],
