@@ -15,28 +15,42 @@ export interface WorkerExporter {
 /** `sync`: the worker gzips the whole body with `gzipSync`; else the core's gzip stream on the thread pool. */
 export function workerExporter(target: SinkTarget, sync: boolean): WorkerExporter {
   const worker = new Worker(new URL("./worker-export-thread.ts", import.meta.url));
-  worker.unref(); // the pending jobs are awaited through the processor's flush, not by the worker's handle
   const url = `${target.baseUrl}/api/public/otel/v1/traces`;
   const headers = {
     "content-type": "application/json",
     "content-encoding": "gzip",
     authorization: `Basic ${Buffer.from(`${target.publicKey}:${target.secretKey}`).toString("base64")}`,
   };
-  const waiting = new Map<number, (bytes: Uint8Array) => void>();
+  const waiting = new Map<number, { resolve: (bytes: Uint8Array) => void; reject: (error: Error) => void }>();
   let nextId = 0;
+  // The worker holds the process open only while a batch is in it: an idle worker does not keep it alive.
+  worker.unref();
+  const settle = (id: number) => {
+    const entry = waiting.get(id);
+    waiting.delete(id);
+    if (waiting.size === 0) worker.unref();
+    return entry;
+  };
   worker.on("message", (message: Done | { ready: true }) => {
-    if (!("id" in message)) return;
-    const resolve = waiting.get(message.id);
-    waiting.delete(message.id);
-    resolve?.(message.bytes);
+    if ("id" in message) settle(message.id)?.resolve(message.bytes);
   });
+  const failAll = (error: Error) => {
+    for (const id of [...waiting.keys()]) settle(id)?.reject(error);
+  };
+  worker.on("error", failAll);
+  worker.on("exit", (code) => failAll(new Error(`the worker exited (code ${code})`)));
   return {
     export(spans, done) {
       const id = nextId++;
-      const body = new Promise<Uint8Array>((resolve) => waiting.set(id, resolve));
-      const items = spans.map((span) => ({ span, attributes: span.attributes }));
-      const job: Job = { id, records: toRecords(items), sync };
-      worker.postMessage(job);
+      const body = new Promise<Uint8Array>((resolve, reject) => waiting.set(id, { resolve, reject }));
+      worker.ref();
+      try {
+        const items = spans.map((span) => ({ span, attributes: span.attributes }));
+        const job: Job = { id, records: toRecords(items), sync };
+        worker.postMessage(job);
+      } catch (error) {
+        settle(id)?.reject(error as Error);
+      }
       body
         .then((bytes) => fetch(url, { method: "POST", headers, body: bytes as Uint8Array<ArrayBuffer> }))
         .then(
