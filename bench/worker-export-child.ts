@@ -12,8 +12,7 @@ import { encodeTraces } from "@svc/tracing/internal";
 import { svcCalls } from "./contenders/svc.ts";
 import { OBSERVATIONS_PER_TRACE } from "./payload.ts";
 import { threadClock } from "./thread-clock.ts";
-import type { Mode } from "./worker-export.ts";
-import type { Done, Item, Job } from "./worker-export-thread.ts";
+import type { Done, Item, Job, Mode } from "./worker-export-thread.ts";
 import { toRecords } from "./worker-export-thread.ts";
 
 const { values: args } = parseArgs({

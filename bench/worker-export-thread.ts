@@ -10,6 +10,17 @@ import type { Attributes, HrTime } from "@opentelemetry/api";
 import { encodeTraces } from "@svc/tracing/internal";
 import { threadClock } from "./thread-clock.ts";
 
+/**
+ * `app`: the export stage's path while the application runs: one batch at a time on the app thread (encode in 48K
+ * pieces, gzip on the thread pool). `app-flush`: the same with two batches at once, as while `forceFlush()` or
+ * `shutdown()` waits. `worker`: each batch's spans copied to one worker (structured clone of plain records of the
+ * fields the encoder reads), which runs the same encoder and gzip stream and transfers the body back.
+ * `worker-sync`: the same handover; the worker encodes the whole body and gzips it with `zlib.gzipSync` on its own
+ * thread (no thread-pool hop).
+ */
+export const MODES = ["app", "app-flush", "worker", "worker-sync"] as const;
+export type Mode = (typeof MODES)[number];
+
 /** An ended span as a plain, cloneable record. */
 export interface SpanRecord {
   name: string;

@@ -10,17 +10,7 @@ import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-
-/**
- * `app`: the export stage's path while the application runs: one batch at a time on the app thread (encode in 48K
- * pieces, gzip on the thread pool). `app-flush`: the same with two batches at once, as while `forceFlush()` or
- * `shutdown()` waits. `worker`: each batch's spans copied to one worker (structured clone of plain records of the
- * fields the encoder reads), which runs the same encoder and gzip stream and transfers the body back.
- * `worker-sync`: the same handover; the worker encodes the whole body and gzips it with `zlib.gzipSync` on its own
- * thread (no thread-pool hop).
- */
-export const MODES = ["app", "app-flush", "worker", "worker-sync"] as const;
-export type Mode = (typeof MODES)[number];
+import { MODES, type Mode } from "./worker-export-thread.ts";
 
 if (process.argv.includes("--child")) {
   await import("./worker-export-child.ts");
