@@ -17,6 +17,8 @@ const LOADED_ON_FIRST_USE: Record<string, Record<string, string>> = {
     doctor: "function checkClock(",
     "experiment runner": "ExperimentRunner = class",
     "dataset media references": "function resolveItemMediaReferences(",
+    // The routes and query parameters of svc.api: its namespaces hold only the names of their methods.
+    "REST operations": 'path: "/api/public/annotation-queues"',
   },
   // The OTLP encoders are the core's (the span processor and the doctor both encode spans), built into @svc/tracing.
   tracing: { "media upload": "function uploadOnce(", "OTLP/protobuf encoder": "function* encodeTraceRequestProtobuf(" },
@@ -59,7 +61,7 @@ describe("the parts loaded on first use", () => {
   it.each([
     ["ES module", "import"],
     ["CommonJS", "require"],
-  ])("load and work from the %s build: doctor, experiment, protobuf export, media upload", async (_, how) => {
+  ])("load and work from the %s build: doctor, experiment, protobuf export, media upload, svc.api", async (_, how) => {
     const server = await startServer((req) => {
       if (req.path === "/api/public/projects") return { json: { data: [{ id: "project-1" }] } };
       if (req.path === "/api/public/health") return { json: { status: "OK", version: "4.60.0" } };
@@ -83,12 +85,16 @@ describe("the parts loaded on first use", () => {
       const svc = new SvcClient(keys);
       const report = await svc.doctor({ timeout: 5 });
       const result = await svc.experiment.run({ name: "lazy", data: [{ input: 1 }], task: ({ input }) => input + 1 });
+      const health = await svc.api.health.health();
+      const deleted = await svc.api.projects.deleteApiKey("p 1", "k/2", {}, { maxRetries: 0 }).withRawResponse();
       await provider.shutdown();
       await svc.shutdown();
       console.log(JSON.stringify({
         checks: report.checks.map((check) => check.name),
         item: result.itemResults[0] && { status: result.itemResults[0].status, output: result.itemResults[0].output },
         experimentUrl: result.experimentUrl,
+        health,
+        deletedStatus: deleted.rawResponse.status,
       }));
     })();`;
     const args = how === "import" ? ["--input-type=module", "-e", script] : ["-e", script];
@@ -98,6 +104,8 @@ describe("the parts loaded on first use", () => {
       checks: string[];
       item: { status: string; output: unknown };
       experimentUrl: string;
+      health: unknown;
+      deletedStatus: number;
     };
     expect(out.checks).toEqual(expect.arrayContaining(["keys", "server", "credentials", "tracer provider"]));
     expect(out.item).toEqual({ status: "ok", output: 2 });
@@ -105,5 +113,10 @@ describe("the parts loaded on first use", () => {
     const traces = server.seen.filter((req) => req.path === "/api/public/otel/v1/traces" && req.method === "POST");
     expect(traces.some((req) => req.headers["content-type"] === "application/x-protobuf")).toBe(true);
     expect(server.seen.some((req) => req.method === "POST" && req.path === "/api/public/media")).toBe(true);
+    expect(out.health).toEqual({ status: "OK", version: "4.60.0" });
+    expect(out.deletedStatus).toBe(200);
+    const deletion = server.seen.find((req) => req.method === "DELETE");
+    expect(deletion?.path).toBe("/api/public/projects/p%201/apiKeys/k%2F2");
+    expect(deletion?.headers.authorization).toMatch(/^Basic /);
   });
 });
