@@ -23,6 +23,7 @@ const LOADED_ON_FIRST_USE: Record<string, Record<string, string>> = {
     "prompt cache and fetches": "PromptService = class",
     "dataset reads and item uploads": "DatasetService = class",
     "media reference resolution": "MediaService = class",
+    "typed errors of failed REST calls": "function errorFromFailure(",
   },
   // The OTLP encoders are the core's (the span processor and the doctor both encode spans), built into @svc/tracing.
   tracing: { "media upload": "function uploadOnce(", "OTLP/protobuf encoder": "function* encodeTraceRequestProtobuf(" },
@@ -86,6 +87,7 @@ describe("the parts loaded on first use", () => {
           };
         }
         if (req.path === "/api/public/v2/datasets/qa") return { json: { id: "ds-1", name: "qa" } };
+        if (req.path === "/api/public/scores/missing") return { status: 404, json: { message: "no such score" } };
         if (req.path === "/api/public/dataset-items") {
           return { json: { data: [{ id: "item-1", input: 1, expectedOutput: 2 }], meta: { totalPages: 1 } } };
         }
@@ -98,7 +100,7 @@ describe("the parts loaded on first use", () => {
       const { BasicTracerProvider } = ${load("@opentelemetry/sdk-trace-base")};
       const { setSvcTracerProvider, startObservation } = ${load("@svc/tracing")};
       const { SvcSpanProcessor } = ${load("@svc/otel")};
-      const { SvcClient } = ${load("@svc/client")};
+      const { NotFoundError, SvcClient } = ${load("@svc/client")};
       const keys = { baseUrl: ${JSON.stringify(server.url)}, publicKey: "pk-test", secretKey: "sk-test" };
       const processor = new SvcSpanProcessor({ ...keys, protocol: "http/protobuf" });
       const provider = new BasicTracerProvider({ spanProcessors: [processor] });
@@ -110,6 +112,7 @@ describe("the parts loaded on first use", () => {
       const result = await svc.experiment.run({ name: "lazy", data: [{ input: 1 }], task: ({ input }) => input + 1 });
       const health = await svc.api.health.health();
       const deleted = await svc.api.projects.deleteApiKey("p 1", "k/2", {}, { maxRetries: 0 }).withRawResponse();
+      const failed = await svc.api.scores.delete("missing", {}, { maxRetries: 0 }).catch((error) => error);
       const prompt = await svc.prompt.get("greeting", { type: "text" });
       const cached = await svc.prompt.get("greeting", { type: "text" });
       const dataset = await svc.dataset.get("qa");
@@ -122,6 +125,7 @@ describe("the parts loaded on first use", () => {
         experimentUrl: result.experimentUrl,
         health,
         deletedStatus: deleted.rawResponse.status,
+        failed: { notFound: failed instanceof NotFoundError, status: failed.statusCode, message: failed.message },
         prompt: { compiled: prompt.compile({ who: "Ada" }), version: prompt.version, sameObject: cached === prompt },
         promptHealth: svc.prompt.health(),
         dataset: { id: dataset.id, items: dataset.items.map((item) => item.id), run: typeof dataset.runExperiment },
@@ -138,6 +142,7 @@ describe("the parts loaded on first use", () => {
         experimentUrl: string;
         health: unknown;
         deletedStatus: number;
+        failed: { notFound: boolean; status: number; message: string };
         prompt: { compiled: string; version: number; sameObject: boolean };
         promptHealth: { requests: number; cached: number };
         dataset: { id: string; items: string[]; run: string };
@@ -155,6 +160,11 @@ describe("the parts loaded on first use", () => {
       const deletion = server.seen.find((req) => req.method === "DELETE");
       expect(deletion?.path).toBe("/api/public/projects/p%201/apiKeys/k%2F2");
       expect(deletion?.headers.authorization).toMatch(/^Basic /);
+      expect(out.failed).toEqual({
+        notFound: true,
+        status: 404,
+        message: expect.stringContaining("Status 404 from DELETE /api/public/scores/missing"),
+      });
       expect(out.prompt).toEqual({ compiled: "Hi Ada", version: 3, sameObject: true });
       expect(out.promptHealth).toMatchObject({ requests: 1, cached: 1 });
       expect(out.dataset).toEqual({ id: "ds-1", items: ["item-1"], run: "function" });
