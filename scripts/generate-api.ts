@@ -381,21 +381,24 @@ function typesFile(def: Definition, methods: MethodInfo[]): string {
 function clientFile(namespaces: string[], methods: MethodInfo[]): string {
   const top = namespaces.filter((ns) => !ns.includes("."));
   const groups = [...new Set(namespaces.filter((ns) => ns.includes(".")).map((ns) => ns.split(".")[0] as string))];
-  const out = [HEADER, `import { lazyNamespace } from "../lazy-namespace.js";\n`];
+  const out = [HEADER, `import { lazyNamespaces } from "../lazy-namespace.js";\n`];
   out.push(`import type { RequestRuntime } from "../runtime.js";\n`);
   for (const ns of namespaces) out.push(`import type { ${className(ns)} } from "./${fileName(ns)}.js";\n`);
-  // The namespaces hold their methods' names only: each method loads the operations (routes, query parameters) on
-  // its first call, so that an application that does not call the REST client does not carry them.
-  const lazy = (ns: string) => {
-    const names = methods.filter((m) => m.namespace === ns).map((m) => m.name);
-    return `lazyNamespace(rt, "${ns}", "${names.join(" ")}") as ${className(ns)}`;
-  };
+  // The namespaces hold their methods' names only (separated by spaces): each method loads the operations (routes,
+  // query parameters) on its first call, so that an application that does not call the REST client does not carry them.
+  const table = (members: string[], indent: string) =>
+    members
+      .map((ns) => {
+        const names = methods.filter((m) => m.namespace === ns).map((m) => m.name);
+        return `${indent}${ns.split(".").at(-1)}: "${names.join(" ")}",\n`;
+      })
+      .join("");
   for (const group of groups) {
     const members = namespaces.filter((ns) => ns.startsWith(`${group}.`));
     out.push("\n", ...privateConstruction(className(group), `Namespaces under \`svc.api.${group}\`.`));
     for (const ns of members) out.push(`  declare readonly ${ns.split(".")[1]}: ${className(ns)};\n`);
     out.push("\n  private constructor(rt: RequestRuntime) {\n");
-    for (const ns of members) out.push(`    this.${ns.split(".")[1]} = ${lazy(ns)};\n`);
+    out.push(`    Object.assign(this, lazyNamespaces(rt, "${group}.", {\n${table(members, "      ")}    }));\n`);
     out.push("  }\n}\n", ...factory(className(group), `\`svc.api.${group}\``));
   }
   const doc = "The REST client: one property per namespace (`svc.api.<namespace>.<method>`).";
@@ -403,9 +406,8 @@ function clientFile(namespaces: string[], methods: MethodInfo[]): string {
   const all = [...top, ...groups].sort();
   for (const ns of all) out.push(`  declare readonly ${ns}: ${className(ns)};\n`);
   out.push("\n  private constructor(rt: RequestRuntime) {\n");
-  for (const ns of all) {
-    out.push(`    this.${ns} = ${groups.includes(ns) ? `${factoryName(className(ns))}(rt)` : lazy(ns)};\n`);
-  }
+  out.push(`    Object.assign(this, lazyNamespaces(rt, "", {\n${table(top, "      ")}    }));\n`);
+  for (const group of groups) out.push(`    this.${group} = ${factoryName(className(group))}(rt);\n`);
   out.push("  }\n}\n", ...factory("SvcApi", "the REST client (`svc.api`)"));
   return out.join("");
 }

@@ -37,3 +37,11 @@ export function lazyNamespace(rt: RequestRuntime, ns: string, names: string): ob
   }
   return api;
 }
+
+/**
+ * Makes the namespaces of `table` (namespace name → its method names, separated by spaces) with
+ * {@link lazyNamespace}; `prefix` leads the namespace names in the operations (`"unstable."`).
+ */
+export function lazyNamespaces(rt: RequestRuntime, prefix: string, table: Record<string, string>): object {
+  return Object.fromEntries(Object.entries(table).map(([ns, names]) => [ns, lazyNamespace(rt, prefix + ns, names)]));
+}
