@@ -355,6 +355,18 @@ const METRICS: Metric[] = [
     target: 1.0,
   },
   {
+    label: "API thread-CPU µs/observation, first 200 traces (yield)",
+    workload: "spans-yield",
+    key: "firstApiCpuUsPerObservation",
+    target: 1.0,
+  },
+  {
+    label: "API thread-CPU µs/observation, first 200 traces (burst)",
+    workload: "spans-burst",
+    key: "firstApiCpuUsPerObservation",
+    target: 1.0,
+  },
+  {
     label: "app-thread CPU µs/observation, until shutdown (yield)",
     workload: "spans-yield",
     key: "threadCpuUsPerObservation",

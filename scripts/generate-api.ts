@@ -232,9 +232,9 @@ function pathParamType(def: Definition, m: MethodInfo, name: string): string {
 
 function requestParam(m: MethodInfo): string {
   if (m.bodySchema) return `request: ${tsType(m.bodySchema, "  ")}`;
-  if (m.queryParams.length === 0) return "request: EmptyRequest = {}";
+  if (m.queryParams.length === 0) return "request?: EmptyRequest";
   const required = m.queryParams.some((p) => p.required);
-  return `request: ${m.requestName}${required ? "" : " = {}"}`;
+  return `request${required ? "" : "?"}: ${m.requestName}`;
 }
 
 function operationLiteral(m: MethodInfo): string {
@@ -265,28 +265,34 @@ function namespaceFile(def: Definition, ns: string, methods: MethodInfo[], typeN
   out.push(`export const ${opsName(ns)} = {\n`);
   for (const m of methods) out.push(`  ${m.name}: ${operationLiteral(m)},\n`);
   out.push("} as const satisfies Record<string, Operation>;\n\n");
-  out.push(...privateConstruction(className(ns), `Methods of \`svc.api.${ns}\`.`));
-  out.push("  readonly #rt: RequestRuntime;\n\n  private constructor(rt: RequestRuntime) {\n    this.#rt = rt;\n  }\n");
+  // Declared only: the methods are made from the operations above by namespaceOf, so that no code is generated
+  // per method (the declarations keep each method's signature and documentation).
+  out.push(`/** Methods of \`svc.api.${ns}\`. */\nexport declare class ${className(ns)} {\n`);
+  out.push("  #private;\n  private constructor();\n");
   for (const m of methods) {
     const args = m.pathParams.map((p) => `${p}: ${pathParamType(def, m, p)}`);
     const request = qualified(requestParam(m), typeNames);
     const response = qualified(m.responseType, typeNames);
     if (`${request} ${response}`.includes("SvcAPI.")) usesTypes = true;
     args.push(request, "options?: RequestOptions");
-    const pathArgs = m.pathParams.length ? `{ ${m.pathParams.join(", ")} }` : "{}";
     const more = m.description
       ? `\n   *\n${m.description.trim().replace(/^/gm, "   * ").replace(/ +$/gm, "")}\n   *`
       : "";
     out.push(
       `\n  /** ${m.summary} \`${m.httpMethod} ${m.path}\`${more} @throws {@link SvcAPIError} on an error status. */\n`,
     );
-    out.push(`  ${m.name}(${args.join(", ")}): ApiPromise<${response}> {\n`);
-    out.push(`    return this.#rt.call(${opsName(ns)}.${m.name}, ${pathArgs}, request, options);\n  }\n`);
+    out.push(`  ${m.name}(${args.join(", ")}): ApiPromise<${response}>;\n`);
   }
-  out.push("}\n", ...factory(className(ns), `\`svc.api.${ns}\``));
+  out.push(
+    "}\n",
+    `\n/** Makes \`svc.api.${ns}\` on a request runtime. */\n`,
+    `export function ${factoryName(className(ns))}(rt: RequestRuntime): ${className(ns)} {\n`,
+    `  return namespaceOf(rt, ${opsName(ns)}) as unknown as ${className(ns)};\n}\n`,
+  );
   const runtimeImports = ["ApiPromise", "Operation", "RequestOptions", "RequestRuntime"];
   if (methods.some(takesEmptyRequest)) runtimeImports.unshift("EmptyRequest");
   const head = [HEADER];
+  head.push(`import { namespaceOf } from "../namespace.js";\n`);
   head.push(`import type { ${runtimeImports.join(", ")} } from "../runtime.js";\n`);
   if (usesTypes) head.push(`import type { SvcAPI } from "./types.js";\n`);
   head.push(`// For TSDoc links.\nimport type { SvcAPIError } from "../errors.js";\n\n`);
@@ -372,33 +378,52 @@ function typesFile(def: Definition, methods: MethodInfo[]): string {
   return head.join("") + body.join("");
 }
 
-function clientFile(namespaces: string[]): string {
+function clientFile(namespaces: string[], methods: MethodInfo[]): string {
   const top = namespaces.filter((ns) => !ns.includes("."));
   const groups = [...new Set(namespaces.filter((ns) => ns.includes(".")).map((ns) => ns.split(".")[0] as string))];
-  const out = [HEADER, `import type { RequestRuntime } from "../runtime.js";\n`];
-  for (const ns of namespaces) {
-    out.push(`import { type ${className(ns)}, ${factoryName(className(ns))} } from "./${fileName(ns)}.js";\n`);
-  }
+  const out = [HEADER, `import { lazyNamespaces } from "../lazy-namespace.js";\n`];
+  out.push(`import type { RequestRuntime } from "../runtime.js";\n`);
+  for (const ns of namespaces) out.push(`import type { ${className(ns)} } from "./${fileName(ns)}.js";\n`);
+  // The namespaces hold their methods' names only (separated by spaces): each method loads the operations (routes,
+  // query parameters) on its first call, so that an application that does not call the REST client does not carry them.
+  const table = (members: string[], indent: string) =>
+    members
+      .map((ns) => {
+        const names = methods.filter((m) => m.namespace === ns).map((m) => m.name);
+        return `${indent}${ns.split(".").at(-1)}: "${names.join(" ")}",\n`;
+      })
+      .join("");
   for (const group of groups) {
     const members = namespaces.filter((ns) => ns.startsWith(`${group}.`));
     out.push("\n", ...privateConstruction(className(group), `Namespaces under \`svc.api.${group}\`.`));
-    for (const ns of members) out.push(`  readonly ${ns.split(".")[1]}: ${className(ns)};\n`);
+    for (const ns of members) out.push(`  declare readonly ${ns.split(".")[1]}: ${className(ns)};\n`);
     out.push("\n  private constructor(rt: RequestRuntime) {\n");
-    for (const ns of members) out.push(`    this.${ns.split(".")[1]} = ${factoryName(className(ns))}(rt);\n`);
+    out.push(`    Object.assign(this, lazyNamespaces(rt, "${group}.", {\n${table(members, "      ")}    }));\n`);
     out.push("  }\n}\n", ...factory(className(group), `\`svc.api.${group}\``));
   }
   const doc = "The REST client: one property per namespace (`svc.api.<namespace>.<method>`).";
   out.push("\n", ...privateConstruction("SvcApi", doc));
   const all = [...top, ...groups].sort();
-  for (const ns of all) out.push(`  readonly ${ns}: ${className(ns)};\n`);
+  for (const ns of all) out.push(`  declare readonly ${ns}: ${className(ns)};\n`);
   out.push("\n  private constructor(rt: RequestRuntime) {\n");
-  for (const ns of all) out.push(`    this.${ns} = ${factoryName(className(ns))}(rt);\n`);
+  out.push(`    Object.assign(this, lazyNamespaces(rt, "", {\n${table(top, "      ")}    }));\n`);
+  for (const group of groups) out.push(`    this.${group} = ${factoryName(className(group))}(rt);\n`);
   out.push("  }\n}\n", ...factory("SvcApi", "the REST client (`svc.api`)"));
   return out.join("");
 }
 
-// The classes users receive (`svc.api` and its namespaces) are made only here: their constructors are private, so
-// their published declarations name no request runtime, and a static block hands a factory to the module.
+function operationsFile(namespaces: string[]): string {
+  const out = [HEADER, `import type { Operation } from "../operation.js";\n`];
+  for (const ns of namespaces) out.push(`import { ${opsName(ns)} } from "./${fileName(ns)}.js";\n`);
+  out.push(
+    "\n/** The operations of every namespace of `svc.api`, by namespace; loaded on the first call of a method. */\n",
+    "export const operations: Readonly<Record<string, Readonly<Record<string, Operation>>>> = {\n",
+  );
+  for (const ns of namespaces) out.push(`  ${ns.includes(".") ? `"${ns}"` : ns}: ${opsName(ns)},\n`);
+  out.push("};\n");
+  return out.join("");
+}
+
 function privateConstruction(name: string, doc: string): string[] {
   return [
     `let make${name}: (rt: RequestRuntime) => ${name};\n\n`,
@@ -447,7 +472,8 @@ export function generate(def: Definition = loadDefinition()): Map<string, string
       ),
     );
   }
-  files.set("client.ts", clientFile(namespaces));
+  files.set("client.ts", clientFile(namespaces, methods));
+  files.set("operations.ts", operationsFile(namespaces));
   files.set("index.ts", indexFile(namespaces));
   return files;
 }

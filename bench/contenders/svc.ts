@@ -3,11 +3,15 @@ import { BasicTracerProvider, type SpanProcessor } from "@opentelemetry/sdk-trac
 import { SvcSpanProcessor } from "@svc/otel";
 import { setSvcTracerProvider, startObservation } from "@svc/tracing";
 import { INPUTS, METADATA, OUTPUTS, STEPS, scoreBody } from "../payload.ts";
+import { workerExporter } from "../worker-exporter.ts";
 import type { ScoresContender, SinkTarget, SpansContender } from "./types.ts";
 
 export function spans(target: SinkTarget): SpansContender {
   // BENCH_SVC_OPTIONS (JSON) passes extra processor options, for experiments; the suite runs the defaults.
   const extra = JSON.parse(process.env.BENCH_SVC_OPTIONS ?? "{}") as Record<string, unknown>;
+  // BENCH_SVC_WORKER (`sync` or `stream`) encodes and gzips each batch in a worker thread (worker-exporter.ts).
+  const mode = process.env.BENCH_SVC_WORKER;
+  if (mode) extra.exporter = workerExporter(target, mode === "sync");
   return svcCalls(new SvcSpanProcessor({ ...extra, ...target }) as unknown as SpanProcessor);
 }
 

@@ -445,3 +445,31 @@ describe("responses", () => {
     expect(server.seen[0]?.headers["x-team"]).toBe("search");
   });
 });
+
+describe("methods", () => {
+  it("send the same request called detached from their namespace, path parameters encoded in route order", async () => {
+    const server = await serve(() => ({ json: { ok: true } }));
+    const { api } = apiFor(server.url);
+    const { deleteApiKey } = api.projects;
+    const { get } = api.prompts;
+
+    await deleteApiKey("p 1", "k/2");
+    await get("greeting", { label: "staging" });
+
+    expect(server.seen.map((req) => `${req.method} ${req.path}`)).toEqual([
+      "DELETE /api/public/projects/p%201/apiKeys/k%2F2",
+      "GET /api/public/v2/prompts/greeting",
+    ]);
+    expect(server.seen[1]?.query.toString()).toBe("label=staging");
+  });
+
+  it("return their ApiPromise at once, before the operations have loaded, and reject with the typed error", async () => {
+    const server = await serve(() => ({ status: 404, json: { message: "no such score" } }));
+    const { api } = apiFor(server.url);
+
+    const pending = api.scores.delete("s-1", {}, { maxRetries: 0 });
+
+    expect(typeof pending.withRawResponse).toBe("function");
+    await expect(pending).rejects.toBeInstanceOf(NotFoundError);
+  });
+});

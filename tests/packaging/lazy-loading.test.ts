@@ -17,6 +17,13 @@ const LOADED_ON_FIRST_USE: Record<string, Record<string, string>> = {
     doctor: "function checkClock(",
     "experiment runner": "ExperimentRunner = class",
     "dataset media references": "function resolveItemMediaReferences(",
+    // The routes and query parameters of svc.api: its namespaces hold only the names of their methods.
+    "REST operations": 'path: "/api/public/annotation-queues"',
+    // The managers behind svc.prompt, svc.dataset and svc.media (the classes of the public API stay in the entry).
+    "prompt cache and fetches": "PromptService = class",
+    "dataset reads and item uploads": "DatasetService = class",
+    "media reference resolution": "MediaService = class",
+    "typed errors of failed REST calls": "function errorFromFailure(",
   },
   // The OTLP encoders are the core's (the span processor and the doctor both encode spans), built into @svc/tracing.
   tracing: { "media upload": "function uploadOnce(", "OTLP/protobuf encoder": "function* encodeTraceRequestProtobuf(" },
@@ -59,21 +66,41 @@ describe("the parts loaded on first use", () => {
   it.each([
     ["ES module", "import"],
     ["CommonJS", "require"],
-  ])("load and work from the %s build: doctor, experiment, protobuf export, media upload", async (_, how) => {
-    const server = await startServer((req) => {
-      if (req.path === "/api/public/projects") return { json: { data: [{ id: "project-1" }] } };
-      if (req.path === "/api/public/health") return { json: { status: "OK", version: "4.60.0" } };
-      if (req.path === "/api/public/media") return { json: { mediaId: "unknown", uploadUrl: null } };
-      return { json: {} };
-    });
-    onTestFinished(server.close);
-    const load = (pkg: string) =>
-      how === "import" ? `await import(${JSON.stringify(pkg)})` : `require(${JSON.stringify(pkg)})`;
-    const script = `(async () => {
+  ])(
+    "load and work from the %s build: doctor, experiment, protobuf export, media upload, svc.api, prompt, dataset, media",
+    async (_, how) => {
+      const server = await startServer((req) => {
+        if (req.path === "/api/public/projects") return { json: { data: [{ id: "project-1" }] } };
+        if (req.path === "/api/public/health") return { json: { status: "OK", version: "4.60.0" } };
+        if (req.path === "/api/public/media") return { json: { mediaId: "unknown", uploadUrl: null } };
+        if (req.path === "/api/public/v2/prompts/greeting") {
+          return {
+            json: {
+              name: "greeting",
+              version: 3,
+              type: "text",
+              prompt: "Hi {{who}}",
+              labels: [],
+              tags: [],
+              config: {},
+            },
+          };
+        }
+        if (req.path === "/api/public/v2/datasets/qa") return { json: { id: "ds-1", name: "qa" } };
+        if (req.path === "/api/public/scores/missing") return { status: 404, json: { message: "no such score" } };
+        if (req.path === "/api/public/dataset-items") {
+          return { json: { data: [{ id: "item-1", input: 1, expectedOutput: 2 }], meta: { totalPages: 1 } } };
+        }
+        return { json: {} };
+      });
+      onTestFinished(server.close);
+      const load = (pkg: string) =>
+        how === "import" ? `await import(${JSON.stringify(pkg)})` : `require(${JSON.stringify(pkg)})`;
+      const script = `(async () => {
       const { BasicTracerProvider } = ${load("@opentelemetry/sdk-trace-base")};
       const { setSvcTracerProvider, startObservation } = ${load("@svc/tracing")};
       const { SvcSpanProcessor } = ${load("@svc/otel")};
-      const { SvcClient } = ${load("@svc/client")};
+      const { NotFoundError, SvcClient } = ${load("@svc/client")};
       const keys = { baseUrl: ${JSON.stringify(server.url)}, publicKey: "pk-test", secretKey: "sk-test" };
       const processor = new SvcSpanProcessor({ ...keys, protocol: "http/protobuf" });
       const provider = new BasicTracerProvider({ spanProcessors: [processor] });
@@ -83,27 +110,66 @@ describe("the parts loaded on first use", () => {
       const svc = new SvcClient(keys);
       const report = await svc.doctor({ timeout: 5 });
       const result = await svc.experiment.run({ name: "lazy", data: [{ input: 1 }], task: ({ input }) => input + 1 });
+      const health = await svc.api.health.health();
+      const deleted = await svc.api.projects.deleteApiKey("p 1", "k/2", {}, { maxRetries: 0 }).withRawResponse();
+      const failed = await svc.api.scores.delete("missing", {}, { maxRetries: 0 }).catch((error) => error);
+      const prompt = await svc.prompt.get("greeting", { type: "text" });
+      const cached = await svc.prompt.get("greeting", { type: "text" });
+      const dataset = await svc.dataset.get("qa");
+      const resolved = await svc.media.resolveReferences({ obj: { note: "no media" }, resolveWith: "base64DataUri" });
       await provider.shutdown();
       await svc.shutdown();
       console.log(JSON.stringify({
         checks: report.checks.map((check) => check.name),
         item: result.itemResults[0] && { status: result.itemResults[0].status, output: result.itemResults[0].output },
         experimentUrl: result.experimentUrl,
+        health,
+        deletedStatus: deleted.rawResponse.status,
+        failed: { notFound: failed instanceof NotFoundError, status: failed.statusCode, message: failed.message },
+        prompt: { compiled: prompt.compile({ who: "Ada" }), version: prompt.version, sameObject: cached === prompt },
+        promptHealth: svc.prompt.health(),
+        dataset: { id: dataset.id, items: dataset.items.map((item) => item.id), run: typeof dataset.runExperiment },
+        resolved,
+        mediaHealth: svc.media.health(),
       }));
     })();`;
-    const args = how === "import" ? ["--input-type=module", "-e", script] : ["-e", script];
-    const { stdout } = await run(process.execPath, args, { cwd: join(ROOT, "bench"), timeout: 60_000 });
+      const args = how === "import" ? ["--input-type=module", "-e", script] : ["-e", script];
+      const { stdout } = await run(process.execPath, args, { cwd: join(ROOT, "bench"), timeout: 60_000 });
 
-    const out = JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}") as {
-      checks: string[];
-      item: { status: string; output: unknown };
-      experimentUrl: string;
-    };
-    expect(out.checks).toEqual(expect.arrayContaining(["keys", "server", "credentials", "tracer provider"]));
-    expect(out.item).toEqual({ status: "ok", output: 2 });
-    expect(out.experimentUrl).toContain("/project/project-1/experiments/results");
-    const traces = server.seen.filter((req) => req.path === "/api/public/otel/v1/traces" && req.method === "POST");
-    expect(traces.some((req) => req.headers["content-type"] === "application/x-protobuf")).toBe(true);
-    expect(server.seen.some((req) => req.method === "POST" && req.path === "/api/public/media")).toBe(true);
-  });
+      const out = JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}") as {
+        checks: string[];
+        item: { status: string; output: unknown };
+        experimentUrl: string;
+        health: unknown;
+        deletedStatus: number;
+        failed: { notFound: boolean; status: number; message: string };
+        prompt: { compiled: string; version: number; sameObject: boolean };
+        promptHealth: { requests: number; cached: number };
+        dataset: { id: string; items: string[]; run: string };
+        resolved: unknown;
+        mediaHealth: { requests: number; unresolved: number };
+      };
+      expect(out.checks).toEqual(expect.arrayContaining(["keys", "server", "credentials", "tracer provider"]));
+      expect(out.item).toEqual({ status: "ok", output: 2 });
+      expect(out.experimentUrl).toContain("/project/project-1/experiments/results");
+      const traces = server.seen.filter((req) => req.path === "/api/public/otel/v1/traces" && req.method === "POST");
+      expect(traces.some((req) => req.headers["content-type"] === "application/x-protobuf")).toBe(true);
+      expect(server.seen.some((req) => req.method === "POST" && req.path === "/api/public/media")).toBe(true);
+      expect(out.health).toEqual({ status: "OK", version: "4.60.0" });
+      expect(out.deletedStatus).toBe(200);
+      const deletion = server.seen.find((req) => req.method === "DELETE");
+      expect(deletion?.path).toBe("/api/public/projects/p%201/apiKeys/k%2F2");
+      expect(deletion?.headers.authorization).toMatch(/^Basic /);
+      expect(out.failed).toEqual({
+        notFound: true,
+        status: 404,
+        message: expect.stringContaining("Status 404 from DELETE /api/public/scores/missing"),
+      });
+      expect(out.prompt).toEqual({ compiled: "Hi Ada", version: 3, sameObject: true });
+      expect(out.promptHealth).toMatchObject({ requests: 1, cached: 1 });
+      expect(out.dataset).toEqual({ id: "ds-1", items: ["item-1"], run: "function" });
+      expect(out.resolved).toEqual({ note: "no media" });
+      expect(out.mediaHealth).toMatchObject({ requests: 0, unresolved: 0 });
+    },
+  );
 });

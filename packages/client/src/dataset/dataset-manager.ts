@@ -1,77 +1,38 @@
-import type { MediaUploader } from "@svc/core";
-import { mapLimit } from "@svc/core";
 import type { SvcApi } from "../api/generated/client.js";
-import type { CreateDatasetItemRequest, Dataset, DatasetItem } from "../api/generated/types.js";
+import type { CreateDatasetItemRequest, DatasetItem } from "../api/generated/types.js";
 import type { RequestOptions } from "../api/runtime.js";
-import type { RunExperimentOnDataset } from "../experiment/types.js";
-import { SvcMedia } from "../media/svc-media.js";
+import type { DatasetService } from "./dataset-service.js";
+import type { DatasetGetOptions, DatasetManagerOptions, FetchedDataset } from "./types.js";
 
-/** Default number of items fetched per page by {@link DatasetManager.get}. */
-export const DEFAULT_DATASET_ITEMS_PAGE_SIZE = 50;
-/** Most item pages one `get` reads, whatever the server reports. */
-export const MAX_DATASET_ITEM_PAGES = 10_000;
-/** Nesting depth up to which `createItem` looks for media. */
-export const DATASET_MEDIA_MAX_DEPTH = 20;
-const MEDIA_FIELDS = ["input", "expectedOutput", "metadata"] as const;
-
-/** A dataset with all its items; items are plain data. */
-export type DatasetWithItems = Dataset & {
-  /**
-   * Every item of the dataset, all pages fetched. Media the server lists for an item are {@link SvcMediaReference}
-   * objects at their place in `input`, `expectedOutput` and `metadata`; they serialise to their reference strings. In the
-   * order the server lists them (page 1 first; the server lists the newest item first); the SDK does not sort.
-   */
-  items: DatasetItem[];
-  /** The version the items were read at, when `get` was given one. */
-  version?: string;
-};
-
-/** A dataset as returned by {@link DatasetManager.get}: its items, and `runExperiment` to run a task on them. */
-export type FetchedDataset = DatasetWithItems & {
-  /** Runs an experiment on the dataset's items, recording the dataset version the items were read at. */
-  runExperiment: RunExperimentOnDataset;
-};
-
-/** Options of {@link DatasetManager.get}. */
-export interface DatasetGetOptions {
-  /** Items per page request. @defaultValue 50 */
-  fetchItemsPageSize?: number;
-  /** Read the items as they were at this time (ISO 8601). */
-  version?: string;
-  /** Options of each REST call. */
-  requestOptions?: RequestOptions;
-}
-
-/** Adds methods to a fetched dataset (the experiment runner adds `runExperiment` this way). */
-export type DatasetDecorator = (dataset: DatasetWithItems) => FetchedDataset;
-
-/** Settings of the dataset manager. */
-export interface DatasetManagerOptions {
-  /** Adds methods to each fetched dataset (`runExperiment`). */
-  decorate: DatasetDecorator;
-  /** Uploads the media found in new items. */
-  uploader: MediaUploader;
-}
+export type {
+  DatasetDecorator,
+  DatasetGetOptions,
+  DatasetManagerOptions,
+  DatasetWithItems,
+  FetchedDataset,
+} from "./types.js";
 
 let makeDatasetManager: (api: SvcApi, options: DatasetManagerOptions) => DatasetManager;
 
-/** Reads datasets with their items and adds items. */
+/**
+ * Reads datasets with their items and adds items. The code that does it loads on the first call, so that an
+ * application that uses no dataset does not carry it.
+ */
 export class DatasetManager {
   static {
     // `this`, not the class name: a class that names itself inside is renamed by the bundler.
     makeDatasetManager = (api, options) => new this(api, options);
   }
 
-  readonly #decorate: DatasetDecorator;
-  readonly #uploader: MediaUploader;
+  readonly #options: DatasetManagerOptions;
+  #service: Promise<DatasetService> | undefined;
 
   // Private, so that the published declarations name no media uploader: `svc.dataset` is made by the client.
   private constructor(
     private readonly api: SvcApi,
     options: DatasetManagerOptions,
   ) {
-    this.#decorate = options.decorate;
-    this.#uploader = options.uploader;
+    this.#options = options;
   }
 
   /**
@@ -81,28 +42,7 @@ export class DatasetManager {
    * @throws {@link SvcAPIError} (for example {@link NotFoundError}) when a request fails.
    */
   async get(name: string, options: DatasetGetOptions = {}): Promise<FetchedDataset> {
-    const limit = options.fetchItemsPageSize ?? DEFAULT_DATASET_ITEMS_PAGE_SIZE;
-    if (!Number.isInteger(limit) || limit <= 0) {
-      throw new TypeError(`DatasetManager.get: fetchItemsPageSize must be a positive whole number, got ${limit}`);
-    }
-    const dataset = await this.api.datasets.get(name, {}, options.requestOptions);
-    const items: DatasetItem[] = [];
-    for (let page = 1; page <= MAX_DATASET_ITEM_PAGES; page++) {
-      const result = await this.api.datasetItems.list(
-        { datasetName: name, page, limit, version: options.version },
-        options.requestOptions,
-      );
-      items.push(...result.data);
-      if (result.data.length === 0 || result.meta.totalPages <= page) break;
-    }
-    // Loaded with the first dataset: an app that reads none does not carry it.
-    const { resolveItemMediaReferences } = await import("./media-references.js");
-    resolveItemMediaReferences(items);
-    return this.#decorate({
-      ...dataset,
-      items,
-      ...(options.version === undefined ? {} : { version: options.version }),
-    });
+    return (await this.#load()).get(name, options);
   }
 
   /**
@@ -112,76 +52,23 @@ export class DatasetManager {
    * @throws {@link SvcAPIError} when a request fails, or an `Error` when a media is invalid or its upload fails.
    */
   async createItem(request: CreateDatasetItemRequest, options?: RequestOptions): Promise<DatasetItem> {
-    const found = new Map<SvcMedia, string>();
-    for (const field of MEDIA_FIELDS) collectMedia(request[field], field, found);
-    if (found.size === 0) return this.api.datasetItems.create(request, options);
+    return (await this.#load()).createItem(request, options);
+  }
 
-    if ([...found.keys()].some((item) => item.contentBytes === undefined))
-      throw new Error("DatasetManager.createItem: an SvcMedia is invalid (see the warning logged when it was made)");
-    const id = request.id || crypto.randomUUID();
-    const dataset = await this.api.datasets.get(request.datasetName, {}, options);
-    const media = [...found];
-    const references = await mapLimit(media, 4, async ([item, field]) => {
-      const [sha256Hash, mediaId, tag] = await Promise.all([item.getSha256Hash(), item.getId(), item.getTag()]);
-      if (!sha256Hash || !mediaId || !tag || !item.contentBytes || !item.contentType)
-        throw new Error("DatasetManager.createItem: an SvcMedia has no content");
-      const result = await this.#uploader.upload({
-        mediaId,
-        sha256Hash,
-        contentType: item.contentType,
-        bytes: item.contentBytes,
-        target: { field, datasetId: dataset.id, datasetItemId: id },
-      });
-      if (!result.ok) throw new Error(`media upload failed (mediaId=${mediaId}): ${result.reason}`);
-      return tag;
-    });
-    const byMedia = new Map(media.map(([item], i) => [item, references[i] as string]));
-    const body: CreateDatasetItemRequest = { ...request, id };
-    for (const field of MEDIA_FIELDS) {
-      if (request[field] !== undefined) body[field] = replaceMedia(request[field], byMedia);
-    }
-    return this.api.datasetItems.create(body, options);
+  /** The dataset code, loaded once; a failed load is tried again by the next call. */
+  #load(): Promise<DatasetService> {
+    this.#service ??= import("./dataset-service.js").then(
+      ({ DatasetService }) => new DatasetService(this.api, this.#options),
+      (error: unknown) => {
+        this.#service = undefined;
+        throw error;
+      },
+    );
+    return this.#service;
   }
 }
 
 /** Makes the dataset manager of a client (`svc.dataset`). */
 export function createDatasetManager(api: SvcApi, options: DatasetManagerOptions): DatasetManager {
   return makeDatasetManager(api, options);
-}
-
-function collectMedia(value: unknown, field: string, found: Map<SvcMedia, string>): void {
-  const onPath = new Set<object>();
-  const visit = (node: unknown, depth: number): void => {
-    if (node instanceof SvcMedia) {
-      if (!found.has(node)) found.set(node, field);
-      return;
-    }
-    if (depth > DATASET_MEDIA_MAX_DEPTH || !isContainer(node) || onPath.has(node)) return;
-    onPath.add(node);
-    for (const child of Object.values(node)) visit(child, depth + 1);
-    onPath.delete(node);
-  };
-  visit(value, 0);
-}
-
-function replaceMedia(value: unknown, references: Map<SvcMedia, string>): unknown {
-  const onPath = new Set<object>();
-  const rebuild = (node: unknown, depth: number): unknown => {
-    if (node instanceof SvcMedia) return references.get(node) ?? node;
-    if (depth > DATASET_MEDIA_MAX_DEPTH || !isContainer(node) || onPath.has(node)) return node;
-    onPath.add(node);
-    const out = Array.isArray(node)
-      ? node.map((child) => rebuild(child, depth + 1))
-      : Object.fromEntries(Object.entries(node).map(([key, child]) => [key, rebuild(child, depth + 1)]));
-    onPath.delete(node);
-    return out;
-  };
-  return rebuild(value, 0);
-}
-
-function isContainer(value: unknown): value is Record<string, unknown> | unknown[] {
-  if (Array.isArray(value)) return true;
-  if (value === null || typeof value !== "object") return false;
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
 }

@@ -1,6 +1,7 @@
 import { formatMediaReference, getGlobalLogger, type MediaHash, mediaHash, parseDataUri, toBase64 } from "@svc/core";
 import type { MediaContentType } from "../api/generated/types.js";
 import { isMediaContentType } from "./content-types.js";
+import { SVC_MEDIA } from "./media-brand.js";
 
 /** Where the content of a {@link SvcMedia} comes from; `source` may be left out. */
 export type SvcMediaParams =
@@ -37,6 +38,8 @@ export class SvcMedia {
   #hash: Promise<MediaHash | undefined> | undefined;
 
   constructor(params: SvcMediaParams) {
+    // Set here rather than on the prototype, so that an application that makes no media does not bundle the class.
+    Object.defineProperty(this, SVC_MEDIA, { value: true });
     const fromBytes =
       isObject(params) && (params.source === "bytes" || (!params.source && !("base64DataUri" in params)));
     this.source = fromBytes ? "bytes" : "base64_data_uri";

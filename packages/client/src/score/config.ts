@@ -5,8 +5,8 @@ import { booleanOption, environmentOption, meterProviderOption, numberOption, sa
 export const DEFAULT_SCORE_FLUSH_AT = 10;
 /** Most scores per request to `POST /api/public/scores`. */
 export const MAX_SCORES_PER_REQUEST = 100;
-/** Score requests in flight at the same time. */
-export const MAX_CONCURRENT_SCORE_REQUESTS = 4;
+/** Score requests in flight at the same time (a flush of 10,000 scores is 100 requests). */
+export const MAX_CONCURRENT_SCORE_REQUESTS = 16;
 /**
  * Longest wait for the answer to one score request, in seconds, as for span exports: a server that accepts the
  * connection and never answers costs a batch 10 s per attempt, not the client's REST `timeout` (60 s), and the

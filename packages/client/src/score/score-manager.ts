@@ -34,11 +34,14 @@ const LOST_SEND_GRACE_MS = 5_000;
 /** Lines of partial rejections (HTTP 207) logged in full before the others are counted. */
 const REJECTION_LINES_IN_FULL = 3;
 
-/** A queued score and the time of its `create()` call (epoch ms), written as its ISO timestamp when sent. */
+/**
+ * A queued score, held as its JSON text: written once when it is created, joined into a request body when sent.
+ * Text is what the queue holds longest; it is smaller than the object it was written from and costs the garbage
+ * collector nothing to move.
+ */
 interface QueuedScore {
-  request: CreateScoreRequest;
-  at: number;
-  bytes: number;
+  json: string;
+  name: string;
 }
 const NO_IDS: { traceId?: string; observationId?: string } = Object.freeze({});
 
@@ -87,7 +90,7 @@ export class ScoreManager {
       maxQueueItems: config.maxQueueSize,
       maxQueueBytes: config.maxQueueBytes,
       maxConcurrent: MAX_CONCURRENT_SCORE_REQUESTS,
-      sizeOf: (item) => item.bytes,
+      sizeOf: (item) => item.json.length,
       send: (batch, signal) => this.#send(batch, signal),
       server: context.server,
       meterProvider: config.meterProvider,
@@ -201,16 +204,18 @@ export class ScoreManager {
       this.#queue.drop("sampledOut", 1, "their traces are outside sampleRate");
       return;
     }
-    const bytes = prepared.bytes;
-    if (bytes > this.#context.config.maxRequestBytes) {
+    const { request } = prepared;
+    request.timestamp = isoTime(Date.now());
+    const json = JSON.stringify(request);
+    if (json.length > this.#context.config.maxRequestBytes) {
       this.#queue.drop(
         "tooLarge",
         1,
-        `score "${prepared.request.name}" is about ${bytes} bytes, more than one request may carry`,
+        `score "${request.name}" is about ${json.length} bytes, more than one request may carry`,
       );
       return;
     }
-    this.#queue.push({ request: prepared.request, at: Date.now(), bytes });
+    this.#queue.push({ json, name: request.name });
   }
 
   #noActiveSpan(): void {
@@ -231,21 +236,20 @@ export class ScoreManager {
           },
         ],
       };
-    const batch = queued.map(stamp);
-    const body = new TextEncoder().encode(JSON.stringify(batch));
+    const body = new TextEncoder().encode(`[${queued.map(textOf).join(",")}]`);
     const { maxRequestBytes } = this.#context.config;
     if (body.byteLength > maxRequestBytes) return this.#tooLarge(queued, signal, `${body.byteLength} bytes`);
     const result = await this.#context.runtime.send(
       scoresOps.create,
       {},
-      batch,
+      undefined,
       { maxRetries: 0, abortSignal: signal, timeoutInSeconds: this.#context.config.attemptTimeoutSeconds },
       body,
     );
     if (!result.ok && result.failure.kind === "status" && result.failure.status === 413)
       return this.#tooLarge(queued, signal, "the server answered 413");
     if (!result.ok) return outcomeOf(result, queued, "POST");
-    const rejection = rejectionOf(new TextDecoder().decode(result.response.body), batch.length);
+    const rejection = rejectionOf(new TextDecoder().decode(result.response.body), queued.length);
     if (!rejection) return { delivered: queued.length };
     this.#repeats.error(`${OWNER}: scores rejected by the server`, rejection.line, {
       count: rejection.rejected,
@@ -261,7 +265,7 @@ export class ScoreManager {
   /** Halves a batch too large for one request; drops a single score that still does not fit. */
   async #tooLarge(queued: QueuedScore[], signal: AbortSignal, why: string): Promise<SendOutcome<QueuedScore>> {
     if (queued.length > 1) return sendInHalves(queued, (part) => this.#send(part, signal));
-    return tooLargeOutcome(`score "${queued[0]?.request.name}"`, why, "scoreMaxRequestBytes");
+    return tooLargeOutcome(`score "${queued[0]?.name}"`, why, "scoreMaxRequestBytes");
   }
 }
 
@@ -270,7 +274,19 @@ export function createScoreManager(context: ScoreManagerContext): ScoreManager {
   return makeScoreManager(context);
 }
 
-function stamp(item: QueuedScore): CreateScoreRequest {
-  item.request.timestamp = new Date(item.at).toISOString();
-  return item.request;
+/** The last time formatted, reused: scores created in a burst share their millisecond. */
+let formattedAt = Number.NaN;
+let formatted = "";
+
+/** `at` (epoch ms) as an ISO 8601 timestamp. */
+function isoTime(at: number): string {
+  if (at !== formattedAt) {
+    formatted = new Date(at).toISOString();
+    formattedAt = at;
+  }
+  return formatted;
+}
+
+function textOf(item: QueuedScore): string {
+  return item.json;
 }

@@ -24,22 +24,25 @@ export function logDroppedScore(repeats: RepeatLog, owner: string, problem: Scor
  */
 export function traceIdProblem(traceId: unknown, name: unknown): ScoreProblem | undefined {
   if (traceId === undefined || traceId === null) return undefined;
-  const named = `(name=${JSON.stringify(name)})`;
   if (typeof traceId !== "string" || traceId.trim() === "")
     return {
       kind: "invalid trace id",
-      reason: `traceId must be a non-empty string, got ${typeof traceId === "string" ? '""' : typeof traceId} ${named}`,
+      reason: `traceId must be a non-empty string, got ${typeof traceId === "string" ? '""' : typeof traceId} ${named(name)}`,
       level: "warn",
     };
-  if (/^0+$/.test(traceId))
+  if (traceId.charCodeAt(0) === 48 && /^0+$/.test(traceId))
     return {
       kind: "all-zero trace id",
       reason:
         `traceId ${traceId} is all zeros, the id of a span no tracer provider records, so the score would attach ` +
-        `to no trace ${named}. Register a tracer provider with SvcSpanProcessor before scoring spans.`,
+        `to no trace ${named(name)}. Register a tracer provider with SvcSpanProcessor before scoring spans.`,
       level: "warn",
     };
   return undefined;
+}
+
+function named(name: unknown): string {
+  return `(name=${JSON.stringify(name)})`;
 }
 
 /** Why a score cannot be sent, or undefined when it can. Never throws, whatever it is given. */
@@ -74,31 +77,13 @@ function invalidNameOrValue(name: unknown, value: unknown): ScoreProblem | undef
  * Copies a score into plain JSON data, so that later changes by the caller do not reach the wire. Fields JSON
  * cannot express are written as the tracing serializer writes them (an error as `{name, message, stack, cause}`,
  * a map as an object, a set as an array, a BigInt as text, a cycle or a value that cannot be read as a marker);
- * they cost only themselves. `bytes` is about the size of the copy as JSON.
+ * they cost only themselves.
  */
-export function snapshotScore(score: object): { value: Record<string, unknown>; bytes: number } {
+export function snapshotScore(score: object): Record<string, unknown> {
   const flat = flatCopy(score);
-  if (flat !== undefined) return { value: flat, bytes: flatSize(flat) };
+  if (flat !== undefined) return flat;
   const safe = toJsonSafe(score);
-  const value =
-    typeof safe === "object" && safe !== null && !Array.isArray(safe) ? (safe as Record<string, unknown>) : {};
-  let bytes: number;
-  try {
-    bytes = JSON.stringify(value).length;
-  } catch {
-    bytes = 0;
-  }
-  return { value, bytes };
-}
-
-/** About the size of a flat score as JSON: its keys and string values, and a little per field. */
-function flatSize(flat: Record<string, unknown>): number {
-  let size = 2;
-  for (const key in flat) {
-    const value = flat[key];
-    size += key.length + 8 + (typeof value === "string" ? value.length : 16);
-  }
-  return size;
+  return typeof safe === "object" && safe !== null && !Array.isArray(safe) ? (safe as Record<string, unknown>) : {};
 }
 
 /**
@@ -164,22 +149,20 @@ export function prepareScore(
 }
 
 /**
- * {@link prepareScore} without the timestamp, for callers that record the time themselves (formatting a date
- * costs about as much as the rest of the call, so a queue formats it when the batch is sent). Never throws.
+ * {@link prepareScore} without the timestamp, for callers that record the time themselves. Never throws.
  */
 export function prepareUnstampedScore(
   score: unknown,
   ids: { traceId?: string; observationId?: string },
   environment: string | undefined,
-): { ok: true; request: CreateScoreRequest & { id: string }; bytes: number } | ({ ok: false } & ScoreProblem) {
+): { ok: true; request: CreateScoreRequest & { id: string } } | ({ ok: false } & ScoreProblem) {
   const read = readNameAndValue(score);
   if ("kind" in read) return { ok: false, ...read };
   const problem = invalidNameOrValue(read.name, read.value);
   if (problem !== undefined) return { ok: false, ...problem };
-  const copy = snapshotScore(score as object);
   // The copy is ours: fill it in place (keys keep the order a spread would give them). Name and value are the
   // ones checked, whatever a getter would answer the second time.
-  const request = copy.value as unknown as CreateScoreRequest & { id: string };
+  const request = snapshotScore(score as object) as unknown as CreateScoreRequest & { id: string };
   request.name = read.name as string;
   request.value = read.value as string | number;
   textFields(request);
@@ -191,7 +174,7 @@ export function prepareUnstampedScore(
   // Set here so the key keeps its place; the caller writes the time.
   request.timestamp = "";
   if (request.environment == null && environment !== undefined) request.environment = environment;
-  return { ok: true, request, bytes: copy.bytes };
+  return { ok: true, request };
 }
 
 /**

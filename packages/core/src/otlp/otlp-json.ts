@@ -28,6 +28,8 @@ interface KeyValue {
  * ordinary young objects in V8 even as two-byte text, large enough that handing them to zlib costs little.
  */
 const PIECE_CHARS = 48 * 1024;
+/** Most spans written by one JSON.stringify call. */
+const MAX_GROUP = 256;
 
 /**
  * Encodes the items as one OTLP/JSON request body, in pieces of text made one at a time as they are asked for,
@@ -35,6 +37,9 @@ const PIECE_CHARS = 48 * 1024;
  */
 export function* encodeTraceRequestPieces(items: readonly ExportItem[]): Generator<string, void, undefined> {
   let piece = '{"resourceSpans":[';
+  let group = 1;
+  let written = 0;
+  let spanCount = 0;
   let firstResource = true;
   for (const { resource, scopes } of groupByResourceAndScope(items)) {
     const encodedResource = toResource(resource);
@@ -44,9 +49,20 @@ export function* encodeTraceRequestPieces(items: readonly ExportItem[]): Generat
     for (const { scope, items: list } of scopes) {
       piece += `${firstScope ? "" : ","}{"scope":${JSON.stringify(toScope(scope))},"spans":[`;
       firstScope = false;
-      for (let i = 0; i < list.length; i++) {
-        piece += (i === 0 ? "" : ",") + JSON.stringify(toSpan(list[i] as ExportItem));
-        if (piece.length >= PIECE_CHARS) {
+      for (let i = 0; i < list.length; ) {
+        // A group of spans at a time, in one JSON.stringify: a call per span cost about 1.4 times the encoding of
+        // the whole body at once. The group is sized from the spans written so far to make about a piece of text.
+        const end = Math.min(list.length, i + group);
+        const spans = new Array(end - i);
+        for (let j = i; j < end; j++) spans[j - i] = toSpan(list[j] as ExportItem);
+        const text = JSON.stringify(spans);
+        piece += (i === 0 ? "" : ",") + text.slice(1, -1);
+        written += text.length;
+        spanCount += end - i;
+        group = Math.max(1, Math.min(MAX_GROUP, Math.floor((PIECE_CHARS * spanCount) / written)));
+        i = end;
+        // Half a piece: a group is about a whole one, so a piece is mostly one group's text.
+        if (piece.length >= PIECE_CHARS / 2) {
           yield piece;
           piece = "";
         }

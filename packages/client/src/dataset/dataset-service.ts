@@ -1,0 +1,143 @@
+import type { MediaUploader } from "@svc/core";
+import { mapLimit } from "@svc/core";
+import type { SvcApi } from "../api/generated/client.js";
+import type { CreateDatasetItemRequest, DatasetItem } from "../api/generated/types.js";
+import type { RequestOptions } from "../api/runtime.js";
+import { SVC_MEDIA } from "../media/media-brand.js";
+import type { SvcMedia } from "../media/svc-media.js";
+import type { DatasetDecorator, DatasetGetOptions, DatasetManagerOptions, FetchedDataset } from "./types.js";
+
+/** Default number of items fetched per page by {@link DatasetManager.get}. */
+export const DEFAULT_DATASET_ITEMS_PAGE_SIZE = 50;
+/** Most item pages one `get` reads, whatever the server reports. */
+export const MAX_DATASET_ITEM_PAGES = 10_000;
+/** Nesting depth up to which `createItem` looks for media. */
+export const DATASET_MEDIA_MAX_DEPTH = 20;
+const MEDIA_FIELDS = ["input", "expectedOutput", "metadata"] as const;
+
+/**
+ * What `svc.dataset` does: reads datasets with their items and adds items. {@link DatasetManager} loads it on its
+ * first call, so that an application that uses no dataset does not carry it.
+ */
+export class DatasetService {
+  readonly #decorate: DatasetDecorator;
+  readonly #uploader: MediaUploader;
+
+  constructor(
+    private readonly api: SvcApi,
+    options: DatasetManagerOptions,
+  ) {
+    this.#decorate = options.decorate;
+    this.#uploader = options.uploader;
+  }
+
+  /**
+   * Fetches a dataset and all its items, page by page. Each media reference string the server lists in an item's
+   * `mediaReferences` is replaced by a {@link SvcMediaReference} that can download the content; one that cannot be
+   * placed stays a string and is logged.
+   * @throws {@link SvcAPIError} (for example {@link NotFoundError}) when a request fails.
+   */
+  async get(name: string, options: DatasetGetOptions = {}): Promise<FetchedDataset> {
+    const limit = options.fetchItemsPageSize ?? DEFAULT_DATASET_ITEMS_PAGE_SIZE;
+    if (!Number.isInteger(limit) || limit <= 0) {
+      throw new TypeError(`DatasetManager.get: fetchItemsPageSize must be a positive whole number, got ${limit}`);
+    }
+    const dataset = await this.api.datasets.get(name, {}, options.requestOptions);
+    const items: DatasetItem[] = [];
+    for (let page = 1; page <= MAX_DATASET_ITEM_PAGES; page++) {
+      const result = await this.api.datasetItems.list(
+        { datasetName: name, page, limit, version: options.version },
+        options.requestOptions,
+      );
+      items.push(...result.data);
+      if (result.data.length === 0 || result.meta.totalPages <= page) break;
+    }
+    // Loaded with the first dataset: an app that reads none does not carry it.
+    const { resolveItemMediaReferences } = await import("./media-references.js");
+    resolveItemMediaReferences(items);
+    return this.#decorate({
+      ...dataset,
+      items,
+      ...(options.version === undefined ? {} : { version: options.version }),
+    });
+  }
+
+  /**
+   * Adds an item to a dataset (or replaces the item with the same `id`). {@link SvcMedia} values in `input`,
+   * `expectedOutput` or `metadata` are uploaded first and replaced by their reference strings;
+   * {@link SvcMediaReference} values (from `get`) are stored as their reference strings.
+   * @throws {@link SvcAPIError} when a request fails, or an `Error` when a media is invalid or its upload fails.
+   */
+  async createItem(request: CreateDatasetItemRequest, options?: RequestOptions): Promise<DatasetItem> {
+    const found = new Map<SvcMedia, string>();
+    for (const field of MEDIA_FIELDS) collectMedia(request[field], field, found);
+    if (found.size === 0) return this.api.datasetItems.create(request, options);
+
+    if ([...found.keys()].some((item) => item.contentBytes === undefined))
+      throw new Error("DatasetManager.createItem: an SvcMedia is invalid (see the warning logged when it was made)");
+    const id = request.id || crypto.randomUUID();
+    const dataset = await this.api.datasets.get(request.datasetName, {}, options);
+    const media = [...found];
+    const references = await mapLimit(media, 4, async ([item, field]) => {
+      const [sha256Hash, mediaId, tag] = await Promise.all([item.getSha256Hash(), item.getId(), item.getTag()]);
+      if (!sha256Hash || !mediaId || !tag || !item.contentBytes || !item.contentType)
+        throw new Error("DatasetManager.createItem: an SvcMedia has no content");
+      const result = await this.#uploader.upload({
+        mediaId,
+        sha256Hash,
+        contentType: item.contentType,
+        bytes: item.contentBytes,
+        target: { field, datasetId: dataset.id, datasetItemId: id },
+      });
+      if (!result.ok) throw new Error(`media upload failed (mediaId=${mediaId}): ${result.reason}`);
+      return tag;
+    });
+    const byMedia = new Map(media.map(([item], i) => [item, references[i] as string]));
+    const body: CreateDatasetItemRequest = { ...request, id };
+    for (const field of MEDIA_FIELDS) {
+      if (request[field] !== undefined) body[field] = replaceMedia(request[field], byMedia);
+    }
+    return this.api.datasetItems.create(body, options);
+  }
+}
+
+function collectMedia(value: unknown, field: string, found: Map<SvcMedia, string>): void {
+  const onPath = new Set<object>();
+  const visit = (node: unknown, depth: number): void => {
+    if (isSvcMedia(node)) {
+      if (!found.has(node)) found.set(node, field);
+      return;
+    }
+    if (depth > DATASET_MEDIA_MAX_DEPTH || !isContainer(node) || onPath.has(node)) return;
+    onPath.add(node);
+    for (const child of Object.values(node)) visit(child, depth + 1);
+    onPath.delete(node);
+  };
+  visit(value, 0);
+}
+
+function replaceMedia(value: unknown, references: Map<SvcMedia, string>): unknown {
+  const onPath = new Set<object>();
+  const rebuild = (node: unknown, depth: number): unknown => {
+    if (isSvcMedia(node)) return references.get(node) ?? node;
+    if (depth > DATASET_MEDIA_MAX_DEPTH || !isContainer(node) || onPath.has(node)) return node;
+    onPath.add(node);
+    const out = Array.isArray(node)
+      ? node.map((child) => rebuild(child, depth + 1))
+      : Object.fromEntries(Object.entries(node).map(([key, child]) => [key, rebuild(child, depth + 1)]));
+    onPath.delete(node);
+    return out;
+  };
+  return rebuild(value, 0);
+}
+
+function isSvcMedia(value: unknown): value is SvcMedia {
+  return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[SVC_MEDIA] === true;
+}
+
+function isContainer(value: unknown): value is Record<string, unknown> | unknown[] {
+  if (Array.isArray(value)) return true;
+  if (value === null || typeof value !== "object") return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
