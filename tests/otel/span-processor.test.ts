@@ -1,3 +1,4 @@
+import { context, trace } from "@opentelemetry/api";
 import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { startServer } from "../support/http-server.ts";
 import { captureLogs } from "../support/logs.ts";
@@ -425,6 +426,26 @@ describe("span content", () => {
     await processor.forceFlush();
 
     expect(exportedSpans(server).map((s) => s.name)).toEqual(["keep-http"]);
+  });
+
+  it("asks a custom shouldExportSpan about svc spans at their start, for the app-root mark", async () => {
+    const server = await sink();
+    const { svc, processor } = svcProvider(server, {
+      shouldExportSpan: ({ otelSpan }) => otelSpan.attributes["keep"] === true,
+    });
+
+    // The parent gains the attribute the filter looks for only after its start: it was not expected then.
+    const parent = svc.startSpan("parent");
+    parent.setAttribute("keep", true);
+    const child = svc.startSpan("child", { attributes: { keep: true } }, trace.setSpan(context.active(), parent));
+    child.end();
+    parent.end();
+    await processor.forceFlush();
+
+    const byName = Object.fromEntries(exportedSpans(server).map((s) => [s.name, attributesOf(s)]));
+    expect(Object.keys(byName).sort()).toEqual(["child", "parent"]);
+    expect(byName.child?.["svc.internal.is_app_root"]).toBe(true);
+    expect(byName.parent?.["svc.internal.is_app_root"]).toBeUndefined();
   });
 
   it("keeps exporting other spans when shouldExportSpan throws, and logs the error", async () => {

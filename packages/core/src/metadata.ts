@@ -40,13 +40,11 @@ export function writeMetadata(target: Attributes, prefix: string, metadata: unkn
   let nested: [string, Record<string, unknown>][] | undefined; // made only when a value has nested keys
   for (const key of keys) {
     const value = read(metadata, key);
-    // Strings, the usual metadata value, need no call (the first calls of a process run in the interpreter).
-    const attribute =
-      typeof value === "string" && value.length <= MAX_SERIALIZED_LENGTH ? value : toAttributeValue(value);
+    const attribute = toAttributeValue(value);
     if (attribute === undefined) continue;
     const path = metadataKey(paths, prefix, key);
     target[path] = attribute;
-    if (typeof value === "object" && typeof attribute === "string" && isPlainObject(value)) {
+    if (typeof attribute === "string" && isPlainObject(value)) {
       nested ??= [];
       nested.push([path, value]);
     }

@@ -75,55 +75,23 @@ function field(attributes: SvcObservationAttributes, name: keyof SvcObservationA
 
 /**
  * Writes the attributes of `fields`, read first, all of them, with plain property reads at their own sites (fast
- * for the shapes each sees); a read that throws leaves `target` untouched. Each attribute is stored at a site of its
- * own, which only ever sees its one key (one shared store for every key would be a megamorphic store on every call),
- * and a field that is not set costs one comparison, not a call (the first calls of a process run in the interpreter).
+ * for the shapes each sees); a read that throws leaves `target` untouched.
  */
 function writeFields(target: Attributes, fields: SvcObservationAttributes | Fields): void {
   const { input, output, metadata, level, statusMessage, version, environment, model } = fields;
   const { modelParameters, usageDetails, costDetails, completionStartTime, prompt } = fields;
-  if (input !== undefined) {
-    const inputText = textOf(input);
-    if (inputText !== undefined) target[A.OBSERVATION_INPUT] = inputText;
-  }
-  if (output !== undefined) {
-    const outputText = textOf(output);
-    if (outputText !== undefined) target[A.OBSERVATION_OUTPUT] = outputText;
-  }
+  setText(target, A.OBSERVATION_INPUT, input);
+  setText(target, A.OBSERVATION_OUTPUT, output);
   if (metadata === UNREADABLE) target[A.OBSERVATION_METADATA] = FAILED_TO_SERIALIZE;
-  else if (metadata !== undefined) writeMetadata(target, A.OBSERVATION_METADATA, metadata);
-  if (level !== undefined) {
-    const levelText = stringOf(level);
-    if (levelText !== undefined) target[A.OBSERVATION_LEVEL] = levelText;
-  }
-  if (statusMessage !== undefined) {
-    const statusMessageText = stringOf(statusMessage);
-    if (statusMessageText !== undefined) target[A.OBSERVATION_STATUS_MESSAGE] = statusMessageText;
-  }
-  if (version !== undefined) {
-    const versionText = stringOf(version);
-    if (versionText !== undefined) target[A.VERSION] = versionText;
-  }
-  if (environment !== undefined) {
-    const environmentText = stringOf(environment);
-    if (environmentText !== undefined) target[A.ENVIRONMENT] = environmentText;
-  }
-  if (model !== undefined) {
-    const modelText = stringOf(model);
-    if (modelText !== undefined) target[A.OBSERVATION_MODEL] = modelText;
-  }
-  if (modelParameters !== undefined) {
-    const modelParametersText = textOf(modelParameters);
-    if (modelParametersText !== undefined) target[A.OBSERVATION_MODEL_PARAMETERS] = modelParametersText;
-  }
-  if (usageDetails !== undefined) {
-    const usageDetailsText = textOf(usageDetails);
-    if (usageDetailsText !== undefined) target[A.OBSERVATION_USAGE_DETAILS] = usageDetailsText;
-  }
-  if (costDetails !== undefined) {
-    const costDetailsText = textOf(costDetails);
-    if (costDetailsText !== undefined) target[A.OBSERVATION_COST_DETAILS] = costDetailsText;
-  }
+  else writeMetadata(target, A.OBSERVATION_METADATA, metadata);
+  setString(target, A.OBSERVATION_LEVEL, level);
+  setString(target, A.OBSERVATION_STATUS_MESSAGE, statusMessage);
+  setString(target, A.VERSION, version);
+  setString(target, A.ENVIRONMENT, environment);
+  setString(target, A.OBSERVATION_MODEL, model);
+  setText(target, A.OBSERVATION_MODEL_PARAMETERS, modelParameters);
+  setText(target, A.OBSERVATION_USAGE_DETAILS, usageDetails);
+  setText(target, A.OBSERVATION_COST_DETAILS, costDetails);
   if (completionStartTime !== undefined && completionStartTime !== UNREADABLE) {
     const iso = toIsoString(completionStartTime);
     if (iso !== undefined) target[A.OBSERVATION_COMPLETION_START_TIME] = iso;
@@ -134,15 +102,15 @@ function writeFields(target: Attributes, fields: SvcObservationAttributes | Fiel
 /** Marks a field whose read threw. */
 const UNREADABLE = Symbol("unreadable");
 
-/** A field that is set, as attribute text (JSON for anything but a string). */
-function textOf(value: unknown): string | undefined {
-  return value === UNREADABLE ? FAILED_TO_SERIALIZE : serializeValue(value);
+function setText(target: Attributes, key: string, value: unknown): void {
+  if (value === undefined) return;
+  const text = value === UNREADABLE ? FAILED_TO_SERIALIZE : serializeValue(value);
+  if (text !== undefined) target[key] = text;
 }
 
-/** A field that is set, as short text; undefined when it could not be read. */
-function stringOf(value: unknown): string | undefined {
-  if (value === UNREADABLE) return undefined;
-  return truncateText(stableText(value), MAX_SERIALIZED_LENGTH);
+function setString(target: Attributes, key: string, value: unknown): void {
+  if (value === undefined || value === UNREADABLE) return;
+  target[key] = truncateText(stableText(value), MAX_SERIALIZED_LENGTH);
 }
 
 function setPrompt(target: Attributes, prompt: SvcPromptReference): void {
