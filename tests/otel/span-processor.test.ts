@@ -431,7 +431,7 @@ describe("span content", () => {
   it("asks a custom shouldExportSpan about svc spans at their start, for the app-root mark", async () => {
     const server = await sink();
     const { svc, processor } = svcProvider(server, {
-      shouldExportSpan: ({ otelSpan }) => otelSpan.attributes["keep"] === true,
+      shouldExportSpan: ({ otelSpan }) => otelSpan.attributes.keep === true,
     });
 
     // The parent gains the attribute the filter looks for only after its start: it was not expected then.
