@@ -1,7 +1,8 @@
-// Instructions per observation of the tracing calls, counted by valgrind's callgrind: load-independent, repeatable to
-// about 1–2%, for a machine shared with other work. Each figure is the difference between two fresh processes that
-// differ only in how many traces they create, so what both do (start-up, imports, set-up, V8's warm-up of the first
-// traces) cancels out:
+// Instructions per observation of the tracing calls, counted by valgrind's callgrind: independent of the machine's
+// load, for a machine shared with other work. When V8 collects garbage still moves between invocations, so each
+// figure is also given without V8's garbage collector and compilers ("code"). Each figure is the difference between
+// two fresh processes that differ only in how many traces they create, so what both do (start-up, imports, set-up)
+// cancels out:
 //   steady state: (warm-up + traces) − (warm-up only), default 300 + 1,000 against 300;
 //   first traces: (first traces) − (none), default 200 against 0, both after imports and set-up: what a fresh
 //                 process pays for its first calls, V8's warm-up included.
@@ -11,7 +12,7 @@
 //   node instructions.ts --only otel,svc,svc-bsp --top 25 (v6's calls with the floor's processor too; top functions)
 //   node instructions.ts --only svc --warmup 300 --traces 1000 --first 200
 //   node instructions.ts --v8-threads                     (with V8's helper threads: counts vary by about 1.5%)
-// Needs valgrind (`apt-get install valgrind`); takes about a minute per process on a quiet machine.
+// Needs valgrind (`apt-get install valgrind`); one to two minutes per process (four per contender), two at a time.
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
