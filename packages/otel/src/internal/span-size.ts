@@ -112,13 +112,7 @@ function text(value: string): number {
 function attributesSize(attributes: Attributes | Record<string, unknown>, sizes: EncodedSizes, depth: number): number {
   let size = 0;
   for (const key in attributes) {
-    const value = (attributes as Record<string, unknown>)[key];
-    // Text, the usual value, is counted here without a call (the first spans of a process run in the interpreter).
-    size +=
-      sizes.attribute +
-      key.length +
-      (key.length >> 1) +
-      (typeof value === "string" ? sizes.string + value.length + (value.length >> 1) : valueSize(value, sizes, depth));
+    size += sizes.attribute + text(key) + valueSize((attributes as Record<string, unknown>)[key], sizes, depth);
   }
   return size;
 }
