@@ -37,6 +37,7 @@ export type { SpanAttributeValues, UsageNode } from "./genai-attributes.js";
 export { usageRepeaters } from "./genai-attributes.js";
 export type { ExitParticipant, ExitWatch } from "./lifecycle/exit-hooks.js";
 export { flushWatched, watchQueueForExit } from "./lifecycle/exit-hooks.js";
+export { loadOnce } from "./lifecycle/load-once.js";
 export type { Settled, SettleWithinOptions } from "./lifecycle/settle-within.js";
 export { settleWithin } from "./lifecycle/settle-within.js";
 export { counted, describeError, messageOf, textOf } from "./log/describe.js";

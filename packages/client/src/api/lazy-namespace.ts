@@ -1,22 +1,14 @@
+import { loadOnce } from "@svc/core";
 import { type Method, namespaceOf } from "./namespace.js";
 import type { Operation } from "./operation.js";
 import { ApiPromise, type RequestRuntime } from "./runtime.js";
 
 type Operations = Readonly<Record<string, Readonly<Record<string, Operation>>>>;
 
-let operations: Promise<Operations> | undefined;
-
 /** The operations of every namespace, loaded once; a failed load is tried again on the next call. */
-function loadOperations(): Promise<Operations> {
-  operations ??= import("./generated/operations.js").then(
-    (module) => module.operations,
-    (error: unknown) => {
-      operations = undefined;
-      throw error;
-    },
-  );
-  return operations;
-}
+const loadOperations = loadOnce(
+  (): Promise<Operations> => import("./generated/operations.js").then((module) => module.operations),
+);
 
 /**
  * Makes the object of the namespace `ns` of `svc.api` from the names of its methods (separated by spaces). Each

@@ -6,6 +6,7 @@ import {
   type HttpRequest,
   type HttpResult,
   httpRequest,
+  loadOnce,
   mergeHeaders,
 } from "@svc/core";
 import type { CallContext } from "./error-from-failure.js";
@@ -219,7 +220,10 @@ export class RequestRuntime {
   }
 }
 
-let errorFromFailure: Promise<typeof import("./error-from-failure.js").errorFromFailure> | undefined;
+/** What builds the typed error of a failed call, loaded on the first failure; a failed load is tried again. */
+const loadErrorFromFailure = loadOnce(() =>
+  import("./error-from-failure.js").then((module) => module.errorFromFailure),
+);
 
 /**
  * The typed error of a failed call. What builds it (the messages, the error class of each status) loads on the first
@@ -232,11 +236,9 @@ async function typedError(
   attempts: number,
   call: CallContext,
 ): Promise<SvcAPIError> {
-  errorFromFailure ??= import("./error-from-failure.js").then((module) => module.errorFromFailure);
   try {
-    return (await errorFromFailure)(op, url, failure, attempts, call);
+    return (await loadErrorFromFailure())(op, url, failure, attempts, call);
   } catch (error) {
-    errorFromFailure = undefined;
     return new SvcAPIError(`${op.method} ${call.path} failed (${failure.kind}): ${describeError(error)}`);
   }
 }

@@ -1,7 +1,7 @@
+import { loadOnce } from "@svc/core";
 import type { SvcApi } from "../api/generated/client.js";
 import type { CreateDatasetItemRequest, DatasetItem } from "../api/generated/types.js";
 import type { RequestOptions } from "../api/runtime.js";
-import type { DatasetService } from "./dataset-service.js";
 import type { DatasetGetOptions, DatasetManagerOptions, FetchedDataset } from "./types.js";
 
 export type {
@@ -25,7 +25,10 @@ export class DatasetManager {
   }
 
   readonly #options: DatasetManagerOptions;
-  #service: Promise<DatasetService> | undefined;
+  /** The dataset code, loaded once; a failed load is tried again by the next call. */
+  readonly #load = loadOnce(() =>
+    import("./dataset-service.js").then(({ DatasetService }) => new DatasetService(this.api, this.#options)),
+  );
 
   // Private, so that the published declarations name no media uploader: `svc.dataset` is made by the client.
   private constructor(
@@ -53,18 +56,6 @@ export class DatasetManager {
    */
   async createItem(request: CreateDatasetItemRequest, options?: RequestOptions): Promise<DatasetItem> {
     return (await this.#load()).createItem(request, options);
-  }
-
-  /** The dataset code, loaded once; a failed load is tried again by the next call. */
-  #load(): Promise<DatasetService> {
-    this.#service ??= import("./dataset-service.js").then(
-      ({ DatasetService }) => new DatasetService(this.api, this.#options),
-      (error: unknown) => {
-        this.#service = undefined;
-        throw error;
-      },
-    );
-    return this.#service;
   }
 }
 

@@ -1,4 +1,5 @@
-import type { ExperimentManagerDeps, ExperimentRunner } from "./experiment-manager.js";
+import { loadOnce } from "@svc/core";
+import type { ExperimentManagerDeps } from "./experiment-manager.js";
 import type {
   DeleteExperimentDataParams,
   DeleteExperimentDataResult,
@@ -14,7 +15,10 @@ import type {
  */
 export class ExperimentManager {
   readonly #deps: ExperimentManagerDeps;
-  #runner: Promise<ExperimentRunner> | undefined;
+  /** The runner, loaded once; a failed load is tried again on the next call. */
+  readonly #load = loadOnce(() =>
+    import("./experiment-manager.js").then(({ ExperimentRunner }) => new ExperimentRunner(this.#deps)),
+  );
 
   /** An experiment runner on the given client parts; {@link SvcClient} creates the one at `svc.experiment`. */
   constructor(deps: ExperimentManagerDeps) {
@@ -58,17 +62,5 @@ export class ExperimentManager {
    */
   async deleteData(params: DeleteExperimentDataParams): Promise<DeleteExperimentDataResult> {
     return (await this.#load()).deleteData(params);
-  }
-
-  /** The runner, loaded once; a failed load is tried again on the next call. */
-  #load(): Promise<ExperimentRunner> {
-    this.#runner ??= import("./experiment-manager.js").then(
-      ({ ExperimentRunner }) => new ExperimentRunner(this.#deps),
-      (error: unknown) => {
-        this.#runner = undefined;
-        throw error;
-      },
-    );
-    return this.#runner;
   }
 }

@@ -1,4 +1,4 @@
-import { describeError, getGlobalLogger, parseMediaReference } from "@svc/core";
+import { describeError, getGlobalLogger, loadOnce, parseMediaReference } from "@svc/core";
 import type { SvcApi } from "../api/generated/client.js";
 import { type MediaHealth, RequestTally } from "../health.js";
 import type { MediaService } from "./media-service.js";
@@ -11,8 +11,14 @@ export type { MediaManagerConfig, ParsedMediaReference, SvcMediaResolveMediaRefe
  * resolves references loads on the first call, so that an application that resolves none does not carry it.
  */
 export class MediaManager {
-  #service: Promise<MediaService> | undefined;
   #loaded: MediaService | undefined;
+  /** The media code, loaded once; a failed load is tried again by the next call. */
+  readonly #load = loadOnce(() =>
+    import("./media-service.js").then(({ MediaService }) => {
+      this.#loaded = new MediaService(this.api, this.config);
+      return this.#loaded;
+    }),
+  );
 
   /** Created by {@link SvcClient}; use `svc.media`. */
   constructor(
@@ -49,20 +55,5 @@ export class MediaManager {
   /** Media downloads made and failed, the last failure, and references left unresolved. */
   health(): MediaHealth {
     return this.#loaded?.health() ?? { ...new RequestTally().health(), unresolved: 0 };
-  }
-
-  /** The media code, loaded once; a failed load is tried again by the next call. */
-  #load(): Promise<MediaService> {
-    this.#service ??= import("./media-service.js").then(
-      ({ MediaService }) => {
-        this.#loaded = new MediaService(this.api, this.config);
-        return this.#loaded;
-      },
-      (error: unknown) => {
-        this.#service = undefined;
-        throw error;
-      },
-    );
-    return this.#service;
   }
 }

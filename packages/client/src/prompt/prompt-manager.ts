@@ -1,3 +1,4 @@
+import { loadOnce } from "@svc/core";
 import type { SvcApi } from "../api/generated/client.js";
 import type { Prompt } from "../api/generated/types.js";
 import type { RequestOptions } from "../api/runtime.js";
@@ -15,8 +16,14 @@ export { DEFAULT_PROMPT_FETCH_TIMEOUT_MS } from "./get-options.js";
  * application that uses no prompt does not carry them.
  */
 export class PromptManager {
-  #service: Promise<PromptService> | undefined;
   #loaded: PromptService | undefined;
+  /** The prompt code, loaded once; a failed load is tried again by the next call. */
+  readonly #load = loadOnce(() =>
+    import("./prompt-service.js").then(({ PromptService }) => {
+      this.#loaded = new PromptService(this.api);
+      return this.#loaded;
+    }),
+  );
 
   /** Created by {@link SvcClient}; use `svc.prompt`. */
   constructor(private readonly api: SvcApi) {}
@@ -73,20 +80,5 @@ export class PromptManager {
   /** Fetches made and failed, the last failure, prompts cached and fallbacks returned. */
   health(): PromptHealth {
     return this.#loaded?.health() ?? { ...new RequestTally().health(), cached: 0, fallbacks: 0 };
-  }
-
-  /** The prompt code, loaded once; a failed load is tried again by the next call. */
-  #load(): Promise<PromptService> {
-    this.#service ??= import("./prompt-service.js").then(
-      ({ PromptService }) => {
-        this.#loaded = new PromptService(this.api);
-        return this.#loaded;
-      },
-      (error: unknown) => {
-        this.#service = undefined;
-        throw error;
-      },
-    );
-    return this.#service;
   }
 }

@@ -1,3 +1,4 @@
+import { loadOnce } from "../lifecycle/load-once.js";
 import { concatBytes, runtimeGzip } from "../transport/compress.js";
 import { encodeTraceRequestPieces } from "./otlp-json.js";
 import type { ExportItem } from "./otlp-request.js";
@@ -17,19 +18,14 @@ export const OTLP_CONTENT_TYPES: Record<OtlpProtocol, string> = {
 /** Makes the request body of a batch, in pieces made as they are asked for. */
 type Encoder = (items: readonly ExportItem[]) => Iterator<string | Uint8Array>;
 /** The OTLP/protobuf encoder (opt-in), loaded with the first batch that needs it. */
-let protobufEncoder: Promise<Encoder> | undefined;
+const protobufEncoder = loadOnce(() =>
+  import("./otlp-protobuf.js").then((module) => module.encodeTraceRequestProtobuf),
+);
 
 /** The encoder of a protocol; OTLP/JSON, the default, is at hand, OTLP/protobuf loads on first use. */
 function encoderOf(protocol: OtlpProtocol): Encoder | Promise<Encoder> {
   if (protocol === "http/json") return encodeTraceRequestPieces;
-  protobufEncoder ??= import("./otlp-protobuf.js").then(
-    (module) => module.encodeTraceRequestProtobuf,
-    (error: unknown) => {
-      protobufEncoder = undefined; // the next batch tries again
-      throw error;
-    },
-  );
-  return protobufEncoder;
+  return protobufEncoder();
 }
 
 /** An encoded export request: its body, and whether the body is gzipped. */
