@@ -8,32 +8,20 @@
 import { parseArgs } from "node:util";
 import { gzip } from "node:zlib";
 import { JsonTraceSerializer, ProtobufTraceSerializer } from "@opentelemetry/otlp-transformer";
-import type { ReadableSpan, SpanProcessor } from "@opentelemetry/sdk-trace-base";
+import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { encodeTraces } from "@svc/tracing/internal";
-import { svcCalls } from "./contenders/svc.ts";
+import { exportedBatches } from "./exported-batches.ts";
 import { threadClock } from "./thread-clock.ts";
 
 const { values: args } = parseArgs({
   options: { rounds: { type: "string", default: "12" }, traces: { type: "string", default: "2000" } },
 });
-const BATCH = 512;
 const clock = threadClock();
 
-// The spans as v6's calls make them, recorded as they end.
-const spans: ReadableSpan[] = [];
-const recorder = {
-  onStart() {},
-  onEnd(span: ReadableSpan) {
-    spans.push(span);
-  },
-  forceFlush: async () => {},
-  shutdown: async () => {},
-} as unknown as SpanProcessor;
-const calls = svcCalls(recorder);
-for (let i = 0; i < Number(args.traces); i++) calls.trace(i);
-const batches: ReadableSpan[][] = [];
-for (let i = 0; i < spans.length; i += BATCH) batches.push(spans.slice(i, i + BATCH));
-const items = batches.map((batch) => batch.map((span) => ({ span, attributes: span.attributes })));
+// The spans as v6 hands them to its export stage, in its batches.
+const items = await exportedBatches(Number(args.traces));
+const batches = items.map((batch) => batch.map((item) => item.span as unknown as ReadableSpan));
+const spanCount = batches.reduce((n, batch) => n + batch.length, 0);
 
 function gzipped(body: Uint8Array): Promise<number> {
   return new Promise((resolve, reject) => gzip(body, (error, out) => (error ? reject(error) : resolve(out.length))));
@@ -81,7 +69,7 @@ for (let round = 0; round < Number(args.rounds); round++) {
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1] as number;
-console.log(`${spans.length} spans in ${batches.length} batches, ${args.rounds} rounds, thread clock: ${clock.kind}`);
+console.log(`${spanCount} spans in ${batches.length} batches, ${args.rounds} rounds, thread clock: ${clock.kind}`);
 console.log("| way | app-thread CPU ms, median (min) | bytes | v6 / floor |");
 console.log("| --- | --- | --- | --- |");
 for (const name of Object.keys(WAYS)) {

@@ -6,10 +6,8 @@ import { parseArgs } from "node:util";
 import { getHeapStatistics } from "node:v8";
 import { Worker } from "node:worker_threads";
 import { gunzipSync } from "node:zlib";
-import type { SpanProcessor } from "@opentelemetry/sdk-trace-base";
-import { SvcSpanProcessor } from "@svc/otel";
 import { encodeTraces } from "@svc/tracing/internal";
-import { svcCalls } from "./contenders/svc.ts";
+import { exportedBatches } from "./exported-batches.ts";
 import { OBSERVATIONS_PER_TRACE } from "./payload.ts";
 import { threadClock } from "./thread-clock.ts";
 import type { Done, Item, Job, Mode } from "./worker-export-thread.ts";
@@ -22,32 +20,6 @@ const mode = args.child as Mode;
 const traces = Number(args.traces);
 const clock = threadClock();
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
-
-/**
- * The workload's spans as v6 hands them to an exporter, in the batches it makes (its batch size, `flushAt` 512):
- * the processor with an in-memory exporter in place of the OTLP/HTTP one, so each span carries the attributes it
- * would send (environment, SDK identity, the observation's own), then the export stage's items.
- */
-async function exportedBatches(): Promise<Item[][]> {
-  const batches: Item[][] = [];
-  const exporter = {
-    export(spans: Item["span"][], done: (result: { code: number }) => void) {
-      batches.push(spans.map((span) => ({ span, attributes: span.attributes })));
-      done({ code: 0 });
-    },
-    shutdown: async () => {},
-  };
-  const processor = new SvcSpanProcessor({ exporter: exporter as never, environment: "bench" });
-  const calls = svcCalls(processor as unknown as SpanProcessor);
-  for (let i = 0; i < traces; i++) {
-    calls.trace(i);
-    // Yielding as the spans-yield workload does, so batches are made as while an application runs.
-    if (i % 50 === 49) await yieldToLoop();
-  }
-  await calls.forceFlush();
-  await calls.shutdown();
-  return batches;
-}
 
 interface Sampler {
   read(): void;
@@ -194,7 +166,7 @@ async function encodeOnlyUs(batches: Item[][]): Promise<number> {
 }
 
 async function main(): Promise<void> {
-  const batches = await exportedBatches();
+  const batches = (await exportedBatches(traces)) as unknown as Item[][];
   const spans = batches.reduce((n, b) => n + b.length, 0);
   if (spans !== traces * OBSERVATIONS_PER_TRACE) throw new Error(`${spans} spans exported, not ${traces * 10}`);
   // Warm-up, outside the measurement: the encoder and gzip on this thread, with a batch the run does not time.
