@@ -236,7 +236,7 @@ export class ScoreManager {
           },
         ],
       };
-    const body = new TextEncoder().encode(`[${queued.map(textOf).join(",")}]`);
+    const body = new TextEncoder().encode(`[${queued.map((item) => item.json).join(",")}]`);
     const { maxRequestBytes } = this.#context.config;
     if (body.byteLength > maxRequestBytes) return this.#tooLarge(queued, signal, `${body.byteLength} bytes`);
     const result = await this.#context.runtime.send(
@@ -285,8 +285,4 @@ function isoTime(at: number): string {
     formattedAt = at;
   }
   return formatted;
-}
-
-function textOf(item: QueuedScore): string {
-  return item.json;
 }
