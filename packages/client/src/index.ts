@@ -85,6 +85,8 @@ export { DEFAULT_EXPERIMENT_MAX_CONCURRENCY } from "./experiment/defaults.js";
 export type { ExperimentDataApi } from "./experiment/delete-experiment-data.js";
 export type { ExperimentManagerDeps, ProgressStream } from "./experiment/experiment-manager.js";
 export { ExperimentManager } from "./experiment/experiment-manager-facade.js";
+export type { GateApi } from "./experiment/gate/baseline.js";
+export type { GateBaseline, GateFlip, GateOptions, GateResult, GateScore } from "./experiment/gate/types.js";
 export type {
   RegressionErrorMessageOptions,
   RegressionErrorMetricOptions,
@@ -111,11 +113,13 @@ export type {
   ExperimentTask,
   ExperimentTaskContext,
   ExperimentTaskParams,
+  ExperimentTrialResult,
   FormatOptions,
   RunEvaluator,
   RunEvaluatorParams,
   RunExperimentOnDataset,
   RunExperimentOnDatasetParams,
+  ScoreSummary,
 } from "./experiment/types.js";
 export type { MediaHealth, PromptHealth, RequestHealth, SvcClientHealth } from "./health.js";
 export type { ParsedMediaReference, SvcMediaResolveMediaReferencesParams } from "./media/media-manager.js";

@@ -98,7 +98,8 @@ export function declareExperimentSuite<Output>(calls: TestRunnerCalls, options: 
 
 function itemProblems(result: ItemResult, assertions: readonly Assertion[]): string[] {
   if (result.status !== "ok") {
-    const failedTrial = result.trials.length > 1 ? ` (trial ${firstFailedTrial(result)} of ${result.trials.length})` : "";
+    const failedTrial =
+      result.trials.length > 1 ? ` (trial ${firstFailedTrial(result)} of ${result.trials.length})` : "";
     return [`task ${result.status === "timeout" ? "timed out" : result.status}${failedTrial}: ${result.error}`];
   }
   return failedItemAssertions(result, assertions);

@@ -55,9 +55,7 @@ function compareScores(current: CurrentRun, baseline: BaselineRun, maxDrop: Gate
   };
   const byName = (a: string, b: string) => a.localeCompare(b);
   return [
-    ...[...itemNames]
-      .sort(byName)
-      .map((n) => score(n, "item mean", itemMean(current, n), baselineItemMeans.get(n))),
+    ...[...itemNames].sort(byName).map((n) => score(n, "item mean", itemMean(current, n), baselineItemMeans.get(n))),
     ...[...runNames].sort(byName).map((n) => {
       const now = numericValue(current.runEvaluations.find((e) => e.name === n)?.value);
       return score(n, "run", now, baseline.runScores.get(n));

@@ -1,6 +1,5 @@
 import { excerpt } from "../format.js";
 import { round } from "./assertions.js";
-import type { CurrentRun } from "./compare.js";
 import type { GateResult } from "./types.js";
 
 const FLIPS_LISTED = 20;
@@ -9,7 +8,7 @@ const FLIPS_LISTED = 20;
  * The comparison as Markdown: a heading with the verdict, the runs compared, a table of scores (baseline, current,
  * change, allowed drop, result) and a table of the items that flipped (the first 20, then a count).
  */
-export function gateMarkdown(gate: Omit<GateResult, "markdown">, current: Pick<CurrentRun, "runName">): string {
+export function gateMarkdown(gate: Omit<GateResult, "markdown">, current: { runName: string }): string {
   const verdict = gate.passed ? "passed" : "failed";
   const lines = [`### Regression gate ${verdict}: \`${cell(current.runName)}\``, ""];
   if (!gate.baseline) {
