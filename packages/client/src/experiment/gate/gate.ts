@@ -44,7 +44,15 @@ export async function compareWithBaseline(api: GateApi, run: GateRun, options: G
 
 async function writeReports(gate: GateResult, options: GateOptions): Promise<void> {
   if (options.summaryPath === undefined && options.jsonPath === undefined) return;
-  const fs = await import("node:fs/promises");
+  // Taken from the runtime, not imported: bundles for runtimes without a file system must not need to resolve it.
+  const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
+  const fs = proc?.getBuiltinModule?.("node:fs/promises") as typeof import("node:fs/promises") | undefined;
+  if (!fs) {
+    getGlobalLogger().warn(
+      "ExperimentManager: the regression gate's files were not written: this runtime has no file system module (node:fs); use gate.markdown instead",
+    );
+    return;
+  }
   const write = async (path: string | undefined, what: string, act: (p: string) => Promise<void>) => {
     if (!path) return;
     try {
