@@ -96,7 +96,7 @@ describe("the CI project of the README, run by vitest in a child process", () =>
     const runs = await svc.api.experiments.list({ fromStartTime: "2020-01-01T00:00:00Z", fields: "core" });
     expect(runs.data).toEqual([expect.objectContaining({ itemCount: 3, name: expect.stringMatching(/^capitals - /) })]);
     const gate = JSON.parse(readFileSync(join(project, "experiment-gate.json"), "utf8"));
-    expect(gate).toMatchObject({ passed: true, baseline: undefined, scores: [], flips: [] });
+    expect(gate).toMatchObject({ passed: true, baseline: null, scores: [], flips: [] });
   });
 
   it("fails the item the app gets wrong, naming its id, input, output and scores, and fails the gate", async () => {

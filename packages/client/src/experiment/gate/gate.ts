@@ -63,7 +63,9 @@ async function writeReports(gate: GateResult, options: GateOptions): Promise<voi
       );
     }
   };
-  const { markdown, ...json } = gate;
+  // `baseline: null` rather than no key, so that readers of the file see that no baseline was found.
+  const { markdown, ...rest } = gate;
+  const json = { ...rest, baseline: rest.baseline ?? null };
   await write(options.summaryPath, "Markdown table", (p) => fs.appendFile(p, `${markdown}\n`));
   await write(options.jsonPath, "JSON result", (p) => fs.writeFile(p, `${JSON.stringify(json, null, 2)}\n`));
 }

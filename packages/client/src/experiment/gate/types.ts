@@ -22,7 +22,7 @@ export interface GateOptions {
    * the job's summary.
    */
   summaryPath?: string;
-  /** File the comparison is written to as JSON (replaced when it exists). */
+  /** File the comparison is written to as JSON, without `markdown` and with `baseline: null` when none was found (replaced when it exists). */
   jsonPath?: string;
 }
 
