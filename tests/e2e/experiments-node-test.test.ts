@@ -54,5 +54,13 @@ describe("describeExperiment of @svc/client/node-test", () => {
     const svc = new SvcClient({ baseUrl: server.url, publicKey: server.publicKey, secretKey: server.secretKey });
     const runs = await svc.api.experiments.list({ fromStartTime: "2020-01-01T00:00:00Z", name: "capitals-node run" });
     expect(runs.data).toEqual([expect.objectContaining({ itemCount: 2 })]);
+    // The message names the item by the id its trace records, which the server lists.
+    const items = await svc.api.experiments.listItems({
+      fromStartTime: "2020-01-01T00:00:00Z",
+      experimentName: "capitals-node run",
+      fields: "core,io",
+    });
+    const japan = items.data.find((i) => i.input === "Japan");
+    expect(run.stdout).toContain(`item id:  ${japan?.experimentItemId} (local item: hash of its input)`);
   });
 });

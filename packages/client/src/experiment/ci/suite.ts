@@ -2,6 +2,7 @@ import { SvcClient } from "../../client.js";
 import { excerpt, itemLabel } from "../format.js";
 import { type Assertion, failedItemAssertions, holds, parseAssertions, round, runScore } from "../gate/assertions.js";
 import type { GateOptions, GateResult } from "../gate/types.js";
+import { hashInput } from "../internal/run-item.js";
 import type { ExperimentItem, ExperimentItemResult, ExperimentParams, ExperimentResult } from "../types.js";
 
 type ItemResult = ExperimentItemResult<unknown, unknown, unknown, unknown>;
@@ -54,6 +55,7 @@ export function declareExperimentSuite<Output>(calls: TestRunnerCalls, options: 
     const items = dataset?.items ?? data;
     if (items === undefined) throw new TypeError("describeExperiment: give data (local items) or dataset (its name)");
     let result: AnyResult | undefined;
+    let itemIds: string[] = [];
     let gateResult: GateResult | undefined;
     let gateError: unknown;
 
@@ -62,6 +64,8 @@ export function declareExperimentSuite<Output>(calls: TestRunnerCalls, options: 
         ? await dataset.runExperiment(params as never)
         : await client.experiment.run({ ...params, data: items } as never);
       result = run as AnyResult;
+      // The id each item's traces record: the dataset item's, or for local data the hash of its input.
+      itemIds = await Promise.all(items.map((i) => (typeof i.id === "string" ? i.id : hashInput(i.input))));
       if (!gate) return;
       try {
         gateResult = await result.compareWithBaseline({ assertions: options.assertions, ...gate });
@@ -76,7 +80,7 @@ export function declareExperimentSuite<Output>(calls: TestRunnerCalls, options: 
         const itemResult = result?.itemResults[index];
         if (!itemResult) throw new Error(`${label}: the experiment did not run`);
         const problems = itemProblems(itemResult, assertions);
-        if (problems.length) throw new Error(itemMessage(label, itemResult, problems));
+        if (problems.length) throw new Error(itemMessage(label, itemResult, itemIds[index], problems));
       });
     });
     for (const assertion of assertions.filter((a) => a.scope === "run")) {
@@ -110,13 +114,13 @@ function firstFailedTrial(result: ItemResult): number {
 }
 
 /** The message of a failing item: what failed, then the item id, input, output, expected output and scores. */
-function itemMessage(label: string, result: ItemResult, problems: string[]): string {
+function itemMessage(label: string, result: ItemResult, itemId: string | undefined, problems: string[]): string {
   const scores = Object.entries(result.scores).map(([name, s]) =>
     s.count > 1 ? `${name}=${round(s.mean)} (±${round(s.stdev)} over ${s.count} trials)` : `${name}=${round(s.mean)}`,
   );
   const lines = [
     `${label} failed: ${problems.join("; ")}`,
-    `  item id:  ${typeof result.item.id === "string" ? result.item.id : "(local item, no id)"}`,
+    `  item id:  ${itemId ?? "-"}${typeof result.item.id === "string" ? "" : " (local item: hash of its input)"}`,
     `  input:    ${excerpt(result.input, VALUE_WIDTH)}`,
     `  output:   ${excerpt(result.output, VALUE_WIDTH)}`,
     `  expected: ${excerpt(result.expectedOutput, VALUE_WIDTH)}`,
