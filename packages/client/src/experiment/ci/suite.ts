@@ -1,3 +1,4 @@
+import { getGlobalLogger } from "@svc/core";
 import { SvcClient } from "../../client.js";
 import { excerpt, itemLabel } from "../format.js";
 import { type Assertion, failedItemAssertions, holds, parseAssertions, round, runScore } from "../gate/assertions.js";
@@ -51,6 +52,11 @@ export function declareExperimentSuite<Output>(calls: TestRunnerCalls, options: 
   calls.describe(`experiment ${options.name}`, async () => {
     const client = options.client ?? new SvcClient();
     const { client: _client, data, dataset: datasetName, assertions: _a, gate, timeoutMs, ...params } = options;
+    if (datasetName !== undefined && data !== undefined) {
+      getGlobalLogger().warn(
+        `describeExperiment: both data and dataset given for "${options.name}"; the items of dataset "${datasetName}" are used, data is ignored`,
+      );
+    }
     const dataset = datasetName === undefined ? undefined : await client.dataset.get(datasetName);
     const items = dataset?.items ?? data;
     if (items === undefined) throw new TypeError("describeExperiment: give data (local items) or dataset (its name)");
