@@ -1,6 +1,7 @@
 import { RULES, type RuleId } from "./context.ts";
 import type { FileResult, LocatedFinding, RunResult } from "./run.ts";
 import { ENV_NAMES } from "./tables/env.ts";
+import { own } from "./tables/own.ts";
 import { migrationLink } from "./tables/sections.ts";
 
 /** The summary printed after a run: what changed per file and per rule, what to check, what was left as is. */
@@ -36,7 +37,7 @@ export function formatReport(result: RunResult, options: { dryRun: boolean }): s
   if (env.length > 0) {
     lines.push(
       "",
-      `Environment variables renamed in code: ${env.map((name) => `${name} -> ${ENV_NAMES[name]}`).join(", ")}.`,
+      `Environment variables renamed in code: ${env.map((name) => `${name} -> ${own(ENV_NAMES, name)}`).join(", ")}.`,
       "Rename them where they are set too (.env files, CI, hosting): v6 reads only the SVC_ names.",
     );
   }

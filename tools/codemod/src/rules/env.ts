@@ -1,6 +1,7 @@
 import { Node } from "ts-morph";
 import type { FileContext } from "../context.ts";
 import { ENV_NAMES } from "../tables/env.ts";
+import { own } from "../tables/own.ts";
 
 /**
  * Renames the v5 environment variables (`LANGFUSE_PUBLIC_KEY` -> `SVC_PUBLIC_KEY`) wherever code names them: strings
@@ -10,7 +11,7 @@ import { ENV_NAMES } from "../tables/env.ts";
 export function rewriteEnvNames(ctx: FileContext): void {
   ctx.sourceFile.forEachDescendant((node) => {
     if (Node.isStringLiteral(node) || Node.isNoSubstitutionTemplateLiteral(node)) {
-      const renamed = ENV_NAMES[node.getLiteralValue()];
+      const renamed = own(ENV_NAMES, node.getLiteralValue());
       if (!renamed) return;
       const text = node.getText();
       ctx.replaceNode(node, `${text[0]}${renamed}${text[text.length - 1]}`);
@@ -19,7 +20,7 @@ export function rewriteEnvNames(ctx: FileContext): void {
     }
     if (!Node.isIdentifier(node)) return;
     const name = node.getText();
-    const renamed = ENV_NAMES[name];
+    const renamed = own(ENV_NAMES, name);
     if (!renamed) return;
     const parent = node.getParent();
     if (

@@ -1,5 +1,6 @@
 import { CORE_API_TYPES, CORE_EXPORTS } from "./core-exports.ts";
 import type { ExportFate, Note, V5Package, V6Module } from "./export-fate.ts";
+import { own } from "./own.ts";
 import { SECTIONS } from "./sections.ts";
 
 export type { ExportFate, Note, V5Package, V6Module } from "./export-fate.ts";
@@ -87,16 +88,16 @@ const CHANGED: Record<Exclude<V5Package, "core">, Record<string, ExportFate>> = 
 /** What becomes of the export `name` of the v5 package `pkg`. */
 export function fateOf(pkg: V5Package, name: string): ExportFate {
   if (pkg === "core") return coreFate(name);
-  const changed = CHANGED[pkg][name];
+  const changed = own(CHANGED[pkg], name);
   if (changed) return changed;
   // Every other export keeps its place; the product name in it becomes Svc (LangfuseSpan -> SvcSpan).
   return { kind: "export", module: PACKAGE_MAP[pkg], name: name.replace(/Langfuse/g, "Svc") };
 }
 
 function coreFate(name: string): ExportFate {
-  const moved = CORE_EXPORTS[name];
+  const moved = own(CORE_EXPORTS, name);
   if (moved) return moved;
-  const apiType = CORE_API_TYPES[name];
+  const apiType = own(CORE_API_TYPES, name);
   if (apiType !== undefined) return { kind: "api-type", name: apiType === "" ? name : apiType };
   return {
     kind: "removed",
