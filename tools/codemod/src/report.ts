@@ -41,7 +41,15 @@ export function formatReport(result: RunResult, options: { dryRun: boolean }): s
       "Rename them where they are set too (.env files, CI, hosting): v6 reads only the SVC_ names.",
     );
   }
-  if (changed.length > 0 || findings.length > 0) {
+  const mentions = result.files.flatMap((file) => file.envMentions.map((m) => `${file.path}:${m.line} ${m.name}`));
+  if (mentions.length > 0) {
+    lines.push(
+      "",
+      `Text that names v5 environment variables, left as it is (update messages and docs): (${mentions.length})`,
+    );
+    for (const mention of mentions) lines.push(`  ${mention}`);
+  }
+  if (changed.length > 0 || findings.length > 0 || mentions.length > 0) {
     lines.push(
       "",
       options.dryRun
@@ -70,7 +78,7 @@ function section(
   lines.push("", `${title} (${selected.length})`);
   for (const { file, finding } of selected) {
     lines.push(
-      `  ${file.path}:${finding.line}  ${finding.rule}: ${finding.message} (${migrationLink(finding.section)})`,
+      `  ${file.path}:${finding.line}  ${finding.rule}: ${finding.message} (${finding.link ?? migrationLink(finding.section)})`,
     );
   }
 }

@@ -88,7 +88,8 @@ function apiCall(call: CallExpression, callee: PropertyAccessExpression): ApiCal
   const declaration = declarationOf(callee.getNameNode());
   if (declaration === "other") return undefined;
   if (declaration !== "unknown") {
-    const namespace = declaration.pkg === "core" && declaration.owner ? own(V5_API_CLASSES, declaration.owner) : undefined;
+    const namespace =
+      declaration.pkg === "core" && declaration.owner ? own(V5_API_CLASSES, declaration.owner) : undefined;
     if (!namespace) return undefined;
     const path = `${namespace}.${callee.getName()}`;
     const api = chainBase(callee.getExpression(), namespace.split("."));
