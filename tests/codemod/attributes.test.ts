@@ -35,7 +35,7 @@ describe("span attribute keys and environment variable names in strings", () => 
   let run: ReturnType<typeof rewrite> | undefined;
   beforeAll(() => {
     run = rewrite(FILES, { v5Types: true, keep: true });
-  });
+  }, 60_000);
   afterAll(() => {
     if (run) removeDir(join(run.dir, ".."));
   });

@@ -40,7 +40,7 @@ describe("tests that mock the v5 packages", () => {
   let run: ReturnType<typeof rewrite> | undefined;
   beforeAll(() => {
     run = rewrite(FILES, { v5Types: true, keep: true });
-  });
+  }, 60_000);
   afterAll(() => {
     if (run) removeDir(join(run.dir, ".."));
   });

@@ -52,7 +52,7 @@ describe("names and methods v6 does not have", () => {
   let run: ReturnType<typeof rewrite> | undefined;
   beforeAll(() => {
     run = rewrite(FILES, { v5Types: true, keep: true });
-  });
+  }, 60_000);
   afterAll(() => {
     if (run) removeDir(join(run.dir, ".."));
   });

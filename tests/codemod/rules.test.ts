@@ -17,7 +17,7 @@ function rewriteOnce(files: Record<string, string>, v5Types = true) {
   let run: ReturnType<typeof rewrite> | undefined;
   beforeAll(() => {
     run = rewrite(files, { v5Types, keep: true });
-  });
+  }, 60_000);
   afterAll(() => {
     if (run) removeDir(join(run.dir, ".."));
   });
