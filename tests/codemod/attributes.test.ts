@@ -12,7 +12,7 @@ const FILES: Record<string, string> = {
     '  span.setAttribute("langfuse.trace.name", "checkout");',
     "  span.setAttribute('langfuse.user.id', \"u1\");",
     '  span.setAttribute("langfuse.observation.prompt.name", "qa");',
-    "  span.setAttribute(`langfuse.trace.metadata.${key}`, 1);",
+    `  span.setAttribute(\`langfuse.trace.metadata.\${key}\`, 1);`,
     '  span.setAttribute("langfuse.observation.metadata.region", "eu");',
     '  span.setAttribute("langfuse.trace.input", "{}");',
     '  span.setAttribute("langfuse.trace.nickname", "x");',
@@ -24,7 +24,7 @@ const FILES: Record<string, string> = {
   "messages.ts": [
     "export function check(env: Record<string, string | undefined>) {",
     '  if (!env.SVC_SECRET_KEY) throw new Error("Set LANGFUSE_SECRET_KEY before starting");',
-    "  return `using ${env.SVC_BASE_URL} (LANGFUSE_BASE_URL)`;",
+    `  return \`using \${env.SVC_BASE_URL} (LANGFUSE_BASE_URL)\`;`,
     "}",
     'export const own = "LANGFUSE_PROJECT_COLOR is ours";',
     "",
@@ -47,7 +47,7 @@ describe("span attribute keys and environment variable names in strings", () => 
     expect(after).toContain('span.setAttribute("svc.trace.name", "checkout");');
     expect(after).toContain("span.setAttribute('user.id', \"u1\");");
     expect(after).toContain('span.setAttribute("svc.observation.prompt.name", "qa");');
-    expect(after).toContain("span.setAttribute(`svc.trace.metadata.${key}`, 1);");
+    expect(after).toContain(`span.setAttribute(\`svc.trace.metadata.\${key}\`, 1);`);
     expect(after).toContain('span.setAttribute("svc.observation.metadata.region", "eu");');
     expect(after).toContain('export const KEYS = { env: "svc.environment", release: "svc.release" } as const;');
     expect(after).toContain('export const site = "see langfuse.com for langfuse.trace.name";');

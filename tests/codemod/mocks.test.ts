@@ -21,7 +21,7 @@ const FILES: Record<string, string> = {
     "});",
     "",
   ].join("\n"),
-  "do-mock.test.ts": `${VITEST}vi.doMock("@langfuse/client", function () {\n  const LangfuseClient = vi.fn();\n  return { LangfuseClient };\n});\n`,
+  "do-mock.test.ts": `${VITEST}vi.doMock("@langfuse/client", function () {\n  const LangfuseClient = vi.fn(function () {\n    return { params: 1 };\n  });\n  return { LangfuseClient };\n});\n`,
   "actual.test.ts": [
     JEST,
     'jest.mock("@langfuse/client", () => ({',
@@ -73,6 +73,9 @@ describe("tests that mock the v5 packages", () => {
   it("vi.doMock with a function body: shorthand members keep their local name", () => {
     expect(text("do-mock.test.ts")).toContain('vi.doMock("@svc/client"');
     expect(text("do-mock.test.ts")).toContain("return { SvcClient: LangfuseClient };");
+    // The object a function inside the factory returns is not the module.
+    expect(text("do-mock.test.ts")).toContain("return { params: 1 };");
+    expect(findings("do-mock.test.ts")).toEqual([]);
   });
 
   it("jest.requireActual and vi.importActual: module objects, like require()", () => {

@@ -28,8 +28,7 @@ export function rewriteMockFactory(ctx: FileContext, pkg: V5Package, call: CallE
   const body = factory.getBody();
   if (Node.isBlock(body)) {
     body.forEachDescendant((node, traversal) => {
-      if (Node.isFunctionLikeDeclaration(node) || Node.isClassDeclaration(node) || Node.isClassExpression(node))
-        traversal.skip();
+      if (isNestedScope(node)) traversal.skip();
       else if (Node.isReturnStatement(node)) {
         const value = node.getExpression();
         if (value) results.push(value);
@@ -43,6 +42,20 @@ export function rewriteMockFactory(ctx: FileContext, pkg: V5Package, call: CallE
     if (object) renameMembers(ctx, pkg, object);
     else ctx.leave(result, "mocks", OPAQUE);
   }
+}
+
+/** A function or class inside the factory: its `return`s are not the factory's. */
+function isNestedScope(node: Node): boolean {
+  return (
+    Node.isFunctionExpression(node) ||
+    Node.isArrowFunction(node) ||
+    Node.isFunctionDeclaration(node) ||
+    Node.isMethodDeclaration(node) ||
+    Node.isGetAccessorDeclaration(node) ||
+    Node.isSetAccessorDeclaration(node) ||
+    Node.isClassDeclaration(node) ||
+    Node.isClassExpression(node)
+  );
 }
 
 /** The object literal an expression is, through parentheses, `as` casts and `await`. */
