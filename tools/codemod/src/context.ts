@@ -39,6 +39,8 @@ export interface Finding {
 export interface RunEnvironment {
   /** The v5 packages whose type declarations resolve: calls into them are recognized by their types. */
   typedPackages: ReadonlySet<string>;
+  /** The v5 packages the files import but whose declarations do not resolve: their calls are recognized by name. */
+  untypedPackages: ReadonlySet<string>;
 }
 
 /** The changes and findings of one source file, collected by the rules before anything is written. */

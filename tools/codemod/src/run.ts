@@ -68,7 +68,7 @@ export function runCodemod(options: RunOptions): RunResult {
         "their names only. For exact results run the codemod while the v5 packages are still installed.",
     );
   }
-  const environment = { typedPackages: loaded.typedPackages };
+  const environment = { typedPackages: loaded.typedPackages, untypedPackages: loaded.untypedPackages };
   const files: FileResult[] = [];
   for (const sourceFile of loaded.sourceFiles) {
     const ctx = new FileContext(sourceFile, environment, namesV5Package(sourceFile));

@@ -79,7 +79,8 @@ function clientShortcut(ctx: FileContext, callee: PropertyAccessExpression): "ty
   if (!isUntyped(receiver)) return undefined;
   const origin = originOf(receiver);
   if (origin === "v6") return undefined;
-  const untypedProject = !ctx.environment.typedPackages.has("client");
+  // A project that imports @langfuse/client without its types: the client may reach this file through a variable.
+  const untypedProject = ctx.environment.untypedPackages.has("client");
   return origin === "v5" || ctx.referencesV5 || untypedProject ? "by-name" : undefined;
 }
 

@@ -63,7 +63,8 @@ function notOnModule(callee: PropertyAccessExpression): boolean {
 
 /**
  * Marks a call of a removed method when it is declared only by signatures in the user's own files (an interface, a
- * type, a cast), or when the types know no such method and `whenUnknown` says the other rules leave the call here.
+ * type, a cast), or, in a file that imports a v5 package, when the types know no such method and `whenUnknown` says
+ * the other rules leave the call here.
  * Left alone: methods the user's code implements, those other libraries declare, and the v5 ones (the type-driven
  * rules handle those).
  */
@@ -77,7 +78,7 @@ function mark(
   const declaration = declarationOf(callee.getNameNode());
   const marked =
     declaration === "unknown"
-      ? whenUnknown(callee)
+      ? ctx.referencesV5 && whenUnknown(callee)
       : declaration === "other" && signaturesOnly(callee) && madeBySdk(callee.getExpression(), 0);
   if (marked) ctx.leave(callee.getNameNode(), rule, note);
 }
