@@ -34,7 +34,7 @@ const PROBE = [
   'const { createRequire } = require("node:module");',
   'const client = require.resolve("@svc/client");',
   'const otel = require.resolve("@svc/otel");',
-  "const tracingOf = (from) => createRequire(from).resolve('@svc/tracing');",
+  'const tracingOf = (from) => createRequire(from).resolve("@svc/tracing");',
   'const { SvcClient } = require("@svc/client");',
   'const { SvcSpanProcessor } = require("@svc/otel");',
   "console.log(JSON.stringify({ client: typeof SvcClient, processor: typeof SvcSpanProcessor,",
@@ -63,7 +63,7 @@ describe("the install lines printed by the pack script", () => {
       Object.entries(lines).map(async ([name, line]) => {
         const dir = app(root, name);
         results[name] = await shell(line, dir);
-        if (results[name].ok) probes[name] = (await shell(`node -e '${PROBE}'`, dir)).output.trim();
+        if (results[name].ok) probes[name] = (await run(process.execPath, ["-e", PROBE], { cwd: dir })).stdout.trim();
       }),
     );
   }, 600_000);
