@@ -21,6 +21,16 @@ const FILES: Record<string, string> = {
     'export const site = "see langfuse.com for langfuse.trace.name";',
     "",
   ].join("\n"),
+  "langchain.ts": [
+    'import { CallbackHandler } from "@langfuse/langchain";',
+    "export const handler = new CallbackHandler();",
+    "export const config = (langfuseUserId: string, prompt: unknown) => ({",
+    "  callbacks: [handler],",
+    '  metadata: { langfuseUserId, langfuseSessionId: "s-1", "langfusePrompt": prompt },',
+    "});",
+    'export const label = "langfuseUserId is read from the metadata";',
+    "",
+  ].join("\n"),
   "messages.ts": [
     "export function check(env: Record<string, string | undefined>) {",
     '  if (!env.SVC_SECRET_KEY) throw new Error("Set LANGFUSE_SECRET_KEY before starting");',
@@ -62,6 +72,13 @@ describe("span attribute keys and environment variable names in strings", () => 
       ),
       expect.stringMatching(/^unchanged \d+: "langfuse\.trace\.nickname" is no span attribute key the server reads/),
     ]);
+  });
+
+  it("renames the LangChain handler's run metadata keys in files that use the v5 packages", () => {
+    const after = text("langchain.ts");
+    expect(after).toContain('metadata: { svcUserId: langfuseUserId, svcSessionId: "s-1", "svcPrompt": prompt },');
+    expect(after).toContain('export const label = "langfuseUserId is read from the metadata";');
+    expect(file("langchain.ts")?.counts.attributes).toBe(3);
   });
 
   it("lists messages that name the v5 variables in the report, and leaves them", () => {

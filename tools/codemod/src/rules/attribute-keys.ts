@@ -1,6 +1,12 @@
 import { Node } from "ts-morph";
 import type { FileContext } from "../context.ts";
-import { ATTRIBUTE_FAMILIES, ATTRIBUTE_KEYS, ATTRIBUTE_PREFIXES, NOT_WRITTEN_BY_V6 } from "../tables/attributes.ts";
+import {
+  ATTRIBUTE_FAMILIES,
+  ATTRIBUTE_KEYS,
+  ATTRIBUTE_PREFIXES,
+  LANGCHAIN_METADATA_KEYS,
+  NOT_WRITTEN_BY_V6,
+} from "../tables/attributes.ts";
 import { own } from "../tables/own.ts";
 import { SECTIONS } from "../tables/sections.ts";
 
@@ -11,6 +17,7 @@ import { SECTIONS } from "../tables/sections.ts";
  */
 export function rewriteAttributeKeys(ctx: FileContext): void {
   ctx.sourceFile.forEachDescendant((node) => {
+    if (ctx.referencesV5) renameMetadataKey(ctx, node);
     if (Node.isStringLiteral(node) || Node.isNoSubstitutionTemplateLiteral(node)) {
       const value = node.getLiteralValue();
       const renamed = newKey(value, true);
@@ -37,6 +44,39 @@ export function rewriteAttributeKeys(ctx: FileContext): void {
       ctx.changed("attributes");
     }
   });
+}
+
+/**
+ * `{ metadata: { langfuseUserId: id } }` -> `{ metadata: { svcUserId: id } }`: the run metadata keys the LangChain
+ * handler reads, as property names and strings, in files that use the v5 packages (elsewhere the name may be the
+ * user's own).
+ */
+function renameMetadataKey(ctx: FileContext, node: Node): void {
+  if (Node.isStringLiteral(node)) {
+    const renamed = own(LANGCHAIN_METADATA_KEYS, node.getLiteralValue());
+    if (renamed === undefined || !isKey(node)) return;
+    const quote = node.getText()[0];
+    ctx.replaceNode(node, `${quote}${renamed}${quote}`);
+  } else if (Node.isIdentifier(node)) {
+    const renamed = own(LANGCHAIN_METADATA_KEYS, node.getText());
+    const parent = node.getParent();
+    if (renamed === undefined) return;
+    if (Node.isPropertyAssignment(parent) && parent.getNameNode() === node) ctx.replaceNode(node, renamed);
+    else if (Node.isShorthandPropertyAssignment(parent)) ctx.replaceNode(node, `${renamed}: ${node.getText()}`);
+    else return;
+  } else {
+    return;
+  }
+  ctx.changed("attributes");
+}
+
+/** Whether a string is a property name or a key read with `[...]`, not text. */
+function isKey(node: Node): boolean {
+  const parent = node.getParent();
+  return (
+    (Node.isPropertyAssignment(parent) && parent.getNameNode() === node) ||
+    (Node.isElementAccessExpression(parent) && parent.getArgumentExpression() === node)
+  );
 }
 
 /** The v6 key for a v5 key (`whole`) or for the start of one built from parts. */

@@ -83,5 +83,12 @@ export const NOT_WRITTEN_BY_V6: Readonly<Record<string, Note>> = {
   },
 };
 
+/** Run metadata keys the LangChain handler reads (`{ metadata: { langfuseUserId } }`), with their v6 names. */
+export const LANGCHAIN_METADATA_KEYS: Readonly<Record<string, string>> = {
+  langfuseUserId: "svcUserId",
+  langfuseSessionId: "svcSessionId",
+  langfusePrompt: "svcPrompt",
+};
+
 /** Key families under which a `langfuse.` string that is in no table is an attribute key nobody reads any more. */
 export const ATTRIBUTE_FAMILIES = /^langfuse\.(trace|observation|experiment|internal)\.[a-z_.]+$/;
