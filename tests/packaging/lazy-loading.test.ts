@@ -17,8 +17,6 @@ const LOADED_ON_FIRST_USE: Record<string, Record<string, string>> = {
     doctor: "function checkClock(",
     "experiment runner": "ExperimentRunner = class",
     "dataset media references": "function resolveItemMediaReferences(",
-    // The routes and query parameters of svc.api: its namespaces hold only the names of their methods.
-    "REST operations": 'path: "/api/public/annotation-queues"',
     // The managers behind svc.prompt, svc.dataset and svc.media (the classes of the public API stay in the entry).
     "prompt cache and fetches": "PromptService = class",
     "dataset reads and item uploads": "DatasetService = class",

@@ -134,7 +134,6 @@ const SHIPPED: Record<string, string[]> = {
     ...chunk("experiment-manager"),
     ...chunk("media-references"),
     ...chunk("media-service"),
-    ...chunk("operations"),
     ...chunk("prompt-service"),
   ],
   langchain: ["README.md", "package.json", ...built("index")],
