@@ -79,7 +79,7 @@ export function namespaceFile(ns: string, methods: MethodInfo[], typeNames: Set<
   out.push(...texts, "}\n", factory(name, `\`svc.api.${ns}\``));
   const runtimeImports = ["ApiPromise", "RequestOptions", "RequestRuntime"];
   if (texts.some((text) => text.includes("EmptyRequest"))) runtimeImports.unshift("EmptyRequest");
-  const head = [HEADER, `import type { ${runtimeImports.join(", ")} } from "../runtime.js";\n`];
+  const head = [HEADER, `import type { ${runtimeImports.join(", ")} } from "../request-runtime.js";\n`];
   if (texts.some((text) => text.includes(`${TYPES_NAMESPACE}.`))) {
     head.push(`import type { ${TYPES_NAMESPACE} } from "./types.js";\n`);
   }
@@ -96,10 +96,10 @@ function holderClass(name: string, doc: string, members: string[], what: string)
   return out.join("");
 }
 
-/** client.ts: the REST client `SvcApi`, one property per namespace, and the classes of the namespace groups. */
+/** client.ts: the REST client `SvcApiClient`, one property per namespace, and the classes of the namespace groups. */
 export function clientFile(namespaces: string[]): string {
   const groups = groupsOf(namespaces);
-  const out = [HEADER, `import type { RequestRuntime } from "../runtime.js";\n`];
+  const out = [HEADER, `import type { RequestRuntime } from "../request-runtime.js";\n`];
   for (const ns of namespaces) {
     out.push(`import { type ${className(ns)}, ${factoryName(className(ns))} } from "./${fileName(ns)}.js";\n`);
   }
@@ -109,13 +109,13 @@ export function clientFile(namespaces: string[]): string {
   }
   const top = [...namespaces.filter((ns) => !ns.includes(".")), ...groups].sort();
   const doc = "The REST client: one property per namespace (`svc.api.<namespace>.<method>`).";
-  out.push(holderClass("SvcApi", doc, top, "the REST client (`svc.api`)"));
+  out.push(holderClass("SvcApiClient", doc, top, "the REST client (`svc.api`)"));
   return out.join("");
 }
 
 /** What the package takes from the generated client: the client class, the classes of its namespaces, the types. */
 export function indexFile(namespaces: string[]): string {
-  const out = [HEADER, `export { SvcApi } from "./client.js";\n`];
+  const out = [HEADER, `export { SvcApiClient } from "./client.js";\n`];
   for (const group of groupsOf(namespaces)) out.push(`export type { ${className(group)} } from "./client.js";\n`);
   for (const ns of namespaces) out.push(`export type { ${className(ns)} } from "./${fileName(ns)}.js";\n`);
   out.push(`export type { ${TYPES_NAMESPACE} } from "./types.js";\n`);

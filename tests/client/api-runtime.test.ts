@@ -14,8 +14,8 @@ import {
 import { sleep } from "@svc/core";
 import { SDK_VERSION } from "@svc/tracing";
 import { describe, expect, it, onTestFinished } from "vitest";
-import { createSvcApi } from "../../packages/client/src/api/generated/client.ts";
-import { RequestRuntime, type RuntimeConfig } from "../../packages/client/src/api/runtime.ts";
+import { createSvcApiClient } from "../../packages/client/src/api/generated/client.ts";
+import { RequestRuntime, type RuntimeConfig } from "../../packages/client/src/api/request-runtime.ts";
 import { resolveClientConfig } from "../../packages/client/src/config.ts";
 import { type ReplyFn, startServer } from "../support/http-server.ts";
 
@@ -44,7 +44,7 @@ function apiFor(baseUrl: string, { secretKey = "sk-1", additionalHeaders, ...con
     },
     ...config,
   });
-  return { api: createSvcApi(runtime), delays };
+  return { api: createSvcApiClient(runtime), delays };
 }
 
 describe("authentication and headers", () => {

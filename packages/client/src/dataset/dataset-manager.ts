@@ -1,7 +1,7 @@
 import { type MediaUploader, mapLimit } from "@svc/core";
-import type { SvcApi } from "../api/generated/client.js";
+import type { SvcApiClient } from "../api/generated/client.js";
 import type { CreateDatasetItemRequest, DatasetItem } from "../api/generated/types.js";
-import type { RequestOptions } from "../api/runtime.js";
+import type { RequestOptions } from "../api/request-runtime.js";
 import { SVC_MEDIA } from "../media/media-brand.js";
 import type { SvcMedia } from "../media/svc-media.js";
 import { resolveItemMediaReferences } from "./media-references.js";
@@ -23,7 +23,7 @@ export type {
   FetchedDataset,
 } from "./types.js";
 
-let makeDatasetManager: (api: SvcApi, options: DatasetManagerOptions) => DatasetManager;
+let makeDatasetManager: (api: SvcApiClient, options: DatasetManagerOptions) => DatasetManager;
 
 /** Reads datasets with their items and adds items. */
 export class DatasetManager {
@@ -37,7 +37,7 @@ export class DatasetManager {
 
   // Private, so that the published declarations name no media uploader: `svc.dataset` is made by the client.
   private constructor(
-    private readonly api: SvcApi,
+    private readonly api: SvcApiClient,
     options: DatasetManagerOptions,
   ) {
     this.#decorate = options.decorate;
@@ -113,7 +113,7 @@ export class DatasetManager {
 }
 
 /** Makes the dataset manager of a client (`svc.dataset`). */
-export function createDatasetManager(api: SvcApi, options: DatasetManagerOptions): DatasetManager {
+export function createDatasetManager(api: SvcApiClient, options: DatasetManagerOptions): DatasetManager {
   return makeDatasetManager(api, options);
 }
 

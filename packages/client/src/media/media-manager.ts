@@ -7,7 +7,7 @@ import {
   parseMediaReference,
   toBase64,
 } from "@svc/core";
-import type { SvcApi } from "../api/generated/client.js";
+import type { SvcApiClient } from "../api/generated/client.js";
 import { type MediaHealth, RequestTally } from "../health.js";
 import type { MediaManagerConfig, ParsedMediaReference, SvcMediaResolveMediaReferencesParams } from "./media-types.js";
 
@@ -25,7 +25,7 @@ export class MediaManager {
 
   /** Created by {@link SvcClient}; use `svc.media`. */
   constructor(
-    private readonly api: SvcApi,
+    private readonly api: SvcApiClient,
     private readonly config: MediaManagerConfig,
   ) {}
 

@@ -1,8 +1,8 @@
 import { describeError, RepeatLog } from "@svc/core";
 import { SvcAPITimeoutError } from "../api/errors.js";
-import type { SvcApi } from "../api/generated/client.js";
+import type { SvcApiClient } from "../api/generated/client.js";
 import type { Prompt } from "../api/generated/types.js";
-import type { RequestOptions } from "../api/runtime.js";
+import type { RequestOptions } from "../api/request-runtime.js";
 import { type PromptHealth, RequestTally } from "../health.js";
 import {
   type ChatPromptGetOptions,
@@ -33,7 +33,7 @@ export class PromptManager {
   #fallbacks = 0;
 
   /** Created by {@link SvcClient}; use `svc.prompt`. */
-  constructor(private readonly api: SvcApi) {
+  constructor(private readonly api: SvcApiClient) {
     this.#cache = new PromptCache();
   }
 
@@ -100,7 +100,7 @@ export class PromptManager {
             ),
           }
         : { ...body, type: body.type ?? "text" };
-    const created = await this.api.prompts.create(request as Parameters<SvcApi["prompts"]["create"]>[0], options);
+    const created = await this.api.prompts.create(request as Parameters<SvcApiClient["prompts"]["create"]>[0], options);
     this.#cache.invalidate(body.name);
     return toClient(created);
   }

@@ -19,7 +19,7 @@ import {
 } from "@svc/core";
 import type { CreateScoreRequest, ScoreBody } from "../api/generated/types.js";
 import type { Operation } from "../api/operation.js";
-import type { RequestRuntime } from "../api/runtime.js";
+import type { RequestRuntime } from "../api/request-runtime.js";
 import { MAX_CONCURRENT_SCORE_REQUESTS, type ScoreManagerConfig } from "./config.js";
 import { logDroppedScore, prepareUnstampedScore, rejectionOf } from "./validate-score.js";
 
