@@ -90,6 +90,7 @@ export {
   toJsonSafe,
   truncateText,
 } from "./serialize.js";
+export { randomHex, toHex } from "./tracing/ids.js";
 export type { ProcessorProbe } from "./tracing/processor-presence.js";
 export {
   countProcessorStart,
