@@ -246,7 +246,7 @@ describe("a copy of the packages whose lazily loaded chunks are missing", () => 
       }));
     })();`;
     const args = how === "import" ? ["--input-type=module", "-e", script] : ["-e", script];
-    const { stdout } = await run(process.execPath, args, { cwd: dir, timeout: 60_000 });
+    const { stdout, stderr } = await run(process.execPath, args, { cwd: dir, timeout: 60_000 });
 
     expect(deleted.map((file) => file.replace(/-[A-Z0-9]{8}\./, ".")).sort()).toEqual([
       "client-doctor.cjs",
@@ -270,5 +270,7 @@ describe("a copy of the packages whose lazily loaded chunks are missing", () => 
     const traces = server.seen.filter((req) => req.path === "/api/public/otel/v1/traces");
     expect(traces.map((req) => req.headers["content-type"])).toEqual(["application/json"]);
     expect(server.seen.some((req) => req.path === "/api/public/media")).toBe(false);
+    expect(stderr).toContain("SvcSpanProcessor: media upload failed; the span keeps its media reference");
+    expect(stderr).toContain("SvcSpanProcessor: spans dropped, could not be sent: 1 span: encoding failed");
   });
 });
