@@ -137,9 +137,9 @@ export type { SvcMediaReferenceParams } from "./media/media-reference.js";
 export { SvcMediaReference } from "./media/media-reference.js";
 export type { SvcMediaParams } from "./media/svc-media.js";
 export { SvcMedia } from "./media/svc-media.js";
-export type { ChatPromptGetOptions, PromptGetOptions, TextPromptGetOptions } from "./prompt/get-options.js";
 export type { PromptClient } from "./prompt/prompt-clients.js";
 export { ChatPromptClient, TextPromptClient } from "./prompt/prompt-clients.js";
+export type { ChatPromptGetOptions, PromptGetOptions, TextPromptGetOptions } from "./prompt/prompt-manager.js";
 export { PromptManager } from "./prompt/prompt-manager.js";
 export type {
   ChatMessageOrPlaceholder,

@@ -1,22 +1,42 @@
 import {
+  type Backend,
   describeError,
   downloadMedia,
   getGlobalLogger,
   MEDIA_REFERENCE_PATTERN,
+  type MediaReferenceParts,
   mapLimit,
   parseMediaReference,
   toBase64,
 } from "@svc/core";
 import type { SvcApiClient } from "../api/generated/client.js";
 import { type MediaHealth, RequestTally } from "../health.js";
-import type { MediaManagerConfig, ParsedMediaReference, SvcMediaResolveMediaReferencesParams } from "./media-types.js";
 
 /** Default depth below which values are left as they are. */
 export const DEFAULT_MEDIA_RESOLVE_MAX_DEPTH = 10;
 /** Most media fetched at once by one call of `resolveReferences`. */
 export const MEDIA_RESOLVE_CONCURRENCY = 8;
 
-export type { MediaManagerConfig, ParsedMediaReference, SvcMediaResolveMediaReferencesParams } from "./media-types.js";
+/** The parts of a media reference string `@@@svcMedia:type=<MIME>|id=<mediaId>|source=<source>@@@`. */
+export type ParsedMediaReference = MediaReferenceParts;
+
+/** Parameters of {@link MediaManager.resolveReferences}. */
+export interface SvcMediaResolveMediaReferencesParams<T> {
+  /** The value to scan: strings, arrays and plain objects, nested. */
+  obj: T;
+  /** What replaces a reference: the media's content as a `data:<type>;base64,...` URI. */
+  resolveWith: "base64DataUri";
+  /** Values nested deeper than this are returned unchanged. @defaultValue 10 */
+  maxDepth?: number;
+}
+
+/** Settings of the media manager. */
+export interface MediaManagerConfig {
+  /** Time limit of each download, in milliseconds. */
+  downloadTimeoutMs: number;
+  /** Where downloads go when the client's `fetch` option is given. */
+  backend?: Backend | undefined;
+}
 
 /** Works with media stored by the server: images, audio and files referenced from traces and datasets. */
 export class MediaManager {
