@@ -133,13 +133,7 @@ const SHIPPED: Record<string, string[]> = {
     "dist/<shared>-<hash>.d.ts",
     ...chunk("chunk"),
     ...chunk("client-doctor"),
-    ...chunk("dataset-service"),
-    ...chunk("error-from-failure"),
     ...chunk("experiment-manager"),
-    ...chunk("media-references"),
-    ...chunk("media-service"),
-    ...chunk("operations"),
-    ...chunk("prompt-service"),
   ],
   langchain: ["README.md", "package.json", ...built("index")],
 };

@@ -58,8 +58,6 @@ export { formatMediaReference, MEDIA_REFERENCE_PATTERN, parseMediaReference } fr
 export { MediaUploader } from "./media/upload.js";
 export type { MediaServer, MediaTarget, MediaUpload, MediaUploadResult } from "./media/upload-types.js";
 export { isPlainObject, MAX_METADATA_KEY_LENGTH, MAX_METADATA_PATHS, writeMetadata } from "./metadata.js";
-export type { ObservationFields, SpanFacts, TraceFields } from "./observation-attributes.js";
-export { parseJsonText, readObservationFields, readTraceFields } from "./observation-attributes.js";
 export type { EncodedTraces, OtlpProtocol } from "./otlp/encode.js";
 export { encodeTraces, OTLP_CONTENT_TYPES } from "./otlp/encode.js";
 export type { ExportItem } from "./otlp/otlp-request.js";
@@ -75,6 +73,8 @@ export { Limiter, mapLimit } from "./queue/limiter.js";
 export type { SendOutcome } from "./queue/outcome.js";
 export { outcomeOf, sendInHalves, tooLargeOutcome } from "./queue/outcome.js";
 export { gaveUpAfter, serverOf } from "./queue/unanswered-servers.js";
+export type { ObservationFields, SpanFacts, TraceFields } from "./read-observation-attributes.js";
+export { parseJsonText, readObservationFields, readTraceFields } from "./read-observation-attributes.js";
 export {
   CIRCULAR_MARKER,
   cutAtCodePoint,
@@ -90,6 +90,7 @@ export {
   toJsonSafe,
   truncateText,
 } from "./serialize.js";
+export { randomHex, toHex } from "./tracing/ids.js";
 export type { ProcessorProbe } from "./tracing/processor-presence.js";
 export {
   countProcessorStart,

@@ -1,5 +1,5 @@
 import { usageRepeaters } from "../../../packages/core/src/genai-attributes.ts";
-import { readObservationFields, attributeText as str } from "../../../packages/core/src/observation-attributes.ts";
+import { readObservationFields, attributeText as str } from "../../../packages/core/src/read-observation-attributes.ts";
 import { type TraceContext, traceContext } from "./attribute-values.ts";
 import type { DevStore, StoredSpan } from "./store.ts";
 

@@ -17,9 +17,9 @@ import {
   traceSampler,
   watchQueueForExit,
 } from "@svc/core";
-import { scoresOps } from "../api/generated/scores.js";
 import type { CreateScoreRequest, ScoreBody } from "../api/generated/types.js";
-import type { RequestRuntime } from "../api/runtime.js";
+import type { Operation } from "../api/operation.js";
+import type { RequestRuntime } from "../api/request-runtime.js";
 import { MAX_CONCURRENT_SCORE_REQUESTS, type ScoreManagerConfig } from "./config.js";
 import { logDroppedScore, prepareUnstampedScore, rejectionOf } from "./validate-score.js";
 
@@ -33,6 +33,8 @@ const OWNER = "ScoreManager";
 const LOST_SEND_GRACE_MS = 5_000;
 /** Lines of partial rejections (HTTP 207) logged in full before the others are counted. */
 const REJECTION_LINES_IN_FULL = 3;
+/** The route of `svc.api.scores.create`, to which the queue posts its batches already encoded. */
+const CREATE_SCORES: Operation = { method: "POST", path: "/api/public/scores", body: true };
 
 /**
  * A queued score, held as its JSON text: written once when it is created, joined into a request body when sent.
@@ -240,7 +242,7 @@ export class ScoreManager {
     const { maxRequestBytes } = this.#context.config;
     if (body.byteLength > maxRequestBytes) return this.#tooLarge(queued, signal, `${body.byteLength} bytes`);
     const result = await this.#context.runtime.send(
-      scoresOps.create,
+      CREATE_SCORES,
       {},
       undefined,
       { maxRetries: 0, abortSignal: signal, timeoutInSeconds: this.#context.config.attemptTimeoutSeconds },

@@ -11,6 +11,7 @@ import { getGlobalLogger, loggerGeneration } from "../log/logger.js";
 import { globalSlot } from "../log/slot.js";
 import type { OtlpProtocol } from "../otlp/encode.js";
 import type { DeliveryHealth } from "../queue/delivery-stats.js";
+import { randomHex } from "./ids.js";
 import { getSvcTracer } from "./tracer-provider.js";
 
 /**
@@ -154,12 +155,4 @@ function probe(tracer: Tracer, probes: readonly ProcessorProbe[]): "with" | "wit
     return "with";
   }
   return span.isRecording() ? "without" : "unknown";
-}
-
-function randomHex(bytes: number): string {
-  const values = new Uint8Array(bytes);
-  globalThis.crypto.getRandomValues(values);
-  let out = "";
-  for (const value of values) out += value.toString(16).padStart(2, "0");
-  return out === "0".repeat(bytes * 2) ? `${"0".repeat(bytes * 2 - 1)}1` : out;
 }

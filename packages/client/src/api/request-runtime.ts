@@ -1,16 +1,6 @@
-import {
-  type Backend,
-  describeError,
-  type HttpFailure,
-  type HttpMethod,
-  type HttpRequest,
-  type HttpResult,
-  httpRequest,
-  loadOnce,
-  mergeHeaders,
-} from "@svc/core";
-import type { CallContext } from "./error-from-failure.js";
-import { parseBody, responseOf, SvcAPIError } from "./errors.js";
+import { type Backend, type HttpMethod, type HttpRequest, type HttpResult, httpRequest, mergeHeaders } from "@svc/core";
+import { errorFromFailure } from "./error-from-failure.js";
+import { parseBody, responseOf } from "./errors.js";
 import type { Operation } from "./operation.js";
 
 export type { HttpMethod, Operation };
@@ -210,35 +200,12 @@ export class RequestRuntime {
     const prepared = this.#prepare(op, pathArgs, request, options);
     const result = await this.#send(prepared);
     if (!result.ok)
-      throw await typedError(op, prepared.url, result.failure, result.attempts, {
+      throw errorFromFailure(op, prepared.url, result.failure, result.attempts, {
         path: pathOf(op, pathArgs),
         sentCredentials: prepared.headers.authorization !== undefined,
       });
     const { response } = result;
     const text = new TextDecoder().decode(response.body);
     return { data: parseBody(text) as T, rawResponse: responseOf(response, text) };
-  }
-}
-
-/** What builds the typed error of a failed call, loaded on the first failure; a failed load is tried again. */
-const loadErrorFromFailure = loadOnce(() =>
-  import("./error-from-failure.js").then((module) => module.errorFromFailure),
-);
-
-/**
- * The typed error of a failed call. What builds it (the messages, the error class of each status) loads on the first
- * failure; should that load fail, the call still rejects with an {@link SvcAPIError} that names the failure.
- */
-async function typedError(
-  op: Operation,
-  url: string,
-  failure: HttpFailure,
-  attempts: number,
-  call: CallContext,
-): Promise<SvcAPIError> {
-  try {
-    return (await loadErrorFromFailure())(op, url, failure, attempts, call);
-  } catch (error) {
-    return new SvcAPIError(`${op.method} ${call.path} failed (${failure.kind}): ${describeError(error)}`);
   }
 }

@@ -11,7 +11,9 @@ import {
   truncateText,
   writeMetadata,
 } from "@svc/core";
-import type { SvcObservationAttributes, SvcObservationType, SvcPromptReference } from "./types.js";
+import { repeats } from "./internal/repeats.js";
+import { writePromptLink } from "./prompt-link.js";
+import type { SvcObservationAttributes, SvcObservationType } from "./types.js";
 
 /**
  * Converts observation attributes into OpenTelemetry span attributes with svc keys.
@@ -96,7 +98,7 @@ function writeFields(target: Attributes, fields: SvcObservationAttributes | Fiel
     const iso = toIsoString(completionStartTime);
     if (iso !== undefined) target[A.OBSERVATION_COMPLETION_START_TIME] = iso;
   }
-  if (typeof prompt === "object" && prompt !== null) setPrompt(target, prompt as SvcPromptReference);
+  if (prompt !== undefined && prompt !== UNREADABLE) setPrompt(target, prompt);
 }
 
 /** Marks a field whose read threw. */
@@ -113,13 +115,10 @@ function setString(target: Attributes, key: string, value: unknown): void {
   target[key] = truncateText(stableText(value), MAX_SERIALIZED_LENGTH);
 }
 
-function setPrompt(target: Attributes, prompt: SvcPromptReference): void {
+function setPrompt(target: Attributes, prompt: unknown): void {
   try {
-    if (prompt.isFallback) return;
-    const { name } = prompt;
-    if (typeof name === "string" && name) target[A.OBSERVATION_PROMPT_NAME] = truncateText(name, MAX_NAME_LENGTH);
-    const promptVersion = Number(prompt.version);
-    if (Number.isInteger(promptVersion)) target[A.OBSERVATION_PROMPT_VERSION] = promptVersion;
+    const why = writePromptLink(target, prompt);
+    if (why !== undefined) repeats.warn("observation prompt dropped", `observation attributes: prompt dropped: ${why}`);
   } catch (error) {
     noteUnreadable(error);
   }
