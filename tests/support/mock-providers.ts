@@ -134,7 +134,7 @@ function chat(res: ServerResponse, body: Body): void {
       choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }],
     },
   });
-  const events = [chunk({ role: "assistant", content: tool ? null : "" })];
+  const events: { data: unknown }[] = [chunk({ role: "assistant", content: tool ? null : "" })];
   if (tool) {
     events.push(chunk({ tool_calls: [{ index: 0, ...call, function: { name: tool, arguments: "" } }] }));
     events.push(chunk({ tool_calls: [{ index: 0, function: { arguments: TOOL_ARGUMENTS } }] }));

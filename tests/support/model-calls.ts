@@ -90,6 +90,7 @@ export const MODEL_CALL_CASES: readonly ModelCallCase[] = [
     instrumentation: "instrumentation.mjs",
     app: "app.mjs",
   },
+  { id: "mcp-traceloop", setup: "mcp", load: "--import", instrumentation: "instrumentation.mjs", app: "app.mjs" },
 ];
 
 /** Where a case's recorded spans (one OTLP/JSON request) are kept. */
