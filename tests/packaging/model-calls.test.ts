@@ -16,7 +16,7 @@ import {
   type ModelCallCase,
   summarize,
 } from "../support/model-calls.ts";
-import { npm, packAll, ROOT, removeDir } from "../support/packages.ts";
+import { npmEnv, packAll, ROOT, removeDir } from "../support/packages.ts";
 
 // The model-call matrix: each recipe of docs/model-calls/ (the guide docs/model-calls.md shows them) run as a user
 // runs it, with the real LLM client and instrumentation at the versions its package.json pins, the packed svc
@@ -44,6 +44,7 @@ beforeAll(async () => {
   packed = packAll();
   server = await startDevServer({ port: 0 });
   mock = await startMockProviders();
+  await installSetUps([...new Set(MODEL_CALL_CASES.map((c) => c.setup))]);
 });
 
 afterAll(async () => {
@@ -53,10 +54,20 @@ afterAll(async () => {
   if (Object.keys(figures).length > 0) writeFileSync(join(WORK, "figures.json"), JSON.stringify(figures, null, 1));
 });
 
-/** The app folder of a set-up, installed when its dependencies or the tarballs changed since the last install. */
-function setUpFolder(setup: string): string {
-  const known = installed.get(setup);
-  if (known) return known;
+/**
+ * Makes the app folder of a set-up, installed when its dependencies or the tarballs changed since the last install.
+ * Set-ups install side by side (npm mostly waits on the registry), a few at a time.
+ */
+async function installSetUps(setups: string[], parallel = 3): Promise<void> {
+  const queue = [...setups];
+  const worker = async () => {
+    for (let setup = queue.shift(); setup !== undefined; setup = queue.shift())
+      installed.set(setup, await setUp(setup));
+  };
+  await Promise.all(Array.from({ length: parallel }, worker));
+}
+
+async function setUp(setup: string): Promise<string> {
   const dir = join(WORK, setup);
   mkdirSync(dir, { recursive: true });
   const manifest = JSON.parse(readFileSync(join(RECIPES, setup, "package.json"), "utf8"));
@@ -71,13 +82,12 @@ function setUpFolder(setup: string): string {
   const stampFile = join(dir, ".installed");
   if (!existsSync(stampFile) || readFileSync(stampFile, "utf8") !== stamp) {
     writeFileSync(join(dir, "package.json"), JSON.stringify(manifest, null, 2));
-    npm(["install", "--no-audit", "--no-fund"], dir);
+    await run("npm", ["install", "--no-audit", "--no-fund"], { cwd: dir, env: npmEnv(), timeout: 240_000 });
     writeFileSync(stampFile, stamp);
   }
   for (const file of readdirSync(join(RECIPES, setup)))
     if (file !== "package.json") copyFileSync(join(RECIPES, setup, file), join(dir, file));
   copyFileSync(RECORDER, join(dir, "record.mjs"));
-  installed.set(setup, dir);
   return dir;
 }
 
@@ -87,7 +97,7 @@ interface OtlpRequest {
 
 /** Runs a case's recipe; returns the spans it made (as recorded before the export filter). */
 async function runRecipe(c: ModelCallCase): Promise<OtlpRequest> {
-  const dir = setUpFolder(c.setup);
+  const dir = installed.get(c.setup) as string;
   const record = join(dir, `${c.id}.spans.json`);
   const { stderr } = await run(
     process.execPath,
