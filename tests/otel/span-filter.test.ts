@@ -38,7 +38,7 @@ describe("default span filter", () => {
   });
 
   it("matches every listed prefix, exactly and dotted, and no near miss", () => {
-    for (const prefix of KNOWN_LLM_INSTRUMENTATION_SCOPE_PREFIXES) {
+    for (const prefix of KNOWN_LLM_INSTRUMENTATION_SCOPE_PREFIXES.filter((entry) => !entry.endsWith("*"))) {
       expect(isKnownLLMInstrumentor(endedSpan(prefix)), prefix).toBe(true);
       expect(isKnownLLMInstrumentor(endedSpan(`${prefix}.sub.module`)), `${prefix}.sub.module`).toBe(prefix !== "ai");
       for (const miss of [
