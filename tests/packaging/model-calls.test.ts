@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { promisify } from "node:util";
 import { type DevServer, startDevServer } from "@svc/dev-server";
@@ -70,20 +70,29 @@ async function installSetUps(setups: string[], parallel = 3): Promise<void> {
 async function setUp(setup: string): Promise<string> {
   const dir = join(WORK, setup);
   mkdirSync(dir, { recursive: true });
-  const manifest = JSON.parse(readFileSync(join(RECIPES, setup, "package.json"), "utf8"));
-  const hash = createHash("sha256").update(JSON.stringify(manifest));
-  for (const name of ["@svc/tracing", "@svc/otel"]) {
-    const tarball = packed.tarballs[name] as string;
-    copyFileSync(tarball, join(dir, basename(tarball)));
-    hash.update(readFileSync(tarball));
-    manifest.dependencies[name] = `file:./${basename(tarball)}`;
+  const manifest = readFileSync(join(RECIPES, setup, "package.json"), "utf8");
+  const npmInstall = (args: string[]) =>
+    run("npm", ["install", "--no-audit", "--no-fund", ...args], { cwd: dir, env: npmEnv(), timeout: 240_000 });
+  // The recipe's dependencies, installed again when they change.
+  const depsStamp = join(dir, ".installed");
+  if (!existsSync(depsStamp) || readFileSync(depsStamp, "utf8") !== manifest) {
+    writeFileSync(join(dir, "package.json"), manifest);
+    rmSync(join(dir, "node_modules", "@svc"), { recursive: true, force: true });
+    await npmInstall([]);
+    writeFileSync(depsStamp, manifest);
   }
-  const stamp = hash.digest("hex");
-  const stampFile = join(dir, ".installed");
-  if (!existsSync(stampFile) || readFileSync(stampFile, "utf8") !== stamp) {
-    writeFileSync(join(dir, "package.json"), JSON.stringify(manifest, null, 2));
-    await run("npm", ["install", "--no-audit", "--no-fund"], { cwd: dir, env: npmEnv(), timeout: 240_000 });
-    writeFileSync(stampFile, stamp);
+  // The packed tarballs, installed again when they change (npm keeps an installed file: package of the same version).
+  const tarballs = ["@svc/tracing", "@svc/otel"].map((name) => packed.tarballs[name] as string);
+  const hash = createHash("sha256");
+  for (const tarball of tarballs) hash.update(readFileSync(tarball));
+  const svcStamp = join(dir, ".installed-svc");
+  if (!existsSync(svcStamp) || readFileSync(svcStamp, "utf8") !== hash.digest("hex")) {
+    for (const tarball of tarballs) copyFileSync(tarball, join(dir, basename(tarball)));
+    rmSync(join(dir, "node_modules", "@svc"), { recursive: true, force: true });
+    await npmInstall(tarballs.map((tarball) => `./${basename(tarball)}`));
+    const again = createHash("sha256");
+    for (const tarball of tarballs) again.update(readFileSync(tarball));
+    writeFileSync(svcStamp, again.digest("hex"));
   }
   for (const file of readdirSync(join(RECIPES, setup)))
     if (file !== "package.json") copyFileSync(join(RECIPES, setup, file), join(dir, file));
