@@ -68,6 +68,23 @@ export const MODEL_CALL_CASES: readonly ModelCallCase[] = [
     instrumentation: "instrumentation-openinference.mjs",
     app: "app.mjs",
   },
+  // The same two, as the guide advises: the SDK's own tracing off, so that each call is traced once.
+  {
+    id: "anthropic-0.137-traceloop-alone",
+    setup: "anthropic-0.137",
+    load: "--import",
+    instrumentation: "instrumentation-traceloop.mjs",
+    app: "app.mjs",
+    env: { ANTHROPIC_OPEN_TELEMETRY: "false" },
+  },
+  {
+    id: "anthropic-0.137-openinference-alone",
+    setup: "anthropic-0.137",
+    load: "--import",
+    instrumentation: "instrumentation-openinference.mjs",
+    app: "app.mjs",
+    env: { ANTHROPIC_OPEN_TELEMETRY: "false" },
+  },
   {
     id: "openai-6-otel",
     setup: "openai-6",
