@@ -1,4 +1,6 @@
-import { describe, expect, it } from "vitest";
+import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
+import { installSvcTestKit } from "@svc/otel/testing";
+import { describe, expect, it, onTestFinished } from "vitest";
 import {
   aiSdkLegacyEmbed,
   aiSdkLegacyGenerate,
@@ -157,5 +159,39 @@ describe("LLM spans read as the server reads them, through SvcSpanProcessor to t
 
       expect(observation?.type, JSON.stringify(attributes)).toBe(type);
     }
+  });
+});
+
+describe("LLM spans read as the server reads them, in the test kit", () => {
+  it("shows each library's call with its type, the model that answered, parsed input and output, and usage", async () => {
+    const kit = installSvcTestKit({ provider: BasicTracerProvider });
+    onTestFinished(() => kit.uninstall());
+    for (const span of [openInferenceOpenAIChat, anthropicSdkMessage, aiSdkLegacyGenerate, aiSdkOtelTool])
+      kit.provider.getTracer(span.scope).startSpan(span.name, { attributes: span.attributes }).end();
+
+    const { one } = await kit.collect();
+
+    expect(one("OpenAI Chat Completions")).toMatchObject({
+      type: "generation",
+      model: "gpt-5-2025-08-07",
+      input: { model: "gpt-5", messages: [{ role: "user", content: "Hi" }] },
+      usage: { ...OPENAI_CHAT_USAGE, output_audio_tokens: 0, "prompt_details.audio": 0 },
+    });
+    expect(one("anthropic.messages.create")).toMatchObject({
+      type: "generation",
+      model: "claude-sonnet-4-5-20250929",
+      output: [{ role: "assistant", parts: [{ type: "text", content: "Hello" }], finish_reason: "stop" }],
+      usage: ANTHROPIC_USAGE,
+    });
+    expect(one("ai.generateText.doGenerate")).toMatchObject({
+      type: "generation",
+      output: "Hello",
+      usage: OPENAI_CHAT_USAGE,
+    });
+    expect(one("execute_tool weather")).toMatchObject({
+      type: "tool",
+      input: { city: "Paris" },
+      output: { forecast: "sunny" },
+    });
   });
 });

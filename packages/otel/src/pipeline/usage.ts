@@ -46,19 +46,20 @@ export class UsageStage {
 
   /** A span the filter left out is not counted, but passes on the mark of a model call below it to its parent. */
   onFilteredOut(span: ReadableSpan): void {
+    if (this.#marked.size === 0) return;
     this.#pass(span, false);
     this.#marked.delete(keyOf(span));
   }
 
   /** The attributes to add to a span of a batch about to be sent: its usage, or none when a call below counts it. */
   extraAttributes(item: OutgoingSpan): Attributes | undefined {
-    const key = keyOf(item.span);
-    const repeats = this.#marked.delete(key);
+    const repeats = this.#marked.size > 0 && this.#marked.delete(keyOf(item.span));
     if (item.usage === undefined) return undefined;
     return { [USAGE_KEY]: repeats ? "{}" : item.usage };
   }
 
   #pass(span: ReadableSpan, counted: boolean): void {
+    if (!counted && this.#marked.size === 0) return; // the common case: no model call below anything open
     const parent = parentKeyOf(span);
     if (parent !== undefined && (counted || this.#marked.has(keyOf(span)))) this.#mark(parent);
   }
