@@ -73,26 +73,22 @@ async function setUp(setup: string): Promise<string> {
   const manifest = readFileSync(join(RECIPES, setup, "package.json"), "utf8");
   const npmInstall = (args: string[]) =>
     run("npm", ["install", "--no-audit", "--no-fund", ...args], { cwd: dir, env: npmEnv(), timeout: 240_000 });
-  // The recipe's dependencies, installed again when they change.
-  const depsStamp = join(dir, ".installed");
-  if (!existsSync(depsStamp) || readFileSync(depsStamp, "utf8") !== manifest) {
-    writeFileSync(join(dir, "package.json"), manifest);
-    rmSync(join(dir, "node_modules", "@svc"), { recursive: true, force: true });
-    await npmInstall([]);
-    writeFileSync(depsStamp, manifest);
-  }
-  // The packed tarballs, installed again when they change (npm keeps an installed file: package of the same version).
   const tarballs = ["@svc/tracing", "@svc/otel"].map((name) => packed.tarballs[name] as string);
   const hash = createHash("sha256");
   for (const tarball of tarballs) hash.update(readFileSync(tarball));
+  const svc = hash.digest("hex");
+  // The recipe's dependencies and the tarballs in one install when the dependencies change; the tarballs alone when
+  // only they change (npm keeps an installed file: package of the same version, so it is removed first).
+  const depsStamp = join(dir, ".installed");
   const svcStamp = join(dir, ".installed-svc");
-  if (!existsSync(svcStamp) || readFileSync(svcStamp, "utf8") !== hash.digest("hex")) {
+  const depsChanged = !existsSync(depsStamp) || readFileSync(depsStamp, "utf8") !== manifest;
+  if (depsChanged || !existsSync(svcStamp) || readFileSync(svcStamp, "utf8") !== svc) {
+    if (depsChanged) writeFileSync(join(dir, "package.json"), manifest);
     for (const tarball of tarballs) copyFileSync(tarball, join(dir, basename(tarball)));
     rmSync(join(dir, "node_modules", "@svc"), { recursive: true, force: true });
     await npmInstall(tarballs.map((tarball) => `./${basename(tarball)}`));
-    const again = createHash("sha256");
-    for (const tarball of tarballs) again.update(readFileSync(tarball));
-    writeFileSync(svcStamp, again.digest("hex"));
+    writeFileSync(depsStamp, manifest);
+    writeFileSync(svcStamp, svc);
   }
   for (const file of readdirSync(join(RECIPES, setup)))
     if (file !== "package.json") copyFileSync(join(RECIPES, setup, file), join(dir, file));
