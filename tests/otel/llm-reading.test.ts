@@ -122,6 +122,34 @@ describe("LLM spans read as the server reads them, through SvcSpanProcessor to t
     expect(embed.usageDetails).toEqual({ input: 8, total: 8 });
   });
 
+  it("the AI SDK's legacy span with Anthropic's cache in its provider metadata, an input that leaves the cache out", async () => {
+    const call = await one({
+      scope: "ai",
+      name: "ai.generateText.doGenerate",
+      attributes: {
+        "ai.operationId": "ai.generateText.doGenerate",
+        "ai.model.id": "claude-sonnet-4-5",
+        "gen_ai.response.model": "claude-sonnet-4-5-20250929",
+        "gen_ai.usage.input_tokens": 200,
+        "gen_ai.usage.output_tokens": 150,
+        "ai.usage.cachedInputTokens": 1000,
+        "ai.response.providerMetadata": JSON.stringify({
+          anthropic: {
+            usage: {
+              input_tokens: 200,
+              cache_creation_input_tokens: 300,
+              cache_read_input_tokens: 1000,
+              output_tokens: 150,
+            },
+            cacheCreationInputTokens: 300,
+          },
+        }),
+      },
+    });
+
+    expect(call.usageDetails).toEqual(ANTHROPIC_USAGE);
+  });
+
   it("the same spans sent raw by another exporter read the same in the dev server", async () => {
     const { server, record } = await svcToDevServer();
     for (const span of [openInferenceOpenAIChat, anthropicSdkMessage, traceloopAnthropicMessage, aiSdkLegacyGenerate]) {

@@ -95,7 +95,7 @@ const MODEL_FALLBACK_KEYS = ["gen_ai.request.model", "gen_ai.response.model", "l
 export function readGenAiFields(attributes: SpanAttributeValues, scope = ""): GenAiFields {
   const { input, output } = readGenAiInputOutput(scope, attributes);
   return {
-    type: genAiType(attributes),
+    type: readGenAiType(attributes),
     model: firstText(attributes, MODEL_KEYS),
     usage: readUsageDetails(scope, attributes),
     input,
@@ -104,7 +104,7 @@ export function readGenAiFields(attributes: SpanAttributeValues, scope = ""): Ge
 }
 
 /** The observation type the server's type mapper gives a span without `svc.observation.type` (`name` is not read). */
-function genAiType(a: SpanAttributeValues): string {
+export function readGenAiType(a: SpanAttributeValues): string {
   const kind = text(a["openinference.span.kind"])?.toUpperCase();
   if (kind && Object.hasOwn(OPENINFERENCE_KINDS, kind)) return OPENINFERENCE_KINDS[kind] as string;
   const operation = text(a["gen_ai.operation.name"])?.toLowerCase();

@@ -9,6 +9,7 @@
 //   bucket beside an input that still holds it.
 // - An input that cannot include its cache (smaller than cache read + creation), or one from a scope known to report
 //   it without (`EXCLUSIVE_INPUT_SCOPES`), is the fresh input as it is; the server would subtract the cache and reach 0.
+//   The same holds in the AI SDK's scope.
 // - The AI SDK: the `ai.usage.*` names of its later versions are read after the server's names; a span without any
 //   token count has no usage (the server stores `input: 0, output: 0` on every span of the scope); an embedding's
 //   `ai.usage.tokens` is its input as well as its total (the server records input 0).
@@ -134,14 +135,15 @@ function aiSdkUsage(a: Attributes): Record<string, number> | undefined {
   // An embedding's only count (`ai.usage.tokens`) is input: the server leaves input at 0, unpriced.
   if (usage.input === undefined && usage.output === undefined) usage.input = usage.total;
   addProviderMetadata(usage, parseObject(a["ai.response.providerMetadata"]));
-  const subtracted = [
+  const cache = sumOf(usage, [
     "input_cached_tokens",
     "input_cache_creation",
     "input_cache_creation_5m",
     "input_cache_creation_1h",
-  ];
-  if (usage.input !== undefined)
-    usage.input = Math.max(usage.input - sumOf(usage, [...subtracted, "input_cache_read"]), 0);
+    "input_cache_read",
+  ]);
+  // An input below its cache cannot include it (the AI SDK 5 passed Anthropic's on as it is): the fresh input as it is.
+  if (usage.input !== undefined && usage.input >= cache) usage.input -= cache;
   if (usage.output !== undefined) usage.output = Math.max(usage.output - (usage.output_reasoning_tokens ?? 0), 0);
   const out: Record<string, number> = {};
   for (const [key, value] of Object.entries(usage)) if (value !== undefined) out[key] = value;

@@ -107,7 +107,7 @@ export function modelSpansCheck(probes: readonly ProcessorProbe[]): DoctorCheck 
     name: "model spans",
     status: "warn",
     detail: `the span filter left out ${total} spans that look like model calls, by scope: ${named}`,
-    fix: `export them with shouldExportSpan: ({ otelSpan }) => isDefaultExportSpan(otelSpan) || otelSpan.instrumentationScope.name === ${first}, and tell us the scope so the default filter can include it`,
+    fix: `export them with shouldExportSpan: ({ otelSpan }) => isDefaultExportSpan(otelSpan) || otelSpan.instrumentationScope.name === ${first}, and report the scope on the SDK's issue tracker so the default filter can include it`,
   };
 }
 

@@ -1,5 +1,5 @@
 import type { Attributes } from "@opentelemetry/api";
-import { readGenAiFields, SVC_TRACER_NAME, SvcOtelSpanAttributes } from "@svc/core";
+import { readGenAiType, readUsageDetails, SVC_TRACER_NAME, SvcOtelSpanAttributes } from "@svc/core";
 import type { ReadableSpan } from "../readable-span.js";
 import type { OutgoingSpan } from "./enrich.js";
 
@@ -36,11 +36,14 @@ export class UsageStage {
     const own = scope === SVC_TRACER_NAME;
     const explicit = a[USAGE_KEY] !== undefined;
     // svc's own spans are read from their own attributes only: no GenAI reading on the path of every observation.
-    const genAi = own ? undefined : readGenAiFields(a, scope);
-    if (genAi?.usage !== undefined && !explicit) item.usage = JSON.stringify(genAi.usage);
-    const declared = typeof a[TYPE_KEY] === "string" ? (a[TYPE_KEY] as string).toLowerCase() : undefined;
-    const type = declared ?? genAi?.type;
-    const counted = (explicit || item.usage !== undefined) && (type === "generation" || type === "embedding");
+    const usage = own || explicit ? undefined : readUsageDetails(scope, a);
+    if (usage !== undefined) item.usage = JSON.stringify(usage);
+    let counted = false;
+    if (explicit || usage !== undefined) {
+      const declared = typeof a[TYPE_KEY] === "string" ? (a[TYPE_KEY] as string).toLowerCase() : undefined;
+      const type = declared ?? (own ? undefined : readGenAiType(a));
+      counted = type === "generation" || type === "embedding";
+    }
     this.#pass(span, counted);
   }
 
