@@ -23,6 +23,7 @@ describe("SvcSpanProcessor.health()", () => {
       lastError: undefined,
       lastSuccessAt: undefined,
       shutdown: false,
+      filteredOut: 0,
     });
   });
 

@@ -45,6 +45,8 @@ export interface SpanFacts {
   statusMessage: string | undefined;
   /** The resource's attributes, where the span's own leave a value out. */
   resource?: SpanAttributeValues;
+  /** The instrumentation scope's name: the AI SDK's scope `ai` is read by rules of its own. */
+  scope?: string;
 }
 
 /** The trace attributes one span carries. */
@@ -109,7 +111,7 @@ export interface ObservationFields {
 
 /** Reads one span's attributes into observation fields. */
 export function readObservationFields(span: SpanFacts, a: SpanAttributeValues): ObservationFields {
-  const genAi = readGenAiFields(span.name, a);
+  const genAi = readGenAiFields(a, span.scope);
   const resource = span.resource ?? {};
   const declaredType = attributeText(a[A.OBSERVATION_TYPE])?.toLowerCase();
   const promptVersion = Number(attributeText(a[A.OBSERVATION_PROMPT_VERSION] ?? a[LEGACY.PROMPT_VERSION]));

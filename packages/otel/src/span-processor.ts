@@ -25,7 +25,17 @@ import { ExportStage } from "./pipeline/export.js";
 import { FilterStage } from "./pipeline/filter.js";
 import { SampleStage } from "./pipeline/sample.js";
 import { type StartedSpan, StartStage } from "./pipeline/start.js";
+import { UsageStage } from "./pipeline/usage.js";
 import type { ReadableSpan } from "./readable-span.js";
+
+/** The counts of {@link SvcSpanProcessor.health}: those of its export queue, and the spans its filter left out. */
+export interface SpanProcessorHealth extends DeliveryHealth {
+  /**
+   * Spans the export filter left out (the default filter, or `shouldExportSpan` when set): ended spans that were not
+   * sampled out, never queued. Grows only. `svc doctor` names the scopes among them that look like model calls.
+   */
+  filteredOut: number;
+}
 
 /** Time beyond its own time limits after which an unsettled export is taken as cancelled by the runtime. */
 const LOST_SEND_GRACE_MS = 5_000;
@@ -58,6 +68,7 @@ export class SvcSpanProcessor {
   readonly #sample: SampleStage;
   readonly #start: StartStage;
   readonly #filter: FilterStage;
+  readonly #usage = new UsageStage();
   readonly #enrich: EnrichStage;
   readonly #export: ExportStage;
   readonly #queue: BatchQueue<OutgoingSpan>;
@@ -111,6 +122,7 @@ export class SvcSpanProcessor {
       lostAfterMs: bindsIoToRequests(currentRuntime()) ? config.timeoutMs + LOST_SEND_GRACE_MS : undefined,
       sizeOf: (item) => sizeOf(item.span),
       send: async (batch, signal) => {
+        for (const item of batch) if (item.attributes === undefined) item.extra ??= this.#usage.extraAttributes(item);
         await this.#enrich.enrich(batch, signal);
         return this.#export.send(batch, signal);
       },
@@ -123,6 +135,7 @@ export class SvcSpanProcessor {
       publicKey: config.publicKey,
       cannotSend: config.cannotSend,
       health: () => this.health(),
+      filteredOut: () => this.#filter.filteredOut(),
       starts: () => this.#starts,
       claims: (span) => this.#start.onEnd(span),
     };
@@ -156,8 +169,11 @@ export class SvcSpanProcessor {
       }
       if (this.#shutdown)
         this.#queue.drop("shutdown", 1, `span "${span.name}" ended after shutdown() and is not exported`);
-      else if ((expected && this.#filter.acceptedAtStartStands) || this.#filter.accepts(span))
-        this.#queue.push({ span });
+      else if ((expected && this.#filter.acceptedAtStartStands) || this.#filter.accepts(span)) {
+        const item: OutgoingSpan = { span };
+        this.#usage.onEnd(item);
+        this.#queue.push(item);
+      } else this.#usage.onFilteredOut(span);
     } catch (error) {
       const kind = `${PROCESSOR_NAME}: onEnd failed; span not exported`;
       this.#repeats.error(kind, `${kind}: "${String(span?.name)}": ${describeError(error)}`);
@@ -185,9 +201,9 @@ export class SvcSpanProcessor {
     return this.#shutdown;
   }
 
-  /** Counts of the export queue: queued, in flight, sent, dropped by reason, retries, the last error. */
-  health(): DeliveryHealth {
-    return this.#queue.health();
+  /** Counts of the export queue (queued, in flight, sent, dropped by reason, retries, the last error) and of the filter. */
+  health(): SpanProcessorHealth {
+    return { ...this.#queue.health(), filteredOut: this.#filter.filteredOut().spans };
   }
 
   async #shutdownOnce(): Promise<void> {

@@ -101,6 +101,7 @@ export function toObservation(span: StoredSpan, trace: TraceContext, projectId: 
       statusCode: span.statusCode,
       statusMessage: span.statusMessage,
       resource: span.resourceAttributes,
+      scope: span.scopeName,
     },
     span.attributes,
   );

@@ -48,6 +48,11 @@ export interface ProcessorProbe {
   /** Why no span can be sent at all (no keys, an invalid base URL), or undefined. */
   readonly cannotSend: string | undefined;
   health(): DeliveryHealth;
+  /**
+   * Spans the export filter left out, and by scope those that look like model calls. Optional: processors of
+   * earlier versions do not have it.
+   */
+  filteredOut?(): { spans: number; modelCallScopes: Record<string, number> };
   /** Span starts this processor was given, shut down or not; grows only. */
   starts(): number;
   /**

@@ -37,13 +37,15 @@ export interface TestObservation {
   output: unknown;
   /** `svc.observation.metadata`, one key per top-level key, objects parsed back from their JSON text. */
   metadata: Record<string, unknown>;
-  /** `svc.observation.model.name` (generations and embeddings), else `gen_ai.response.model` or `gen_ai.request.model`. */
+  /** `svc.observation.model.name`, else the model of other instrumentation: `gen_ai.response.model` first, then the requested one. */
   model: string | undefined;
   /** `svc.observation.model.parameters`, parsed. */
   modelParameters: unknown;
   /**
-   * `svc.observation.usage_details`: token counts by kind (`input`, `output`, `total`...); else `gen_ai.usage.*`.
-   * Undefined on an agent span whose model calls below carry the same tokens, as the server counts them once.
+   * `svc.observation.usage_details`: token counts by kind (`input`, `output`, `total`, `input_cached_tokens`...); else
+   * the counts of other instrumentation (`gen_ai.usage.*`, `llm.token_count.*`, `ai.usage.*`), read as the server reads
+   * them. Undefined on a span whose model calls below carry the same tokens (an agent, or a generation wrapping the
+   * client's own), as they are counted once.
    */
   usage: Record<string, number> | undefined;
   /** `svc.observation.cost_details`: costs by kind. */
@@ -126,7 +128,7 @@ function toObservation(span: OtlpSpan, scope: string): TestObservation {
   const a: Record<string, unknown> = {};
   for (const { key, value } of span.attributes ?? []) a[key] = fromAnyValue(value);
   const statusCode = span.status?.code ?? 0;
-  const fields = readObservationFields({ name: span.name, statusCode, statusMessage: span.status?.message }, a);
+  const fields = readObservationFields({ name: span.name, statusCode, statusMessage: span.status?.message, scope }, a);
   const { name, userId, sessionId, tags, metadata } = fields.trace;
   const observation: TestObservation = {
     id: span.spanId,
