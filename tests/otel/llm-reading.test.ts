@@ -9,6 +9,7 @@ import {
   anthropicSdkMessage,
   ingestRaw,
   type LibrarySpan,
+  openInferenceAnthropicMessage,
   openInferenceOpenAIChat,
   openInferenceOpenAIResponses,
   type ReadObservation,
@@ -75,6 +76,13 @@ describe("LLM spans read as the server reads them, through SvcSpanProcessor to t
       input: anthropicSdkMessage.attributes["gen_ai.input.messages"],
       output: anthropicSdkMessage.attributes["gen_ai.output.messages"],
     });
+    expect(message.usageDetails).toEqual(ANTHROPIC_USAGE);
+  });
+
+  it("OpenInference's Anthropic span: its prompt count includes both cache counts", async () => {
+    const message = await one(openInferenceAnthropicMessage);
+
+    expect(message).toMatchObject({ type: "GENERATION", providedModelName: "claude-sonnet-4-5-20250929" });
     expect(message.usageDetails).toEqual(ANTHROPIC_USAGE);
   });
 

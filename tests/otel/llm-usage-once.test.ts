@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import {
   anthropicSdkMessage,
   type LibrarySpan,
+  openInferenceAnthropicMessage,
   openInferenceOpenAIChat,
   svcToDevServer,
 } from "../support/llm-spans.ts";
@@ -43,6 +44,19 @@ describe("one model call counted once, through SvcSpanProcessor", () => {
     expect(inner?.usageDetails).toEqual(ANTHROPIC_USAGE);
     expect(outer?.usageDetails).toEqual({});
     expect(outer?.type).toBe("GENERATION");
+    expect(sumOfTotals(observations.map((o) => o.usageDetails))).toBe(1650);
+  });
+
+  it("OpenInference's Anthropic span around the Anthropic SDK's own: both exported, the call counted once", async () => {
+    const { record } = await svcToDevServer();
+
+    const observations = await record({ ...openInferenceAnthropicMessage, children: [anthropicSdkMessage] });
+
+    const outer = observations.find((o) => o.name === "Anthropic Messages");
+    const inner = observations.find((o) => o.name === "anthropic.messages.create");
+    expect(inner?.parentObservationId).toBe(outer?.id);
+    expect(inner?.usageDetails).toEqual(ANTHROPIC_USAGE);
+    expect(outer).toMatchObject({ type: "GENERATION", usageDetails: {} });
     expect(sumOfTotals(observations.map((o) => o.usageDetails))).toBe(1650);
   });
 

@@ -130,6 +130,38 @@ export const traceloopAnthropicMessage: LibrarySpan = {
   },
 };
 
+/**
+ * `@arizeai/openinference-instrumentation-anthropic` 0.2.8, `messages.create`: its prompt count adds both cache counts
+ * to Anthropic's input_tokens (the OpenInference spec counts `prompt_details.*` inside `llm.token_count.prompt`).
+ */
+export const openInferenceAnthropicMessage: LibrarySpan = {
+  scope: "@arizeai/openinference-instrumentation-anthropic",
+  name: "Anthropic Messages",
+  attributes: {
+    "openinference.span.kind": "LLM",
+    "llm.model_name": "claude-sonnet-4-5-20250929",
+    "llm.system": "anthropic",
+    "llm.provider": "anthropic",
+    "input.value": JSON.stringify({
+      model: "claude-sonnet-4-5",
+      max_tokens: 1024,
+      messages: [{ role: "user", content: "Hi" }],
+    }),
+    "input.mime_type": "application/json",
+    "output.value": JSON.stringify({
+      id: "msg_1",
+      model: "claude-sonnet-4-5-20250929",
+      content: [{ type: "text", text: "Hello" }],
+    }),
+    "output.mime_type": "application/json",
+    "llm.token_count.prompt": 1500,
+    "llm.token_count.completion": 150,
+    "llm.token_count.total": 1650,
+    "llm.token_count.prompt_details.cache_write": 300,
+    "llm.token_count.prompt_details.cache_read": 1000,
+  },
+};
+
 /** `@ai-sdk/otel` 1.0.173 (scope `gen_ai`), the inference span of `generateText` with OpenAI Chat (onStepEnd). */
 export const aiSdkOtelChat: LibrarySpan = {
   scope: "gen_ai",
