@@ -9,6 +9,7 @@ import {
   openInferenceOpenAIChat,
   svcToDevServer,
 } from "../support/llm-spans.ts";
+import { captureLogs } from "../support/logs.ts";
 
 // One model call counted once when one generation span wraps another: Traceloop's Anthropic span (an older release,
 // without cache counts: 200 in, 150 out, 350 in all) around the Anthropic SDK's own span (1,500 in with 1,000 cache
@@ -60,6 +61,29 @@ describe("one model call counted once, through SvcSpanProcessor", () => {
     expect(sumOfTotals(observations.map((o) => o.usageDetails))).toBe(1650);
   });
 
+  it("a streamed call whose two spans land in traces of their own: counted on the SDK's span, with one warning", async () => {
+    const logs = captureLogs();
+    const { record } = await svcToDevServer();
+    const traceloop: LibrarySpan = { ...traceloopWithoutCache, children: [] };
+
+    // As the streamed call leaves them: the SDK's own span in one trace, the instrumentation's in another, twice.
+    const sdkFirst = [...(await record(anthropicSdkMessage)), ...(await record(traceloop))];
+    const traceloopFirst = [...(await record(traceloop)), ...(await record(anthropicSdkMessage))];
+
+    for (const observations of [sdkFirst, traceloopFirst]) {
+      expect(observations.find((o) => o.name === "anthropic.messages.create")?.usageDetails).toEqual(ANTHROPIC_USAGE);
+      expect(observations.find((o) => o.name === "chat claude-sonnet-4-5")).toMatchObject({
+        type: "GENERATION",
+        usageDetails: {},
+      });
+      expect(sumOfTotals(observations.map((o) => o.usageDetails))).toBe(1650);
+    }
+    const warnings = logs.filter((l) => l.level === "warn" && l.message.includes("both record each Anthropic call"));
+    expect(warnings.map((l) => l.message)).toEqual([
+      expect.stringContaining('set ANTHROPIC_OPEN_TELEMETRY=false or remove "@traceloop/instrumentation-anthropic"'),
+    ]);
+  });
+
   it("an agent span that sums its calls' tokens is not counted again", async () => {
     const { record } = await svcToDevServer();
     const agent: LibrarySpan = {
@@ -106,6 +130,19 @@ describe("one model call counted once, in the test kit", () => {
       ANTHROPIC_USAGE,
     );
     expect(sumOfTotals(observations.map((o) => o.usage))).toBe(1650);
+  });
+
+  it("exports another instrumentation's span of an Anthropic call with an empty usage once the SDK's own is seen", async () => {
+    kit = installSvcTestKit({ provider: BasicTracerProvider });
+    emit(kit.provider, anthropicSdkMessage);
+    emit(kit.provider, { ...traceloopWithoutCache, children: [] }, context.active());
+
+    const { one } = await kit.collect();
+
+    expect(one("chat claude-sonnet-4-5").attributes["svc.observation.usage_details"]).toBe("{}");
+    expect(JSON.parse(String(one("anthropic.messages.create").attributes["svc.observation.usage_details"]))).toEqual(
+      ANTHROPIC_USAGE,
+    );
   });
 
   it("keeps the wrapping generation's usage when the call below it is not exported", async () => {

@@ -158,6 +158,54 @@ export function usageRepeaters(nodes: readonly UsageNode[]): Set<string> {
   return out;
 }
 
+/**
+ * Providers whose client SDK traces its own calls: the scope of that tracing, the scopes of other instrumentations
+ * of the same client, and the setting that turns the SDK's tracing off. When both record a call, the SDK's own span
+ * is the one counted, nested or not (a streamed call can leave the other span in a trace of its own).
+ */
+export const PROVIDER_OWN_TRACING: readonly { provider: string; own: string; other: RegExp; off: string }[] = [
+  {
+    provider: "Anthropic",
+    own: "com.anthropic.sdk.typescript",
+    other: /anthropic/i,
+    off: "ANTHROPIC_OPEN_TELEMETRY=false",
+  },
+];
+
+/**
+ * For a span of `scope`: the provider whose SDK's own tracing it is (`own: true`), or whose client it instruments
+ * beside that tracing (`own: false`); undefined for any other scope.
+ */
+export function providerOwnTracing(scope: string): { provider: string; own: boolean } | undefined {
+  for (const { provider, own, other } of PROVIDER_OWN_TRACING) {
+    if (scope.startsWith(own)) return { provider, own: true };
+    if (other.test(scope)) return { provider, own: false };
+  }
+  return undefined;
+}
+
+/**
+ * The observations, across traces, whose model call a provider SDK's own tracing also records: those with usage from
+ * another instrumentation of that client, when spans of the SDK's own tracing are among `nodes` of the same `source`
+ * (one process: its resource).
+ */
+export function ownTracingRepeaters(
+  nodes: readonly { id: string; scope: string; hasUsage: boolean; source?: string }[],
+): Set<string> {
+  const seen = new Set<string>();
+  for (const node of nodes) {
+    const match = providerOwnTracing(node.scope);
+    if (match?.own) seen.add(`${node.source ?? ""}\u0000${match.provider}`);
+  }
+  const out = new Set<string>();
+  if (seen.size === 0) return out;
+  for (const node of nodes) {
+    const match = node.hasUsage ? providerOwnTracing(node.scope) : undefined;
+    if (match && !match.own && seen.has(`${node.source ?? ""}\u0000${match.provider}`)) out.add(node.id);
+  }
+  return out;
+}
+
 function isModelCall(type: string): boolean {
   const lower = type.toLowerCase();
   return lower === "generation" || lower === "embedding";

@@ -34,7 +34,13 @@ export {
 export { protocolOption } from "./config/protocol.js";
 export { connectionSettings, logStartup, optionSettings } from "./config/startup.js";
 export type { SpanAttributeValues, UsageNode } from "./genai-attributes.js";
-export { readGenAiType, usageRepeaters } from "./genai-attributes.js";
+export {
+  ownTracingRepeaters,
+  PROVIDER_OWN_TRACING,
+  providerOwnTracing,
+  readGenAiType,
+  usageRepeaters,
+} from "./genai-attributes.js";
 export { readUsageDetails } from "./genai-usage.js";
 export type { ExitParticipant, ExitWatch } from "./lifecycle/exit-hooks.js";
 export { flushWatched, watchQueueForExit } from "./lifecycle/exit-hooks.js";

@@ -35,6 +35,8 @@ export interface OutgoingSpan {
   attributes?: Attributes;
   /** The usage read from other instrumentation's attributes (JSON), to be written as the explicit usage when sent. */
   usage?: string;
+  /** The provider whose SDK's own tracing also records this span's call, when its instrumentation may repeat it. */
+  repeatsOwnTracing?: string;
   /** Attributes added to the span's own when it is enriched (the explicit usage). */
   extra?: Attributes;
 }

@@ -1,6 +1,6 @@
 import { describeError, RepeatLog } from "@svc/core";
 import { PROCESSOR_NAME, type ShouldExportSpan } from "../config.js";
-import type { ReadableSpan } from "../readable-span.js";
+import { type ReadableSpan, scopeName } from "../readable-span.js";
 import { isDefaultExportSpan } from "../span-filter.js";
 import type { StartedSpan } from "./start.js";
 
@@ -95,10 +95,6 @@ export class FilterStage {
       return false;
     }
   }
-}
-
-function scopeName(span: ReadableSpan): string {
-  return span.instrumentationScope?.name ?? span.instrumentationLibrary?.name ?? "";
 }
 
 function looksLikeModelCall(scope: string, span: ReadableSpan): boolean {

@@ -1,4 +1,4 @@
-import { parseJsonText, readObservationFields, readTraceFields, usageRepeaters } from "@svc/core";
+import { ownTracingRepeaters, parseJsonText, readObservationFields, readTraceFields, usageRepeaters } from "@svc/core";
 
 /** Trace attributes as a span carries them (`propagateAttributes`), or as a trace gathers them from its spans. */
 export interface TestTraceAttributes {
@@ -217,6 +217,13 @@ export function treeOf(observations: readonly TestObservation[]): { ordered: Tes
       inTrace.map((o) => ({ id: o.id, parentId: o.parentId, type: o.type, hasUsage: o.usage !== undefined })),
     );
     for (const observation of inTrace) if (repeaters.has(observation.id)) observation.usage = undefined;
+  }
+  // A call that a provider SDK's own tracing records too is counted on the SDK's span, in whichever trace each is.
+  const ownRepeaters = ownTracingRepeaters(
+    ordered.map((o) => ({ id: o.id, scope: o.scope, hasUsage: o.usage !== undefined })),
+  );
+  for (const observation of ordered) if (ownRepeaters.has(observation.id)) observation.usage = undefined;
+  for (const trace of traces.values()) {
     const root = trace.roots[0];
     const own = root && readTraceFields(root.attributes);
     trace.input = own?.input !== undefined ? parseJsonText(own.input) : root?.input;
