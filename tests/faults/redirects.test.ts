@@ -25,7 +25,11 @@ interface Route {
 }
 
 /** What a route's `health()` says of its deliveries. */
-function counts(health: { sent: number; dropped: { rejected: number }; lastError?: { status?: number; host?: string } }) {
+function counts(health: {
+  sent: number;
+  dropped: { rejected: number };
+  lastError?: { status?: number; host?: string };
+}) {
   const { sent, dropped, lastError } = health;
   return { sent, rejected: dropped.rejected, lastStatus: lastError?.status, lastHost: lastError?.host };
 }

@@ -72,6 +72,7 @@ export type { DeliveryMeterProvider } from "./queue/delivery-metrics.js";
 export { meterProviderOption } from "./queue/delivery-metrics.js";
 export type { DeliveryHealth } from "./queue/delivery-stats.js";
 export { Limiter, mapLimit } from "./queue/limiter.js";
+export { LOST_SEND_GRACE_MS } from "./queue/lost-sends.js";
 export type { SendOutcome } from "./queue/outcome.js";
 export { outcomeOf, sendInHalves, tooLargeOutcome } from "./queue/outcome.js";
 export { gaveUpAfter, serverOf } from "./queue/unanswered-servers.js";

@@ -3,6 +3,8 @@ interface Waiter {
   target: number;
   remaining: number;
   resolve: () => void;
+  /** Ends the wait now if its early check says so (set while the wait has an early end). */
+  checkEarly?: () => void;
 }
 
 /**
@@ -41,9 +43,18 @@ export class FlushWaiters {
         const until = (at: number, then: () => void) => {
           timer = setTimeout(then, Math.max(0, at - Date.now()));
         };
-        if (early && early.at < deadline)
-          until(early.at, () => (early.extend() ? until(deadline, resolve) : resolve()));
-        else until(deadline, resolve);
+        if (early && early.at < deadline) {
+          waiter.checkEarly = () => {
+            if (early.extend()) return;
+            clearTimeout(timer);
+            resolve();
+          };
+          until(early.at, () => {
+            waiter.checkEarly = undefined;
+            if (early.extend()) until(deadline, resolve);
+            else resolve();
+          });
+        } else until(deadline, resolve);
       });
       await Promise.race([done, timeout]);
     } finally {
@@ -51,6 +62,14 @@ export class FlushWaiters {
       this.#waiters.delete(waiter);
     }
     return Math.max(0, waiter.remaining);
+  }
+
+  /**
+   * Nothing can be answered before the early ends of the waits: each wait that has one asks its check now, and
+   * ends unless the check says to go on.
+   */
+  endEarly(): void {
+    for (const waiter of this.#waiters) waiter.checkEarly?.();
   }
 
   /** These items (by sequence number) were delivered or dropped. */
