@@ -150,11 +150,8 @@ export class BatchQueue<T> {
       return !cut;
     };
     const waiting = this.#waiters.wait(this.#buffer.lastSeq, remaining, deadline, early && { at: early.until, extend });
-    const stopWatching = watchLostSends(
-      () => this.#sends.values(),
-      deadline,
-      () => this.#reclaimLost(),
-    );
+    const sends = () => this.#sends.values();
+    const stopWatching = watchLostSends(sends, deadline, () => this.#reclaimLost(), this.#options.lostAfterMs);
     try {
       this.#reclaimLost();
       // A timer armed during an earlier request may have been cancelled with it: the pump arms one of this flush.

@@ -12,12 +12,18 @@ export interface WatchedSend {
 
 /**
  * Watches the sends under way while a flush waits (until `deadline`): calls `reclaim` as soon as one has outlived
- * its own deadline (`liveUntil`), and again for each that follows. Returns the function that stops the watch.
+ * its own deadline (`liveUntil`), and again for each that follows, those that start during the watch included (none
+ * is lost before `lostAfterMs` from its start). Returns the function that stops the watch.
  */
-export function watchLostSends(sends: () => Iterable<WatchedSend>, deadline: number, reclaim: () => void): () => void {
+export function watchLostSends(
+  sends: () => Iterable<WatchedSend>,
+  deadline: number,
+  reclaim: () => void,
+  lostAfterMs = Number.POSITIVE_INFINITY,
+): () => void {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const check = (): void => {
-    let earliest = Number.POSITIVE_INFINITY;
+    let earliest = Date.now() + lostAfterMs;
     for (const send of sends()) earliest = Math.min(earliest, send.liveUntil);
     if (earliest >= deadline) return;
     timer = setTimeout(
