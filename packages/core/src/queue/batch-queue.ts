@@ -185,7 +185,7 @@ export class BatchQueue<T> {
 
   /**
    * Flushes until `deadline` (or until the server has answered no request within one request's timeout, see
-   * {@link flush}), then stops: whatever is still queued is dropped; sends under way get a moment more
+   * `flush`), then stops: whatever is still queued is dropped; sends under way get a moment more
    * (`SENDS_GRACE_MS`) for their answer, which counts, and are then aborted. What is given up on is counted in one
    * line that says what ended the wait. Items pushed afterwards are dropped. Leaves no timer behind.
    */
