@@ -198,7 +198,9 @@ export class BatchQueue<T> {
     this.#waiters.settle(queued);
     this.#closingLeft += queued.length;
     if (this.#sends.size > 0) {
-      await settleWithin(() => Promise.allSettled([...this.#sends.keys()]), { timeoutMs: SENDS_GRACE_MS });
+      // No grace once the server has answered nothing for a request's timeout: it will not answer in the next moment.
+      if (!result.unanswered)
+        await settleWithin(() => Promise.allSettled([...this.#sends.keys()]), { timeoutMs: SENDS_GRACE_MS });
       for (const send of takeLost(this.#sends, true)) {
         this.#release(send.batch);
         this.#closingLeft += send.batch.length;

@@ -87,13 +87,10 @@ export class DeliveryLog {
       recovery: undefined,
     };
     const kind = `${this.owner}: cannot deliver ${this.items}`;
-    const closing = this.#closing;
-    const fate = closing
-      ? `${this.#waitsAtMost(closing, this.waiting())}, retrying meanwhile; what is not delivered by then is dropped.`
-      : `${this.#count(count)} kept and retried ` +
-        `(next attempt in ${Math.round(delayMs / 100) / 10} s, ${this.#count(this.waiting())} waiting); ` +
-        "they are dropped only when the queue fills up.";
-    this.#lines.warn(kind, `${kind}: ${fault.description}. ${fate}${fault.hint ? ` ${fault.hint}` : ""}`);
+    this.#lines.warn(
+      kind,
+      `${kind}: ${fault.description}. ${this.#fate(count, delayMs)}${fault.hint ? ` ${fault.hint}` : ""}`,
+    );
     this.#arm();
   }
 
@@ -158,6 +155,20 @@ export class DeliveryLog {
     getGlobalLogger().warn(
       `${this.owner}: ${this.#waitsAtMost(this.#closing, held)}, since ${reason}; what is not delivered by then is dropped.`,
     );
+  }
+
+  /** What happens to the items of a failed attempt: retried until the queue fills up, or until shutdown() ends. */
+  #fate(count: number, delayMs: number): string {
+    const closing = this.#closing;
+    const waiting = this.#count(this.waiting());
+    if (closing === undefined)
+      return (
+        `${this.#count(count)} kept and retried (next attempt in ${Math.round(delayMs / 100) / 10} s, ${waiting} ` +
+        "waiting); they are dropped only when the queue fills up."
+      );
+    if (closing.until - Date.now() < 50)
+      return `shutdown() stops waiting now (${closing.why}): ${waiting} not delivered are dropped.`;
+    return `${this.#waitsAtMost(closing, this.waiting())}, retrying meanwhile; what is not delivered by then is dropped.`;
   }
 
   /** `shutdown() waits at most 10 s (flushTimeout) to deliver 1 span`. */
