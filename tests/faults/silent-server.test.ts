@@ -135,6 +135,29 @@ describe("a batch in flight when the shutdown deadline passes", () => {
   });
 });
 
+describe("a first shutdown whose batch takes longer than one request's timeout, mask and answer together", () => {
+  it("waits for the answer of the request under way and delivers the batch", async () => {
+    const logs = captureLogs(LogLevel.WARN);
+    const server = await faultServer(() => ({ status: 200, json: {}, delayMs: 1_200 }));
+    const mask = async ({ data }: { data: unknown }) => {
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      return data;
+    };
+    const keys = { baseUrl: server.url, publicKey: "pk-test", secretKey: "sk-test" };
+    // Each step inside the 2 s timeout: 1.5 s of mask, then 1.2 s for the answer.
+    const processor = new SvcSpanProcessor({ ...keys, flushInterval: 3600, timeout: 2, mask }, {});
+    const provider = new BasicTracerProvider({ spanProcessors: [processor] });
+    onTestFinished(() => provider.shutdown());
+    provider.getTracer("svc-sdk").startSpan("s", { attributes: { "svc.observation.input": "in" } }).end();
+
+    await provider.shutdown();
+
+    expect(processor.health()).toMatchObject({ sent: 1, dropped: expect.objectContaining({ shutdown: 0 }) });
+    expect(exportedSpans(server).map((s) => s.name)).toEqual(["s"]);
+    expect(logs).toEqual([]);
+  });
+});
+
 describe("the start of a shutdown with data held while the server fails", () => {
   it("says in one line how long it will wait at most, and why", async () => {
     const logs = captureLogs(LogLevel.WARN);

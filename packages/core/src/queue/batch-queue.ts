@@ -7,7 +7,7 @@ import { bindDeliveryMetrics, observeDelivery } from "./delivery-metrics.js";
 import { type DeliveryHealth, DeliveryStats } from "./delivery-stats.js";
 import { FlushWaiters } from "./flush-waiters.js";
 import { type Entry, ItemBuffer } from "./item-buffer.js";
-import { extendLife, LOST_SEND_GRACE_MS, takeLost, watchLostSends } from "./lost-sends.js";
+import { lastRequestEnd, type SendUnderWay, startSend, takeLost, watchLostSends } from "./lost-sends.js";
 import { answeredBy, type SendOutcome } from "./outcome.js";
 import {
   type AnswerWindow,
@@ -20,20 +20,12 @@ import {
 } from "./unanswered-servers.js";
 import { WakeTimer } from "./wake-timer.js";
 
-/** A send under way: the controller of its own signal (made when it starts, in the request that starts it). */
-interface Send<T> {
-  controller: AbortController;
-  batch: Entry<T>[];
-  /** Until when it may still settle by itself (epoch ms); past it, a flush takes it as lost. */
-  liveUntil: number;
-  /** Given up on as lost (or at shutdown): its items were queued again or counted, its late outcome changes nothing. */
-  lost: boolean;
-}
+/** A send under way: its batch, the controller of its own signal, until when it may be answered. */
+type Send<T> = SendUnderWay<Entry<T>[]>;
 
 /**
- * How long shutdown, once its deadline has passed, still waits for the sends under way before it aborts them: an
- * answer within it counts (a batch the server accepted is counted sent); a send that ignores its abort (user code
- * that never returns) is left behind.
+ * How long shutdown, past its deadline, still waits for the sends under way before it aborts them: an answer within it
+ * counts (a batch the server accepted is counted sent); a send that ignores its abort (user code) is left behind.
  */
 const SENDS_GRACE_MS = 250;
 
@@ -145,13 +137,15 @@ export class BatchQueue<T> {
     }
     this.#window = early;
     let cut = false;
-    const extend = (): boolean => {
-      cut = !answeredSince(server as string, (early as AnswerWindow).from);
-      return !cut;
+    const extend = (): boolean | number => {
+      if (answeredSince(server as string, (early as AnswerWindow).from)) return true;
+      // A request under way (in a window open when this call began) may still be answered: asked again at its end.
+      const end = (early as AnswerWindow).until > started ? lastRequestEnd(this.#sends.values()) : 0;
+      cut = end <= Date.now();
+      return cut ? false : end;
     };
     const waiting = this.#waiters.wait(this.#buffer.lastSeq, remaining, deadline, early && { at: early.until, extend });
-    const sends = () => this.#sends.values();
-    const stopWatching = watchLostSends(sends, deadline, () => this.#reclaimLost(), this.#options.lostAfterMs);
+    const stopWatching = watchLostSends(this.#sends, deadline, () => this.#reclaimLost(), this.#options.lostAfterMs);
     try {
       this.#reclaimLost();
       // A timer armed during an earlier request may have been cancelled with it: the pump arms one of this flush.
@@ -202,7 +196,7 @@ export class BatchQueue<T> {
       if (!result.unanswered)
         await settleWithin(() => Promise.allSettled([...this.#sends.keys()]), { timeoutMs: SENDS_GRACE_MS });
       for (const send of takeLost(this.#sends, true)) {
-        this.#release(send.batch);
+        this.#release(send);
         this.#closingLeft += send.batch.length;
       }
     }
@@ -281,8 +275,7 @@ export class BatchQueue<T> {
     bindDeliveryMetrics();
     this.#inFlightItems += batch.length;
     for (const entry of batch) this.#inFlightBytes += entry.bytes;
-    const liveUntil = Date.now() + (this.#options.lostAfterMs ?? Number.POSITIVE_INFINITY);
-    const send: Send<T> = { controller: new AbortController(), batch, liveUntil, lost: false };
+    const send: Send<T> = startSend(batch, this.#options.lostAfterMs);
     const sending: Promise<void> = this.#sendOne(send).finally(() => {
       this.#sends.delete(sending);
       if (!this.#closed && !send.lost) this.#pump();
@@ -299,13 +292,13 @@ export class BatchQueue<T> {
     if (this.#sends.size === 0 || this.#closed) return;
     let reclaimed = 0;
     for (const send of takeLost(this.#sends)) {
-      this.#release(send.batch);
+      this.#release(send);
       this.#buffer.putBack(send.batch);
       reclaimed += send.batch.length;
     }
     if (reclaimed === 0) return;
     this.#pump();
-    this.#log.resent(reclaimed, LOST_SEND_GRACE_MS);
+    this.#log.resent(reclaimed);
   }
 
   async #sendOne(send: Send<T>): Promise<void> {
@@ -315,7 +308,7 @@ export class BatchQueue<T> {
       outcome = await this.#options.send(
         batch.map((e) => e.item),
         send.controller.signal,
-        (stepMs) => extendLife(send, stepMs),
+        (stepMs) => send.live(stepMs),
       );
     } catch (error) {
       outcome = {
@@ -324,17 +317,18 @@ export class BatchQueue<T> {
       };
     } finally {
       // No longer in flight before they are requeued, so no count holds them twice.
-      if (!send.lost) this.#release(batch);
+      if (!send.lost) this.#release(send);
     }
     if (send.lost) return; // taken back as lost and queued again: its late outcome changes nothing
     this.#noteAnswer(outcome);
     this.#record(batch, outcome);
   }
 
-  /** A batch is no longer in flight. */
-  #release(batch: readonly Entry<T>[]): void {
-    this.#inFlightItems -= batch.length;
-    for (const entry of batch) this.#inFlightBytes -= entry.bytes;
+  /** A send is no longer in flight: no answer is waited for any more. */
+  #release(send: Send<T>): void {
+    send.answerBy = 0;
+    this.#inFlightItems -= send.batch.length;
+    for (const entry of send.batch) this.#inFlightBytes -= entry.bytes;
   }
 
   /** Whether the server answered the attempt (accepted it, or answered with a status), for the flushes to come. */

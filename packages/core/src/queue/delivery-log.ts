@@ -1,6 +1,7 @@
 import { counted } from "../log/describe.js";
 import { getGlobalLogger } from "../log/logger.js";
 import { RepeatLog } from "../log/repeat-log.js";
+import { LOST_SEND_GRACE_MS } from "./lost-sends.js";
 import { inSeconds } from "./unanswered-servers.js";
 
 /** Why items were given up on: the queue was full, an item too large, the server rejected them or the keys, they were still queued at shutdown, sampled out, or could not be sent. */
@@ -177,12 +178,12 @@ export class DeliveryLog {
   }
 
   /**
-   * Items of sends still unsettled `graceMs` past their deadline are queued again: nothing can answer them any more
+   * Items of sends still unsettled `LOST_SEND_GRACE_MS` past their deadline are queued again: nothing can answer them any more
    * (their request's timeout has passed).
    */
-  resent(count: number, graceMs: number): void {
+  resent(count: number): void {
     getGlobalLogger().warn(
-      `${this.owner}: ${this.#count(count)} of sends still unsettled ${graceMs / 1000} s past their deadline (the request's timeout) are sent again; a runtime that ends the request that started a send (Cloudflare Workers) leaves it unsettled`,
+      `${this.owner}: ${this.#count(count)} of sends still unsettled ${LOST_SEND_GRACE_MS / 1000} s past their deadline (the request's timeout) are sent again; a runtime that ends the request that started a send (Cloudflare Workers) leaves it unsettled`,
     );
   }
 

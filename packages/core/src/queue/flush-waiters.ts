@@ -22,13 +22,14 @@ export class FlushWaiters {
   /**
    * Waits until the `remaining` items with a sequence number up to `target` are settled, or until `deadline`
    * (epoch ms); resolves with how many were still pending. With `early`, the wait ends at `early.at` already unless
-   * `early.extend()` then says to go on. Counted in {@link size} from the call on.
+   * `early.extend()` then says to go on (`true`: until `deadline`; a time: to ask again then). Counted in
+   * {@link size} from the call on.
    */
   async wait(
     target: number,
     remaining: number,
     deadline: number,
-    early?: { at: number; extend: () => boolean },
+    early?: { at: number; extend: () => boolean | number },
   ): Promise<number> {
     if (remaining <= 0) return 0;
     const waiter: Waiter = { target, remaining, resolve: () => {} };
@@ -44,16 +45,15 @@ export class FlushWaiters {
           timer = setTimeout(then, Math.max(0, at - Date.now()));
         };
         if (early && early.at < deadline) {
-          waiter.checkEarly = () => {
-            if (early.extend()) return;
+          const check = (): void => {
+            const next = early.extend();
             clearTimeout(timer);
-            resolve();
+            if (next !== false && next !== true && next < deadline) until(next, check);
+            else if (next === false) resolve();
+            else until(deadline, resolve);
           };
-          until(early.at, () => {
-            waiter.checkEarly = undefined;
-            if (early.extend()) until(deadline, resolve);
-            else resolve();
-          });
+          waiter.checkEarly = check;
+          until(early.at, check);
         } else until(deadline, resolve);
       });
       await Promise.race([done, timeout]);

@@ -8,6 +8,8 @@ export const LOST_SEND_GRACE_MS = 5_000;
 export interface WatchedSend {
   /** Until when it may still settle by itself (epoch ms): the end of its step, plus the grace. */
   liveUntil: number;
+  /** Until when its request may be answered (epoch ms): the end of its step; 0 once it has settled. */
+  answerBy: number;
 }
 
 /**
@@ -16,7 +18,7 @@ export interface WatchedSend {
  * is lost before `lostAfterMs` from its start). Returns the function that stops the watch.
  */
 export function watchLostSends(
-  sends: () => Iterable<WatchedSend>,
+  sends: { values(): Iterable<WatchedSend> },
   deadline: number,
   reclaim: () => void,
   lostAfterMs = Number.POSITIVE_INFINITY,
@@ -24,7 +26,7 @@ export function watchLostSends(
   let timer: ReturnType<typeof setTimeout> | undefined;
   const check = (): void => {
     let earliest = Date.now() + lostAfterMs;
-    for (const send of sends()) earliest = Math.min(earliest, send.liveUntil);
+    for (const send of sends.values()) earliest = Math.min(earliest, send.liveUntil);
     if (earliest >= deadline) return;
     timer = setTimeout(
       () => {
@@ -38,15 +40,44 @@ export function watchLostSends(
   return () => clearTimeout(timer);
 }
 
+/** When the last request of these sends may still be answered (its start and timeout), epoch ms; 0 for none. */
+export function lastRequestEnd(sends: Iterable<WatchedSend>): number {
+  let end = 0;
+  for (const send of sends) end = Math.max(end, send.answerBy);
+  return end;
+}
+
 /** A send under way that can be taken as lost: aborted, and its late outcome ignored. */
 export interface LosableSend extends WatchedSend {
   controller: AbortController;
   lost: boolean;
 }
 
-/** A step of the send begins that may take `stepMs`: it is not taken as lost before that and the grace have passed. */
-export function extendLife(send: WatchedSend, stepMs: number): void {
-  send.liveUntil = Math.max(send.liveUntil, Date.now() + stepMs + LOST_SEND_GRACE_MS);
+/** A send of a batch under way, with the controller of its own signal. */
+export interface SendUnderWay<B> extends LosableSend {
+  batch: B;
+  /** A step of the send begins that may take `stepMs`: it is not taken as lost before that and the grace have passed. */
+  live(stepMs: number): void;
+}
+
+/**
+ * A send of `batch` starts now: taken as lost once it has taken `lostAfterMs` (never when undefined), unless a step it
+ * announces with `live` ends later.
+ */
+export function startSend<B>(batch: B, lostAfterMs = Number.POSITIVE_INFINITY): SendUnderWay<B> {
+  const answerBy = Date.now() + lostAfterMs - LOST_SEND_GRACE_MS;
+  const send: SendUnderWay<B> = {
+    controller: new AbortController(),
+    batch,
+    answerBy,
+    liveUntil: answerBy + LOST_SEND_GRACE_MS,
+    lost: false,
+    live(stepMs) {
+      send.answerBy = Math.max(send.answerBy, Date.now() + stepMs);
+      send.liveUntil = send.answerBy + LOST_SEND_GRACE_MS;
+    },
+  };
+  return send;
 }
 
 /**
