@@ -148,7 +148,10 @@ describe("a first shutdown whose batch takes longer than one request's timeout, 
     const processor = new SvcSpanProcessor({ ...keys, flushInterval: 3600, timeout: 2, mask }, {});
     const provider = new BasicTracerProvider({ spanProcessors: [processor] });
     onTestFinished(() => provider.shutdown());
-    provider.getTracer("svc-sdk").startSpan("s", { attributes: { "svc.observation.input": "in" } }).end();
+    provider
+      .getTracer("svc-sdk")
+      .startSpan("s", { attributes: { "svc.observation.input": "in" } })
+      .end();
 
     await provider.shutdown();
 
