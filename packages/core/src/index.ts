@@ -132,7 +132,6 @@ export { setTransportInterceptor } from "./transport/interceptor.js";
 export { isRetryableStatus, MAX_RETRIES_CAP, parseRetryAfter, retryDelayMs, sleep } from "./transport/retry.js";
 export type { RuntimeGlobals, RuntimeInfo, RuntimeKind } from "./transport/runtime.js";
 export {
-  bindsIoToRequests,
   currentRuntime,
   describeRuntime,
   detectRuntime,
