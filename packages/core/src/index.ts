@@ -77,6 +77,7 @@ export type { DeliveryMeterProvider } from "./queue/delivery-metrics.js";
 export { meterProviderOption } from "./queue/delivery-metrics.js";
 export type { DeliveryHealth } from "./queue/delivery-stats.js";
 export { Limiter, mapLimit } from "./queue/limiter.js";
+export { LOST_SEND_GRACE_MS } from "./queue/lost-sends.js";
 export type { SendOutcome } from "./queue/outcome.js";
 export { outcomeOf, sendInHalves, tooLargeOutcome } from "./queue/outcome.js";
 export { gaveUpAfter, serverOf } from "./queue/unanswered-servers.js";
@@ -139,7 +140,6 @@ export { setTransportInterceptor } from "./transport/interceptor.js";
 export { isRetryableStatus, MAX_RETRIES_CAP, parseRetryAfter, retryDelayMs, sleep } from "./transport/retry.js";
 export type { RuntimeGlobals, RuntimeInfo, RuntimeKind } from "./transport/runtime.js";
 export {
-  bindsIoToRequests,
   currentRuntime,
   describeRuntime,
   detectRuntime,

@@ -1,15 +1,14 @@
 import type { Context } from "@opentelemetry/api";
 import {
   BatchQueue,
-  bindsIoToRequests,
   counted,
   countProcessorStart,
-  currentRuntime,
   type DeliveryHealth,
   describeError,
   type ExitWatch,
   gaveUpAfter,
   getGlobalLogger,
+  LOST_SEND_GRACE_MS,
   MediaUploader,
   type ProcessorProbe,
   RepeatLog,
@@ -37,8 +36,6 @@ export interface SpanProcessorHealth extends DeliveryHealth {
   filteredOut: number;
 }
 
-/** Time beyond its own time limits after which an unsettled export is taken as cancelled by the runtime. */
-const LOST_SEND_GRACE_MS = 5_000;
 /** Time a custom exporter's `forceFlush()` or `shutdown()` gets past the flush deadline, when the flush took it all. */
 const EXPORTER_CALL_GRACE_MS = 500;
 
@@ -118,13 +115,14 @@ export class SvcSpanProcessor {
       immediate: config.exportMode === "immediate",
       server: config.exporter || config.cannotSend ? undefined : serverOf(config.endpoint),
       meterProvider: config.meterProvider,
-      // The export request is bounded by the timeout where timers run; a late one is sent twice, never lost.
-      lostAfterMs: bindsIoToRequests(currentRuntime()) ? config.timeoutMs + LOST_SEND_GRACE_MS : undefined,
+      attemptTimeoutMs: config.timeoutMs,
+      // Before its request, a send runs the mask (bounded by the timeout); the request announces its own time.
+      lostAfterMs: config.timeoutMs + LOST_SEND_GRACE_MS,
       sizeOf: (item) => sizeOf(item.span),
-      send: async (batch, signal) => {
+      send: async (batch, signal, live) => {
         for (const item of batch) if (item.attributes === undefined) item.extra ??= this.#usage.extraAttributes(item);
         await this.#enrich.enrich(batch, signal);
-        return this.#export.send(batch, signal);
+        return this.#export.send(batch, signal, live);
       },
     });
     this.#exit = watchQueueForExit(this.#queue, "spans", config.flushOnExit, () => this.forceFlush());
@@ -233,10 +231,10 @@ export class SvcSpanProcessor {
     this.#flushing++;
     try {
       this.#export.wake();
-      const { pending, rechecked } = final ? await this.#queue.shutdown(deadline) : await this.#queue.flush(deadline);
+      const { pending, unanswered } = final ? await this.#queue.shutdown(deadline) : await this.#queue.flush(deadline);
       if (pending > 0 && !final)
         getGlobalLogger().warn(
-          `${PROCESSOR_NAME}: forceFlush() gave up after ${gaveUpAfter(this.#config.flushTimeoutMs, rechecked)} with ${counted(pending, "spans")} not yet delivered; they stay queued and are retried`,
+          `${PROCESSOR_NAME}: forceFlush() gave up after ${gaveUpAfter(this.#config.flushTimeoutMs, unanswered)} with ${counted(pending, "spans")} not yet delivered; they stay queued and are retried`,
         );
       await this.#uploader?.settled(deadline);
     } finally {

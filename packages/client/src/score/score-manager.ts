@@ -1,14 +1,13 @@
 import { type Span, trace } from "@opentelemetry/api";
 import {
   BatchQueue,
-  bindsIoToRequests,
   counted,
-  currentRuntime,
   type DeliveryHealth,
   describeError,
   type ExitWatch,
   gaveUpAfter,
   getGlobalLogger,
+  LOST_SEND_GRACE_MS,
   outcomeOf,
   RepeatLog,
   type SendOutcome,
@@ -30,7 +29,6 @@ export type ScoreForSpan =
 
 const OWNER = "ScoreManager";
 /** Time beyond its timeout after which an unsettled score request is taken as cancelled by the runtime. */
-const LOST_SEND_GRACE_MS = 5_000;
 /** Lines of partial rejections (HTTP 207) logged in full before the others are counted. */
 const REJECTION_LINES_IN_FULL = 3;
 /** The route of `svc.api.scores.create`, to which the queue posts its batches already encoded. */
@@ -96,10 +94,9 @@ export class ScoreManager {
       send: (batch, signal) => this.#send(batch, signal),
       server: context.server,
       meterProvider: config.meterProvider,
-      // One request per send, bounded by its timeout where timers run.
-      lostAfterMs: bindsIoToRequests(currentRuntime())
-        ? config.attemptTimeoutSeconds * 1000 + LOST_SEND_GRACE_MS
-        : undefined,
+      attemptTimeoutMs: config.attemptTimeoutSeconds * 1000,
+      // One request per send: lost once it has outlived its timeout and the grace.
+      lostAfterMs: config.attemptTimeoutSeconds * 1000 + LOST_SEND_GRACE_MS,
     });
     if (config.disabled)
       getGlobalLogger().debug(`${OWNER}: OTEL_SDK_DISABLED=true, so scores are neither queued nor sent`);
@@ -158,11 +155,11 @@ export class ScoreManager {
    */
   async flush(): Promise<void> {
     const { flushTimeoutMs } = this.#context.config;
-    const { pending, rechecked } = await this.#queue.flush(Date.now() + flushTimeoutMs);
+    const { pending, unanswered } = await this.#queue.flush(Date.now() + flushTimeoutMs);
     if (pending > 0)
       this.#repeats.warn(
         `${OWNER}: flush() gave up`,
-        `${OWNER}: flush() gave up after ${gaveUpAfter(flushTimeoutMs, rechecked)} with ${counted(pending, "scores")} not yet delivered; they stay queued and are retried`,
+        `${OWNER}: flush() gave up after ${gaveUpAfter(flushTimeoutMs, unanswered)} with ${counted(pending, "scores")} not yet delivered; they stay queued and are retried`,
       );
     this.#repeats.report({ dueOnly: true });
   }
