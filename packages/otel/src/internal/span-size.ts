@@ -7,10 +7,13 @@ import type { ReadableSpan } from "../readable-span.js";
  * `maxQueueBytes` when a span ends. Every part of the span is counted (name, attributes with arrays and nested values,
  * events, links, status, trace state), each with the fixed bytes its encoding adds around it (`ENCODED_SIZES`).
  *
- * Text is counted at 1.5 bytes per UTF-16 unit without reading it: its encoded size lies between 1 byte per unit
- * (ASCII) and 3 (most of the Basic Multilingual Plane beyond Latin scripts), so any text stays within a factor of two.
- * OTLP/JSON escapes control characters other than tab, newline and carriage return (and lone surrogates) in six bytes
- * each: text made of them is counted four times too small.
+ * Each character of text is counted at what it encodes to: 1.5 bytes for ASCII (1 byte, 2 for what JSON escapes
+ * with a backslash: `"`, `\\`, tab, newline, carriage return), 2 up to U+07FF, 3 beyond (where V8 holds text at 2 bytes
+ * per character), 2 for each half of a surrogate pair, and what the encoding makes of other control characters and
+ * lone surrogates (6 bytes each in OTLP/JSON, `\\u0001`). Text longer than `READ_IN_FULL` is sampled rather than read
+ * whole, so that a span of long text costs the same as one of short text: its estimate is exact for text of one kind
+ * throughout and, for mixed text, as good as the sample. The estimate bounds the size of text in memory too, except
+ * for ASCII text with a few characters beyond U+00FF (V8 then holds every character at 2 bytes; 1.5 are counted).
  */
 
 /** Fixed bytes of each part of a span in one encoding (field names, tags, lengths, ids, times). */
@@ -39,6 +42,10 @@ interface EncodedSizes {
   link: number;
   /** Field of the status message, or of the trace state, around the text. */
   text: number;
+  /** A control character other than tab, newline and carriage return. */
+  control: number;
+  /** A surrogate code unit without its other half. */
+  loneSurrogate: number;
 }
 
 const ENCODED_SIZES: Record<SpanExportProtocol, EncodedSizes> = {
@@ -58,6 +65,8 @@ const ENCODED_SIZES: Record<SpanExportProtocol, EncodedSizes> = {
     event: 92,
     link: 130,
     text: 15,
+    control: 6,
+    loneSurrogate: 6,
   },
   // Tags and length prefixes; ids as 16 and 8 bytes, times as fixed64.
   "http/protobuf": {
@@ -75,6 +84,9 @@ const ENCODED_SIZES: Record<SpanExportProtocol, EncodedSizes> = {
     event: 15,
     link: 37,
     text: 2,
+    control: 1,
+    // TextEncoder writes U+FFFD.
+    loneSurrogate: 3,
   },
 };
 
@@ -88,13 +100,13 @@ export function spanSizeEstimator(protocol: SpanExportProtocol): (span: Readable
 }
 
 function estimateSpanSize(span: ReadableSpan, sizes: EncodedSizes): number {
-  let size = sizes.span + text(span.name) + attributesSize(span.attributes, sizes, 0);
+  let size = sizes.span + text(span.name, sizes) + attributesSize(span.attributes, sizes, 0);
   const message = span.status.message;
-  if (message) size += sizes.text + text(message);
+  if (message) size += sizes.text + text(message, sizes);
   const traceState = span.spanContext().traceState;
-  if (traceState) size += sizes.text + text(traceState.serialize());
+  if (traceState) size += sizes.text + text(traceState.serialize(), sizes);
   for (const event of span.events) {
-    size += sizes.event + text(event.name);
+    size += sizes.event + text(event.name, sizes);
     if (event.attributes) size += attributesSize(event.attributes, sizes, 0);
   }
   for (const link of span.links) {
@@ -104,15 +116,48 @@ function estimateSpanSize(span: ReadableSpan, sizes: EncodedSizes): number {
   return size;
 }
 
-/** Encoded bytes of text, estimated from its length alone. */
-function text(value: string): number {
-  return value.length + (value.length >> 1);
+/** Text up to this long is read in full; longer text is sampled. */
+const READ_IN_FULL = 256;
+/** Characters read of longer text: one in each of as many equal stretches of it. */
+const SAMPLES = 64;
+
+/**
+ * Encoded bytes of text: each character read is counted at what it encodes to; of text longer than
+ * `READ_IN_FULL`, `SAMPLES` characters are read, one at a scattered place in each stretch (so that text made of
+ * records of one length does not show the same field to every sample), and their average is counted for each.
+ */
+function text(value: string, sizes: EncodedSizes): number {
+  const length = value.length;
+  let size = 0;
+  if (length <= READ_IN_FULL) {
+    for (let i = 0; i < length; i++) size += charSize(value, i, sizes);
+    return Math.ceil(size);
+  }
+  const stretch = length / SAMPLES;
+  for (let k = 0; k < SAMPLES; k++) size += charSize(value, Math.floor((k + SAMPLE_AT[k]!) * stretch), sizes);
+  return Math.ceil((size / SAMPLES) * length);
+}
+
+/** Where in its stretch each sample is read, in [0, 1): multiplicative hashing of its number, for scattered places. */
+const SAMPLE_AT = Array.from({ length: SAMPLES }, (_, k) => (Math.imul(k + 1, 0x9e3779b1) >>> 0) / 2 ** 32);
+
+/** Encoded bytes of the UTF-16 code unit at `i` (a surrogate pair's four bytes count half on each unit). */
+function charSize(value: string, i: number, sizes: EncodedSizes): number {
+  const code = value.charCodeAt(i);
+  if (code < 0x80) return code < 0x20 && code !== 9 && code !== 10 && code !== 13 ? sizes.control : 1.5;
+  if (code < 0x800) return 2;
+  if (code < 0xd800 || code > 0xdfff) return 3;
+  const paired =
+    code < 0xdc00
+      ? (value.charCodeAt(i + 1) & 0xfc00) === 0xdc00
+      : (value.charCodeAt(i - 1) & 0xfc00) === 0xd800;
+  return paired ? 2 : sizes.loneSurrogate;
 }
 
 function attributesSize(attributes: Attributes | Record<string, unknown>, sizes: EncodedSizes, depth: number): number {
   let size = 0;
   for (const key in attributes) {
-    size += sizes.attribute + text(key) + valueSize((attributes as Record<string, unknown>)[key], sizes, depth);
+    size += sizes.attribute + text(key, sizes) + valueSize((attributes as Record<string, unknown>)[key], sizes, depth);
   }
   return size;
 }
@@ -120,7 +165,7 @@ function attributesSize(attributes: Attributes | Record<string, unknown>, sizes:
 function valueSize(value: unknown, sizes: EncodedSizes, depth: number): number {
   switch (typeof value) {
     case "string":
-      return sizes.string + text(value);
+      return sizes.string + text(value, sizes);
     case "number":
       return sizes.number;
     case "boolean":
