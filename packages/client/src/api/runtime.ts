@@ -8,6 +8,8 @@ import {
   httpRequest,
   loadOnce,
   mergeHeaders,
+  RepeatLog,
+  show,
 } from "@svc/core";
 import type { CallContext } from "./error-from-failure.js";
 import { parseBody, responseOf, SvcAPIError } from "./errors.js";
@@ -26,7 +28,10 @@ export type EmptyRequest = Record<string, never>;
 
 /** Options accepted as the last argument of every `svc.api` method. */
 export interface RequestOptions {
-  /** Time limit of each attempt, in seconds. @defaultValue the client's `timeout` option, else 60 */
+  /**
+   * Time limit of each attempt, in seconds; a value that is not a number > 0 is ignored with a warning.
+   * @defaultValue the client's `timeout` option, else 60
+   */
   timeoutInSeconds?: number;
   /** Retries after a retryable failure (network error, timeout, 408, 429, 5xx). @defaultValue 2 */
   maxRetries?: number;
@@ -182,11 +187,20 @@ export class RequestRuntime {
         options.headers,
       ),
       body: hasBody ? (encoded ?? JSON.stringify(request ?? {})) : undefined,
-      attemptTimeoutMs: (options.timeoutInSeconds ?? this.#config.timeoutSeconds) * 1000,
+      attemptTimeoutMs: this.#attemptTimeoutSeconds(options.timeoutInSeconds) * 1000,
       maxRetries: options.maxRetries ?? this.#config.maxRetries ?? DEFAULT_MAX_RETRIES,
       signal: options.abortSignal,
       sleep: this.#config.sleep,
     };
+  }
+
+  /** The call's `timeoutInSeconds` when it is a number > 0; else the client's, with a warning (as for options). */
+  #attemptTimeoutSeconds(value: number | undefined): number {
+    if (value === undefined) return this.#config.timeoutSeconds;
+    if (typeof value === "number" && value > 0 && Number.isFinite(value)) return value;
+    const kind = "svc.api: the timeoutInSeconds request option must be a number > 0";
+    optionWarnings.warn(kind, `${kind}, got ${show(value)}; using ${this.#config.timeoutSeconds} (the client's timeout)`);
+    return this.#config.timeoutSeconds;
   }
 
   #send(request: HttpRequest): Promise<HttpResult> {
@@ -219,6 +233,9 @@ export class RequestRuntime {
     return { data: parseBody(text) as T, rawResponse: responseOf(response, text) };
   }
 }
+
+/** Warnings about request options: the first of each kind, then counts. */
+const optionWarnings = new RepeatLog();
 
 /** What builds the typed error of a failed call, loaded on the first failure; a failed load is tried again. */
 const loadErrorFromFailure = loadOnce(() =>
