@@ -18,7 +18,8 @@ export const DEFAULT_DOCTOR_TIMEOUT_SECONDS = 10;
  * Runs the checks in order: the runtime (a line only when Node.js is older than the SDK supports), keys, base URL,
  * server, credentials, clock, OTLP endpoint and, with `tracing` (what `observeTracing()` saw in this process), the
  * tracer provider and span export; with `otlpDefaults`, whether the app's OpenTelemetry SDK exports to a default
- * `localhost:4318` that nothing answers. A check that an earlier failure rules out is skipped. Every request has a time limit and the run a deadline, whatever the server does. Never rejects.
+ * `localhost:4318` that nothing answers. A check that an earlier failure rules out is skipped. Every request has a
+ * time limit and the run a deadline, whatever the server does. Never rejects.
  */
 export async function runDoctor(
   target: DoctorTarget,
