@@ -533,7 +533,7 @@ describe("svc doctor, the command", () => {
     ]);
 
     expect(command).toMatchObject({ code: 2, stdout: "" });
-    expect(command.stderr).toMatch(/^svc: unknown command "cure"\n\nUsage: svc doctor/);
+    expect(command.stderr).toMatch(/^svc: unknown command "cure"\n\nUsage: npx @svc\/client doctor/);
     expect(argument.stderr).toMatch(/^svc: unknown argument "--colour"/);
   });
 });
