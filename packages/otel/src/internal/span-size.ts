@@ -7,13 +7,15 @@ import type { ReadableSpan } from "../readable-span.js";
  * `maxQueueBytes` when a span ends. Every part of the span is counted (name, attributes with arrays and nested values,
  * events, links, status, trace state), each with the fixed bytes its encoding adds around it (`ENCODED_SIZES`).
  *
- * Each character of text is counted at what it encodes to: 1.5 bytes for ASCII (1 byte, 2 for what JSON escapes
- * with a backslash: `"`, `\\`, tab, newline, carriage return), 2 up to U+07FF, 3 beyond (where V8 holds text at 2 bytes
- * per character), 2 for each half of a surrogate pair, and what the encoding makes of other control characters and
- * lone surrogates (6 bytes each in OTLP/JSON, `\\u0001`). Text longer than `READ_IN_FULL` is sampled rather than read
- * whole, so that a span of long text costs the same as one of short text: its estimate is exact for text of one kind
- * throughout and, for mixed text, as good as the sample. The estimate bounds the size of text in memory too, except
- * for ASCII text with a few characters beyond U+00FF (V8 then holds every character at 2 bytes; 1.5 are counted).
+ * Each character of text is counted at what it encodes to, and at least 1.5 times what V8 holds it in, as ASCII is
+ * (1.5 for its 1 byte; 2 for `"`, `\`, tab, newline and carriage return, which JSON escapes): 2 bytes for the rest of
+ * Latin-1 (2 in UTF-8), 3 for any character beyond U+00FF (V8 holds such text at 2 bytes per character; 2 or 3 in
+ * UTF-8, a surrogate pair 4 for its two units), and what the encoding makes of other control characters and lone
+ * surrogates (6 bytes each in OTLP/JSON, `\u0001`; in protobuf a lone surrogate becomes U+FFFD, 3 bytes). So the byte
+ * bound holds about as much memory whatever the text. Text longer than `READ_IN_FULL` is sampled rather than read
+ * whole, so that a span of long text costs about what one of short text does: the estimate is exact for text of one
+ * kind throughout and, for mixed text, as good as the sample. ASCII text with a few characters beyond U+00FF is
+ * counted low (V8 then holds every character at 2 bytes).
  */
 
 /** Fixed bytes of each part of a span in one encoding (field names, tags, lengths, ids, times). */
@@ -84,7 +86,8 @@ const ENCODED_SIZES: Record<SpanExportProtocol, EncodedSizes> = {
     event: 15,
     link: 37,
     text: 2,
-    control: 1,
+    // One byte, counted as ASCII is (1.5 times what V8 holds it in).
+    control: 1.5,
     // TextEncoder writes U+FFFD.
     loneSurrogate: 3,
   },
@@ -141,17 +144,21 @@ function text(value: string, sizes: EncodedSizes): number {
 /** Where in its stretch each sample is read, in [0, 1): multiplicative hashing of its number, for scattered places. */
 const SAMPLE_AT = Array.from({ length: SAMPLES }, (_, k) => (Math.imul(k + 1, 0x9e3779b1) >>> 0) / 2 ** 32);
 
-/** Encoded bytes of the UTF-16 code unit at `i` (a surrogate pair's four bytes count half on each unit). */
+/**
+ * Bytes counted for the UTF-16 code unit at `i`: what it encodes to, and at least 1.5 times what V8 holds it in (1 byte
+ * up to U+00FF, 2 beyond), as ASCII counts 1.5 for its 1 byte: so the queue holds about as much memory whatever the text.
+ */
 function charSize(value: string, i: number, sizes: EncodedSizes): number {
   const code = value.charCodeAt(i);
   if (code < 0x80) return code < 0x20 && code !== 9 && code !== 10 && code !== 13 ? sizes.control : 1.5;
-  if (code < 0x800) return 2;
+  if (code < 0x100) return 2;
   if (code < 0xd800 || code > 0xdfff) return 3;
   const paired =
     code < 0xdc00
       ? (value.charCodeAt(i + 1) & 0xfc00) === 0xdc00
       : (value.charCodeAt(i - 1) & 0xfc00) === 0xd800;
-  return paired ? 2 : sizes.loneSurrogate;
+  // A pair's four UTF-8 bytes are 2 per unit, under 1.5 times the 2 bytes V8 holds each unit in.
+  return paired ? 3 : sizes.loneSurrogate;
 }
 
 function attributesSize(attributes: Attributes | Record<string, unknown>, sizes: EncodedSizes, depth: number): number {
