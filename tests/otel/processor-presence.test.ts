@@ -58,6 +58,21 @@ describe("observations that no SvcSpanProcessor sees", () => {
     ]);
   });
 
+  it("advise adding the processor to the registered provider, not starting NodeSDK, when a provider is registered", () => {
+    useProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(new InMemorySpanExporter())] }));
+    const logs = captureLogs();
+
+    startObservation("first").end();
+
+    const [warning] = warnings(logs).map((l) => l.message);
+    expect(warning).not.toContain("NodeSDK(");
+    expect(warning).toContain("A tracer provider is already registered");
+    expect(warning).toContain("add new SvcSpanProcessor() to the span processors of that provider");
+    expect(warning).toContain(
+      "setSvcTracerProvider(new NodeTracerProvider({ spanProcessors: [new SvcSpanProcessor()] }))",
+    );
+  });
+
   it("log nothing when the provider has a SvcSpanProcessor", () => {
     useProvider(new BasicTracerProvider({ spanProcessors: [svcProcessor()] }));
     const logs = captureLogs();

@@ -103,10 +103,16 @@ export function warnUnprocessedObservation(name: string, span: Span): void {
   if (s.warnedGeneration === generation) return;
   if (!recording && valid && providerVerdict(getSvcTracer()) !== "without") return;
   s.warnedGeneration = generation;
-  const fix =
-    "Register a tracer provider with the svc span processor when the app starts, for example " +
-    "new NodeSDK({ spanProcessors: [new SvcSpanProcessor()] }).start(), or pass such a provider to " +
-    "setSvcTracerProvider(). (If you send svc spans with an exporter of your own, ignore this line.)";
+  // With a provider registered (by the app, or by a library that set OpenTelemetry up first), starting NodeSDK would
+  // not register another one: the advice is about that provider, or a provider of svc's own.
+  const fix = valid
+    ? "A tracer provider is already registered (by the app, or by a library such as Sentry with " +
+      "enableOpenTelemetrySetup), so starting NodeSDK cannot register another: add new SvcSpanProcessor() to the " +
+      "span processors of that provider where its set-up allows, or give svc a provider of its own: " +
+      "setSvcTracerProvider(new NodeTracerProvider({ spanProcessors: [new SvcSpanProcessor()] }))."
+    : "Register a tracer provider with the svc span processor when the app starts, for example " +
+      "new NodeSDK({ spanProcessors: [new SvcSpanProcessor()] }).start(), or pass such a provider to " +
+      "setSvcTracerProvider().";
   const what = recording
     ? "was recorded by a tracer provider without SvcSpanProcessor"
     : valid
@@ -115,7 +121,8 @@ export function warnUnprocessedObservation(name: string, span: Span): void {
   const consequence = valid
     ? "it and later observations do not reach svc, whatever that provider's sampler decides"
     : "it and later observations are not recorded and do not reach svc";
-  getGlobalLogger().warn(`observation "${name}" ${what}: ${consequence}. ${fix}`);
+  const own = "(If you send svc spans with an exporter of your own, ignore this line.)";
+  getGlobalLogger().warn(`observation "${name}" ${what}: ${consequence}. ${fix} ${own}`);
 }
 
 /**
