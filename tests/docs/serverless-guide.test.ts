@@ -37,7 +37,11 @@ it("says the OpenTelemetry line of the shared module and installs what it import
 
   expect(before).toContain("OpenTelemetry 2.x line");
   for (const spec of SERVERLESS_OTEL_PACKAGES) expect(install).toContain(spec);
-  for (const name of imported) expect(install.some((spec) => spec.startsWith(`${name}@`)), name).toBe(true);
+  for (const name of imported)
+    expect(
+      install.some((spec) => spec.startsWith(`${name}@`)),
+      name,
+    ).toBe(true);
 });
 
 it("imports the shared module by the file name the guide gives it, in every code block", () => {

@@ -185,7 +185,7 @@ const TEXT_KINDS = {
 
 /** Bytes V8 holds a flat string in: one per character when every character is at most U+00FF, else two. */
 function bytesInMemory(value: string): number {
-  return /[^\u0000-\u00ff]/.test(value) ? 2 * value.length : value.length;
+  return /[\u0100-\uffff]/.test(value) ? 2 * value.length : value.length;
 }
 
 describe("the queue's size estimate of a span by kind of text", () => {
@@ -198,7 +198,13 @@ describe("the queue's size estimate of a span by kind of text", () => {
         const span = toSpan({
           name: "s",
           kind: 0,
-          context: { traceId: "a".repeat(32), spanId: "b".repeat(16), traceFlags: 1, isRemote: false, traceState: undefined },
+          context: {
+            traceId: "a".repeat(32),
+            spanId: "b".repeat(16),
+            traceFlags: 1,
+            isRemote: false,
+            traceState: undefined,
+          },
           parent: undefined,
           attributes: { "svc.observation.input": value },
           events: [],

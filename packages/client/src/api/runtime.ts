@@ -199,7 +199,10 @@ export class RequestRuntime {
     if (value === undefined) return this.#config.timeoutSeconds;
     if (typeof value === "number" && value > 0 && Number.isFinite(value)) return value;
     const kind = "svc.api: the timeoutInSeconds request option must be a number > 0";
-    optionWarnings.warn(kind, `${kind}, got ${show(value)}; using ${this.#config.timeoutSeconds} (the client's timeout)`);
+    optionWarnings.warn(
+      kind,
+      `${kind}, got ${show(value)}; using ${this.#config.timeoutSeconds} (the client's timeout)`,
+    );
     return this.#config.timeoutSeconds;
   }
 

@@ -154,9 +154,7 @@ function charSize(value: string, i: number, sizes: EncodedSizes): number {
   if (code < 0x100) return 2;
   if (code < 0xd800 || code > 0xdfff) return 3;
   const paired =
-    code < 0xdc00
-      ? (value.charCodeAt(i + 1) & 0xfc00) === 0xdc00
-      : (value.charCodeAt(i - 1) & 0xfc00) === 0xd800;
+    code < 0xdc00 ? (value.charCodeAt(i + 1) & 0xfc00) === 0xdc00 : (value.charCodeAt(i - 1) & 0xfc00) === 0xd800;
   // A pair's four UTF-8 bytes are 2 per unit, under 1.5 times the 2 bytes V8 holds each unit in.
   return paired ? 3 : sizes.loneSurrogate;
 }
