@@ -84,17 +84,20 @@ describe("the commands that run the doctor", () => {
     for (const command of commands) expect(RUNS_THE_CLIENT, command).toContain(command);
   });
 
-  it("run @svc/client's doctor in an empty folder, where @svc/client is not installed", async () => {
-    const empty = join(work, "empty");
-    mkdirSync(empty);
+  it.each(RUNS_THE_CLIENT)(
+    "%s runs @svc/client's doctor in an empty folder, where it is not installed",
+    async (command) => {
+      const empty = mkdtempSync(join(work, "empty-"));
 
-    const result = await runCommand("npx --yes @svc/client doctor", empty);
+      const result = await runCommand(command, empty);
 
-    expect(result.stdout.split("\n")[0]).toMatch(/^svc doctor: SDK 6\.\d+\.\d+/);
-    expect(result.stdout).toMatch(/^PASS {2}OTLP endpoint/m);
-    expect(result.code).toBe(0);
-    expect(registry.asked).toContain("@svc/client");
-  }, 240_000);
+      expect(result.stdout.split("\n")[0]).toMatch(/^svc doctor: SDK 6\.\d+\.\d+/);
+      expect(result.stdout).toMatch(/^PASS {2}OTLP endpoint/m);
+      expect(result.code).toBe(0);
+      expect(registry.asked).toContain("@svc/client");
+    },
+    240_000,
+  );
 
   it("run the app's own @svc/client inside an app that has it, without asking the registry", async () => {
     const app = join(work, "app");
