@@ -7,15 +7,16 @@ import type { ReadableSpan } from "../readable-span.js";
  * `maxQueueBytes` when a span ends. Every part of the span is counted (name, attributes with arrays and nested values,
  * events, links, status, trace state), each with the fixed bytes its encoding adds around it (`ENCODED_SIZES`).
  *
- * Each character of text is counted at what it encodes to, and at least 1.5 times what V8 holds it in, as ASCII is
- * (1.5 for its 1 byte; 2 for `"`, `\`, tab, newline and carriage return, which JSON escapes): 2 bytes for the rest of
- * Latin-1 (2 in UTF-8), 3 for any character beyond U+00FF (V8 holds such text at 2 bytes per character; 2 or 3 in
- * UTF-8, a surrogate pair 4 for its two units), and what the encoding makes of other control characters and lone
- * surrogates (6 bytes each in OTLP/JSON, `\u0001`; in protobuf a lone surrogate becomes U+FFFD, 3 bytes). So the byte
- * bound holds about as much memory whatever the text. Text longer than `READ_IN_FULL` is sampled rather than read
- * whole, so that a span of long text costs about what one of short text does: the estimate is exact for text of one
- * kind throughout and, for mixed text, as good as the sample. ASCII text with a few characters beyond U+00FF is
- * counted low (V8 then holds every character at 2 bytes).
+ * Each character of text is counted at 1.5 times what V8 holds it in, or at what it encodes to and half a byte more,
+ * whichever is more (`charSize`); ASCII counts 1.5 both ways (`"`, `\`, tab, newline and carriage return, which JSON
+ * escapes in 2 bytes, are counted 1.5 too). The rest of Latin-1 counts 2.5 (2 in UTF-8), U+0100 to U+07FF 3 (V8
+ * holds text with such characters at 2 bytes each), the rest of the Basic Multilingual Plane (CJK) 3.5 (3 in UTF-8),
+ * each unit of a surrogate pair 3 (4 bytes in UTF-8 for the two), and other control characters and lone surrogates
+ * what the encoding makes of them and half a byte (6 bytes each in OTLP/JSON, `\u0001`; in protobuf a control
+ * character is 1 byte and a lone surrogate becomes U+FFFD, 3). So the byte bound holds about as much memory whatever
+ * the text. Text longer than `READ_IN_FULL` is sampled rather than read whole, so that a span of long text costs about
+ * what one of short text does: the estimate is exact for text of one kind throughout and, for mixed text, as good as
+ * the sample. ASCII text with a few characters beyond U+00FF is counted low (V8 then holds every character at 2 bytes).
  */
 
 /** Fixed bytes of each part of a span in one encoding (field names, tags, lengths, ids, times). */
@@ -86,8 +87,7 @@ const ENCODED_SIZES: Record<SpanExportProtocol, EncodedSizes> = {
     event: 15,
     link: 37,
     text: 2,
-    // One byte, counted as ASCII is (1.5 times what V8 holds it in).
-    control: 1.5,
+    control: 1,
     // TextEncoder writes U+FFFD.
     loneSurrogate: 3,
   },
@@ -145,18 +145,20 @@ function text(value: string, sizes: EncodedSizes): number {
 const SAMPLE_AT = Array.from({ length: SAMPLES }, (_, k) => (Math.imul(k + 1, 0x9e3779b1) >>> 0) / 2 ** 32);
 
 /**
- * Bytes counted for the UTF-16 code unit at `i`: what it encodes to, and at least 1.5 times what V8 holds it in (1 byte
- * up to U+00FF, 2 beyond), as ASCII counts 1.5 for its 1 byte: so the queue holds about as much memory whatever the text.
+ * Bytes counted for the UTF-16 code unit at `i`: 1.5 times what V8 holds it in (1 byte up to U+00FF, 2 beyond), or
+ * what it encodes to and half a byte more (its encoded body is held beside it while it is sent), whichever is more. An
+ * ASCII character counts 1.5 both ways, so the queue holds about as much memory whatever the text.
  */
 function charSize(value: string, i: number, sizes: EncodedSizes): number {
   const code = value.charCodeAt(i);
-  if (code < 0x80) return code < 0x20 && code !== 9 && code !== 10 && code !== 13 ? sizes.control : 1.5;
-  if (code < 0x100) return 2;
-  if (code < 0xd800 || code > 0xdfff) return 3;
+  if (code < 0x80) return code < 0x20 && code !== 9 && code !== 10 && code !== 13 ? sizes.control + 0.5 : 1.5;
+  if (code < 0x100) return 2.5;
+  if (code < 0x800) return 3;
+  if (code < 0xd800 || code > 0xdfff) return 3.5;
   const paired =
     code < 0xdc00 ? (value.charCodeAt(i + 1) & 0xfc00) === 0xdc00 : (value.charCodeAt(i - 1) & 0xfc00) === 0xd800;
-  // A pair's four UTF-8 bytes are 2 per unit, under 1.5 times the 2 bytes V8 holds each unit in.
-  return paired ? 3 : sizes.loneSurrogate;
+  // A pair's four UTF-8 bytes are 2 per unit: 1.5 times the 2 bytes V8 holds each unit in is more.
+  return paired ? 3 : sizes.loneSurrogate + 0.5;
 }
 
 function attributesSize(attributes: Attributes | Record<string, unknown>, sizes: EncodedSizes, depth: number): number {
