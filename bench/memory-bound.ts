@@ -2,6 +2,7 @@
 // accepts connections and never answers. Prints the peak resident set size of the SDK's process, what the queue held
 // and what it dropped.
 //   node memory-bound.ts [--spans 110000] [--kb 10] [--protocol http/json|http/protobuf] [--queue-mb N]
+//                        [--text ascii,cjk,emoji,surrogate,control] (one child process per kind of text, in turn)
 // (after a build of @svc/*). BENCH_NODE_FLAGS="--trace-gc" passes flags to the SDK's process; BENCH_MEMORY_DETAIL=1
 // prints its process.memoryUsage() at the end. Peak memory depends on how fast the garbage collector keeps up: on a
 // busy machine V8 lets the heap grow to several times what is live, so run it a few times and read the highest figure.
@@ -17,9 +18,23 @@ const { values } = parseArgs({
     protocol: { type: "string", default: "http/json" },
     /** maxQueueBytes in MiB, instead of the default. */
     "queue-mb": { type: "string" },
+    /** Kinds of text the spans carry, each in a process of its own (see TEXT_KINDS). */
+    text: { type: "string", default: "ascii" },
     child: { type: "boolean", default: false },
   },
 });
+/**
+ * The character each kind of text repeats: ASCII (one byte in V8 and in the body), CJK (two bytes in V8, three in
+ * UTF-8), emoji (surrogate pairs: four UTF-8 bytes per two code units), lone surrogates (six bytes each in OTLP/JSON,
+ * `\ud800`) and control characters (one byte in V8, six in OTLP/JSON, `\u0001`).
+ */
+const TEXT_KINDS: Record<string, string> = {
+  ascii: "x",
+  cjk: "\u4e2d",
+  emoji: "\u{1f600}",
+  surrogate: "\ud800",
+  control: "\u0001",
+};
 /** Spans created between two turns of the event loop, so that the queue's sends start while spans keep coming. */
 const SPANS_PER_TURN = 1_000;
 /** Longest the child may run. */
@@ -38,11 +53,21 @@ async function child(): Promise<void> {
   const provider = new BasicTracerProvider({ spanProcessors: [processor] });
   const tracer = provider.getTracer("svc-sdk");
   const count = Number(values.spans);
-  const text = "x".repeat(Number(values.kb) * 1024);
+  const kind = TEXT_KINDS[values.text] ?? "x";
+  // 1,024 characters per KB (code units: an emoji is two).
+  const text = kind.repeat((Number(values.kb) * 1024) / kind.length);
+  // The other kinds as they are (JSON.stringify would escape lone surrogates and control characters): decoded from
+  // their UTF-16 code units, with the span's number written over the first ones, one allocation per span as for ASCII.
+  const units = Buffer.from(text, "utf16le");
   const started = performance.now();
   for (let i = 0; i < count; i++) {
-    // A new flat string per span, as each span of an application carries its own input (JSON text).
-    const input = JSON.stringify({ i, text });
+    // A new flat string per span, as each span of an application carries its own input (for ASCII, JSON text).
+    let input: string;
+    if (kind === "x") input = JSON.stringify({ i, text });
+    else {
+      units.write(String(i).padStart(6, "0"), "utf16le");
+      input = units.toString("utf16le");
+    }
     tracer.startSpan(`span-${i}`, { attributes: { "svc.observation.input": input } }).end();
     if (i % SPANS_PER_TURN === SPANS_PER_TURN - 1) await new Promise((resolve) => setImmediate(resolve));
   }
@@ -50,6 +75,7 @@ async function child(): Promise<void> {
   const result = {
     spans: count,
     spanKb: Number(values.kb),
+    text: values.text,
     protocol: values.protocol,
     createMs: Math.round(performance.now() - started),
     peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
@@ -64,6 +90,13 @@ async function child(): Promise<void> {
 }
 
 async function parent(): Promise<void> {
+  for (const kind of values.text.split(",")) {
+    if (!(kind in TEXT_KINDS)) throw new Error(`unknown --text ${kind}; one of ${Object.keys(TEXT_KINDS).join(", ")}`);
+    await runChild(kind);
+  }
+}
+
+async function runChild(kind: string): Promise<void> {
   const server: Server = createServer(() => {
     // Accepts the request and never answers.
   });
@@ -78,6 +111,8 @@ async function parent(): Promise<void> {
     values.kb,
     "--protocol",
     values.protocol,
+    "--text",
+    kind,
   ];
   if (values["queue-mb"]) args.push("--queue-mb", values["queue-mb"]);
   const proc = spawn(process.execPath, [...(process.env.BENCH_NODE_FLAGS?.split(" ").filter(Boolean) ?? []), ...args], {
@@ -98,7 +133,7 @@ async function parent(): Promise<void> {
   if (!line || code !== 0) throw new Error(`the child ended with ${code} and printed no result`);
   const r = JSON.parse(line.slice("bench:".length));
   console.log(
-    `${r.spans} spans of ${r.spanKb} KB (${r.protocol}), server silent: peak RSS ${r.peakRssMb} MB; ` +
+    `${r.spans} spans of ${r.spanKb} KB of ${r.text} text (${r.protocol}), server silent: peak RSS ${r.peakRssMb} MB; ` +
       `${r.queued} spans queued (${r.queuedMb} MiB estimated), ${r.inFlight} in flight, ${r.dropped} dropped (queue full)`,
   );
 }

@@ -18,6 +18,7 @@ import { createSvcApiClient } from "../../packages/client/src/api/generated/clie
 import { RequestRuntime, type RuntimeConfig } from "../../packages/client/src/api/request-runtime.ts";
 import { resolveClientConfig } from "../../packages/client/src/config.ts";
 import { type ReplyFn, startServer } from "../support/http-server.ts";
+import { captureLogs } from "../support/logs.ts";
 
 async function serve(reply?: ReplyFn) {
   const server = await startServer(reply);
@@ -363,6 +364,20 @@ describe("timeouts and abort", () => {
     const svc = new SvcClient({ baseUrl: server.url, publicKey: "pk", secretKey: "sk", timeout: 0.05 });
 
     await expect(svc.api.health.health({}, { maxRetries: 0 })).rejects.toBeInstanceOf(SvcAPITimeoutError);
+  });
+
+  it("falls through a timeoutInSeconds of 0 to the client's time limit, with one warning naming the value", async () => {
+    const logs = captureLogs();
+    const server = await serve(() => ({ status: 200, json: { ok: 1 }, delayMs: 50 }));
+    const { api } = apiFor(server.url, { timeoutSeconds: 5 });
+
+    await expect(api.health.health({}, { timeoutInSeconds: 0, maxRetries: 0 })).resolves.toEqual({ ok: 1 });
+    await expect(api.health.health({}, { timeoutInSeconds: 0, maxRetries: 0 })).resolves.toEqual({ ok: 1 });
+
+    expect(server.seen).toHaveLength(2);
+    expect(logs.filter((l) => l.level === "warn").map((l) => l.message)).toEqual([
+      "[Svc SDK] svc.api: the timeoutInSeconds request option must be a number > 0, got 0; using 5 (the client's timeout)",
+    ]);
   });
 
   it("sends nothing when the signal is already aborted", async () => {

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -505,6 +506,26 @@ describe("svc doctor, the command", () => {
     expect(result.code).toBe(0);
   });
 
+  it("fails its runtime check and exits 1 on Node.js 20, which the SDK does not support", async () => {
+    const node20 = "/usr/bin/node";
+    expect(execFileSync(node20, ["--version"], { encoding: "utf8" })).toMatch(/^v20\./);
+    const server = await useDevServer();
+    const env = { SVC_BASE_URL: server.url, SVC_PUBLIC_KEY: server.publicKey, SVC_SECRET_KEY: server.secretKey };
+
+    const [old, current] = await Promise.all([
+      runChild(CLI, { args: ["doctor"], env, node: node20 }),
+      runChild(CLI, { args: ["doctor"], env }),
+    ]);
+
+    expect(old.code).toBe(1);
+    expect(old.stdout).toMatch(
+      /^FAIL {2}runtime {10}Node\.js 20\.\d+\.\d+ is not supported: the SDK needs Node\.js 22 or later\. Fix: /m,
+    );
+    expect(old.stdout).toMatch(/^PASS {2}OTLP endpoint/m);
+    expect(current.code).toBe(0);
+    expect(current.stdout).not.toContain("runtime");
+  });
+
   it("exits 2 with the usage on stderr for an unknown command or argument", async () => {
     const [command, argument] = await Promise.all([
       runChild(CLI, { args: ["cure"] }),
@@ -512,7 +533,7 @@ describe("svc doctor, the command", () => {
     ]);
 
     expect(command).toMatchObject({ code: 2, stdout: "" });
-    expect(command.stderr).toMatch(/^svc: unknown command "cure"\n\nUsage: svc doctor/);
+    expect(command.stderr).toMatch(/^svc: unknown command "cure"\n\nUsage: npx @svc\/client doctor/);
     expect(argument.stderr).toMatch(/^svc: unknown argument "--colour"/);
   });
 });

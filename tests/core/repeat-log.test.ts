@@ -179,17 +179,38 @@ describe("RepeatLog", () => {
     ]);
   });
 
-  it("starts afresh when the global logger is reconfigured", () => {
+  it("reports the repeats it held when the global logger is reconfigured, then starts afresh", () => {
     const logs = captureLogs();
     const repeats = new RepeatLog();
 
+    repeats.warn(KIND, KIND);
     repeats.warn(KIND, KIND);
     repeats.warn(KIND, KIND);
     configureGlobalLogger({ level: LogLevel.DEBUG });
     repeats.warn(KIND, KIND);
     repeats.report();
 
-    expect(logs.map((l) => l.message)).toEqual([`[Svc SDK] ${KIND}`, `[Svc SDK] ${KIND}`]);
+    expect(logs.map((l) => l.message)).toEqual([
+      `[Svc SDK] ${KIND}`,
+      `[Svc SDK] ${KIND}: happened 2 more time(s) since the last message`,
+      `[Svc SDK] ${KIND}`,
+    ]);
+  });
+
+  it("logs the held repeats where their first line went when the sink changes, so that the log adds up", () => {
+    const before = captureLogs();
+    const repeats = new RepeatLog();
+    repeats.error(KIND, KIND);
+    repeats.error(KIND, KIND);
+
+    const after = captureLogs();
+    repeats.report();
+
+    expect(before.map((l) => l.message)).toEqual([
+      `[Svc SDK] ${KIND}`,
+      `[Svc SDK] ${KIND}: happened 1 more time(s) since the last message`,
+    ]);
+    expect(after).toEqual([]);
   });
 
   it("honours the summary interval given", () => {

@@ -54,3 +54,33 @@ describe.each(["NodeSDK", "An app with its own exporter", "Sentry 11", "@vercel/
     });
   },
 );
+
+/** Version of a package as installed in the repository, which the test above runs the recipes with. */
+function installedVersion(name: string): string {
+  const manifest = join(import.meta.dirname, "..", "..", "node_modules", name, "package.json");
+  return (JSON.parse(readFileSync(manifest, "utf8")) as { version: string }).version;
+}
+
+describe.each(["An app with its own exporter", "Sentry 11"])(
+  "the recipe %s, which imports 2.x SDK packages",
+  (heading) => {
+    it("says it is for the OpenTelemetry 2.x line and installs every OpenTelemetry package it imports on that line", () => {
+      const section = PAGE.slice(PAGE.indexOf(`## ${heading}\n`));
+      const prose = section.slice(0, section.indexOf("```ts"));
+      const install = /^npm install (.+)$/m.exec(prose)?.[1]?.split(" ") ?? [];
+      const imported = [...recipe(heading).matchAll(/from "(@opentelemetry\/[^"]+)"/g)].map((m) => m[1] as string);
+
+      expect(prose).toContain("OpenTelemetry 2.x line");
+      expect(install).toContain("@opentelemetry/api@~1.9.0");
+      expect(installedVersion("@opentelemetry/api")).toMatch(/^1\.9\./);
+      for (const name of imported) {
+        const spec = install.find((s) => s.startsWith(`${name}@`));
+        expect(spec, name).toBeDefined();
+        // `^2`: the major version; `0.223`: that prefix.
+        const range = (spec as string).slice(name.length + 1);
+        const prefix = range.startsWith("^") ? `${range.slice(1).split(".")[0]}.` : range;
+        expect(installedVersion(name).startsWith(prefix), `${name} ${installedVersion(name)}`).toBe(true);
+      }
+    });
+  },
+);

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { CallbackManager } from "@langchain/core/callbacks/manager";
 import { Document } from "@langchain/core/documents";
 import { BaseChatModel } from "@langchain/core/language_models/chat_models";
@@ -501,3 +502,15 @@ function brokenProvider(): TracerProvider {
   const tracer = { startSpan: () => span, startActiveSpan: fail } as unknown as Tracer;
   return { getTracer: () => tracer };
 }
+
+describe("CallbackHandler's TSDoc", () => {
+  it("names the observation type each kind of run is recorded as, as the tests above find them", () => {
+    const source = readFileSync(new URL("../../packages/langchain/src/callback-handler.ts", import.meta.url), "utf8");
+    const doc = /\/\*\*((?:(?!\*\/)[\s\S])*)\*\/\s*export class CallbackHandler/.exec(source)?.[1] ?? "";
+
+    const text = doc.replace(/\s*\*\s*/g, " ");
+    expect(text).toContain("LLM and chat model runs as generations");
+    expect(text).toContain("tools as tools");
+    expect(text).toContain("chains, graph nodes, retrievers and agent actions as spans");
+  });
+});

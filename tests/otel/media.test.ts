@@ -76,6 +76,19 @@ describe("media in span data", () => {
     expect(spans.meta?.["svc.observation.metadata.file"]).toBe(REFERENCE);
   });
 
+  it("names the field metadata for a metadata key that contains input or output, and trace input input", async () => {
+    const server = await mediaServer({ alreadyUploaded: true });
+    const { svc, processor } = svcProvider(server);
+
+    svc.startSpan("user-input", { attributes: { "svc.observation.metadata.user_input": DATA_URI } }).end();
+    svc.startSpan("outputs", { attributes: { "svc.trace.metadata.outputs": DATA_URI } }).end();
+    svc.startSpan("trace-input", { attributes: { "svc.trace.input": DATA_URI } }).end();
+    await processor.forceFlush();
+
+    const fields = find(server, "POST", "/api/public/media").map((r) => (r.json as { field: string }).field);
+    expect(fields.sort()).toEqual(["input", "metadata", "metadata"]);
+  });
+
   it("skips the PUT when the server already has the media", async () => {
     const server = await mediaServer({ alreadyUploaded: true });
     const { svc, processor } = svcProvider(server);

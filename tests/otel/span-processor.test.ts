@@ -466,6 +466,30 @@ describe("span content", () => {
     expect(logs.some((l) => l.level === "error" && l.message.includes("filter bug"))).toBe(true);
   });
 
+  it("logs once a throw of shouldExportSpan at a span's start, and asks again with the ended span", async () => {
+    const logs = captureLogs();
+    const server = await sink();
+    const { svc, processor } = svcProvider(server, {
+      shouldExportSpan: ({ otelSpan }) => {
+        if (!otelSpan.ended) throw new Error("asked before the end");
+        return true;
+      },
+    });
+
+    svc.startSpan("first").end();
+    svc.startSpan("second").end();
+    await processor.forceFlush();
+
+    expect(exportedSpans(server).map((s) => s.name)).toEqual(["first", "second"]);
+    expect(logs.filter((l) => l.message.includes("asked before the end"))).toEqual([
+      {
+        level: "warn",
+        message:
+          '[Svc SDK] SvcSpanProcessor: shouldExportSpan threw at a span\'s start (asked whether it is an app root); the span is asked again when it ends: "first": asked before the end',
+      },
+    ]);
+  });
+
   it("stamps environment and release on every span, keeping an environment the span already has", async () => {
     const server = await sink();
     const { svc, tracer, processor } = svcProvider(server, { release: "r-7" }, { SVC_TRACING_ENVIRONMENT: "staging" });

@@ -174,6 +174,58 @@ describe("the queue's size estimate of a span", () => {
   }
 });
 
+/** 10,240 UTF-16 code units of each kind of text (an emoji is two). */
+const TEXT_KINDS = {
+  ascii: "x".repeat(10_240),
+  cjk: "\u4e2d".repeat(10_240),
+  emoji: "\u{1f600}".repeat(5_120),
+  "lone surrogates": "\ud800".repeat(10_240),
+  "control characters": "\u0001".repeat(10_240),
+};
+
+/** Bytes V8 holds a flat string in: one per character when every character is at most U+00FF, else two. */
+function bytesInMemory(value: string): number {
+  return /[\u0100-\uffff]/.test(value) ? 2 * value.length : value.length;
+}
+
+describe("the queue's size estimate of a span by kind of text", () => {
+  for (const protocol of ["http/json", "http/protobuf"] as const) {
+    for (const [kind, value] of Object.entries(TEXT_KINDS)) {
+      it(`is at least the ${protocol} encoding and 1.5 times the text's size in memory, at most twice that, for ${kind}`, async () => {
+        captureLogs(LogLevel.ERROR);
+        const server = await faultServer(() => ({ status: 200, json: {} }));
+        const p = processor(server, protocol);
+        const span = toSpan({
+          name: "s",
+          kind: 0,
+          context: {
+            traceId: "a".repeat(32),
+            spanId: "b".repeat(16),
+            traceFlags: 1,
+            isRemote: false,
+            traceState: undefined,
+          },
+          parent: undefined,
+          attributes: { "svc.observation.input": value },
+          events: [],
+          links: [],
+          status: { code: 0, message: undefined },
+        });
+
+        p.onEnd(span);
+        const estimate = p.health().queuedBytes;
+        await p.forceFlush();
+        const encoded = encodedSizeOfLastSpan(server, protocol);
+
+        // 1.5 times: what ASCII text is counted at for its one byte per character.
+        const bound = Math.max(encoded, 1.5 * bytesInMemory(value));
+        expect(estimate).toBeGreaterThanOrEqual(bound);
+        expect(estimate).toBeLessThanOrEqual(2 * bound);
+      });
+    }
+  }
+});
+
 describe("the queue's byte bound", () => {
   it("drops spans once their estimated bytes reach maxQueueBytes, well before maxQueueSize", async () => {
     const logs = captureLogs(LogLevel.ERROR);

@@ -9,6 +9,7 @@ import { type DevServer, startDevServer } from "@svc/dev-server";
 import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chromiumBinary, installApp, node24, packAll, removeDir, runtimeTools } from "../support/packages.ts";
+import { SERVERLESS_OTEL_PACKAGES } from "../support/recipes.ts";
 import { type RecordingProxy, startRecordingProxy } from "../support/recording-proxy.ts";
 
 // The runtime matrix: the packed packages installed into an app as a user installs them, one scenario
@@ -40,18 +41,12 @@ beforeAll(async () => {
   tools = join(runtimeTools(), "node_modules");
   const { tarballs } = packed;
   const install = [tarballs["@svc/tracing"], tarballs["@svc/otel"], tarballs["@svc/client"]] as string[];
-  appDir = installApp(
-    {},
-    { install: [...install, "@opentelemetry/api@~1.9.0", "@opentelemetry/sdk-trace-base@^2"] },
-  ).dir;
+  appDir = installApp({}, { install: [...install, ...SERVERLESS_OTEL_PACKAGES] }).dir;
   for (const file of readdirSync(SCENARIO_DIR)) copyFileSync(join(SCENARIO_DIR, file), join(appDir, file));
   server = await startDevServer({ port: 0 });
-  const created = await fetch(`${server.url}/api/public/v2/prompts`, {
-    method: "POST",
-    headers: { authorization: basicAuth(), "content-type": "application/json" },
-    body: JSON.stringify({ name: "runtime-greeting", type: "text", prompt: "Hi {{name}}", labels: ["production"] }),
-  });
-  expect(created.status).toBe(200);
+  // The guide's set-up step creates the prompt the scenario reads, as an app does before its first request.
+  const { stdout } = await run(process.execPath, ["setup.mjs"], { cwd: appDir, env: svcEnv(server.url) });
+  expect(JSON.parse(stdout)).toEqual({ created: "runtime-greeting", version: 1 });
 });
 
 afterAll(async () => {
@@ -60,10 +55,6 @@ afterAll(async () => {
   removeDir(appDir);
   if (packed) removeDir(packed.dir);
 });
-
-function basicAuth(): string {
-  return `Basic ${Buffer.from(`${server.publicKey}:${server.secretKey}`).toString("base64")}`;
-}
 
 async function proxy(): Promise<RecordingProxy> {
   const started = await startRecordingProxy(server.url);

@@ -102,6 +102,9 @@ describe("next to @sentry/node 11", () => {
       expect(app.result.code).toBe(0);
       expect(app.svcTraces).toBe(0);
       expect(app.output.split(WARNING)).toHaveLength(2);
+      // NodeSDK was started already and could not register its provider: the advice is another one.
+      expect(app.output).not.toContain("new NodeSDK(");
+      expect(app.output).toContain("such as Sentry with enableOpenTelemetrySetup");
     },
   );
 });

@@ -40,11 +40,11 @@ export interface Child {
  */
 export async function startChild(
   source: string,
-  { env = {}, timeoutMs = 30_000, args = [], nodeArgs = [], external = [] }: ChildOptions = {},
+  { env = {}, timeoutMs = 30_000, args = [], nodeArgs = [], external = [], node = process.execPath }: ChildOptions = {},
 ): Promise<Child> {
   const file = await bundle(source, external);
   const started = Date.now();
-  const child = spawn(process.execPath, [...nodeArgs, file, ...args], {
+  const child = spawn(node, [...nodeArgs, file, ...args], {
     env: { PATH: process.env.PATH ?? "", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -93,6 +93,8 @@ export interface ChildOptions {
   args?: string[];
   /** Options of `node` itself, before the program (`--expose-gc`). */
   nodeArgs?: string[];
+  /** The `node` binary that runs the program. @defaultValue the one running the tests (Node 22) */
+  node?: string;
   /**
    * Packages left out of the bundle and loaded from the repository's node_modules at run time, as an application
    * loads them (`@sentry/node` hooks module loading). `@opentelemetry/*` is then external too, so that one copy of the

@@ -36,3 +36,9 @@ export function sentryDsn(sink: TestServer): string {
   const { host } = new URL(sink.url);
   return `http://sentrypublickey@${host}/42`;
 }
+
+/**
+ * The OpenTelemetry packages of the serverless guide's recipes (the 2.x line), as the guide's install command names
+ * them and as the runtime matrix installs them next to the packed packages.
+ */
+export const SERVERLESS_OTEL_PACKAGES = ["@opentelemetry/api@~1.9.0", "@opentelemetry/sdk-trace-base@^2"];

@@ -304,6 +304,19 @@ describe("getPropagatedAttributes", () => {
     });
   });
 
+  it("skips a baggage entry without a key or without a value, and maps the others", () => {
+    const bag = propagation
+      .createBaggage({ svc_session_id: { value: "s" } })
+      .setEntry(undefined as unknown as string, { value: "no key" })
+      .setEntry("svc_tags", {} as { value: string })
+      .setEntry("svc_user_id", { value: "u" });
+
+    expect(getPropagatedAttributes(propagation.setBaggage(ROOT_CONTEXT, bag))).toEqual({
+      [A.TRACE_SESSION_ID]: "s",
+      [A.TRACE_USER_ID]: "u",
+    });
+  });
+
   it("prefers values stored in context over baggage", () => {
     const bag = propagation.createBaggage({ svc_user_id: { value: "from-baggage" } });
     context.with(propagation.setBaggage(context.active(), bag), () => {

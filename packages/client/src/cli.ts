@@ -1,10 +1,10 @@
 #!/usr/bin/env node
-// `svc`, the command of @svc/client: `svc doctor` checks the set-up of the SDK against the server.
+// `svc`, the command of @svc/client: `npx @svc/client doctor` checks the set-up of the SDK against the server.
 import { configureGlobalLogger, LogLevel, readEnv, resolveConnection, SDK_VERSION } from "@svc/core";
 import { DEFAULT_DOCTOR_TIMEOUT_SECONDS, runDoctor } from "./doctor/doctor.js";
 import { doctorTarget } from "./doctor/setup-checks.js";
 
-const USAGE = `Usage: svc doctor [--base-url <url>] [--timeout <seconds>] [--env-file <path>] [--verbose]
+const USAGE = `Usage: npx @svc/client doctor [--base-url <url>] [--timeout <seconds>] [--env-file <path>] [--verbose]
 
 Checks the set-up of the svc SDK, one line per check with what to do when it fails: the keys (SVC_PUBLIC_KEY,
 SVC_SECRET_KEY), the base URL (SVC_BASE_URL), that the server answers and accepts the keys, the clock, and that

@@ -41,9 +41,9 @@ export interface CallbackHandlerParams {
 const log = () => getGlobalLogger();
 
 /**
- * LangChain callback handler that records every run as an svc observation: chains and graph nodes as chains,
- * LLM and chat model runs as generations, tools as tools, retrievers as retrievers and agent actions as agents,
- * nested as LangChain nests them and under the active svc observation, if any. It never throws into the run.
+ * LangChain callback handler that records every run as an svc observation: LLM and chat model runs as generations,
+ * tools as tools, and chains, graph nodes, retrievers and agent actions as spans (as the previous major did), nested
+ * as LangChain nests them and under the active svc observation, if any. It never throws into the run.
  * @example
  * const handler = new CallbackHandler({ userId: "u-1", sessionId: "s-1" });
  * await chain.invoke({ topic: "owls" }, { callbacks: [handler] });

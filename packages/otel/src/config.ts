@@ -33,7 +33,12 @@ import type { ReadableSpan } from "./readable-span.js";
 /** Receives one input, output or metadata value and returns what is exported instead (or a promise of it). */
 export type MaskFunction = (params: { data: unknown }) => unknown;
 
-/** Decides whether an ended span is exported. Replaces the default filter completely. */
+/**
+ * Decides whether a span is exported; replaces the default filter completely. Its answer for the ended span decides
+ * (a throw then drops the span, logged at error level). It is also asked when a span starts, with the span as it
+ * is then (not ended, only the attributes given at its start), whether the span is expected to be exported, to find
+ * the app's root observations; a throw there is logged as a warning and taken as no.
+ */
 export type ShouldExportSpan = (params: { otelSpan: ReadableSpan }) => boolean;
 
 /** Request body compression of span exports. */
@@ -130,7 +135,10 @@ export interface SvcSpanProcessorParams {
   release?: string;
   /** Applied to every input, output and metadata attribute before export; may return a promise. */
   mask?: MaskFunction;
-  /** Replaces the default export filter ({@link isDefaultExportSpan}). */
+  /**
+   * Replaces the default export filter ({@link isDefaultExportSpan}); asked at a span's end and, for the app-root
+   * mark, at its start (see {@link ShouldExportSpan}).
+   */
   shouldExportSpan?: ShouldExportSpan;
   /**
    * Uploads base64 data URIs found in input, output and metadata, and exports media references instead.

@@ -39,6 +39,9 @@ export interface SpanProcessorHealth extends DeliveryHealth {
 /** Time a custom exporter's `forceFlush()` or `shutdown()` gets past the flush deadline, when the flush took it all. */
 const EXPORTER_CALL_GRACE_MS = 500;
 
+/** Probe spans remembered until they end; a probe is made at most once per tracer, and by each doctor run. */
+const MAX_CLAIMED = 64;
+
 /**
  * OpenTelemetry span processor that sends svc observations (and LLM spans of other instrumentation)
  * to the svc server over OTLP/HTTP. It never throws into application code.
@@ -77,6 +80,8 @@ export class SvcSpanProcessor {
   readonly #probe: ProcessorProbe;
   #flushing = 0;
   #starts = 0;
+  /** Probe spans claimed (`traceId-spanId`): dropped without a word when they end. */
+  readonly #claimed = new Set<string>();
   #shutdown: Promise<void> | undefined;
 
   /**
@@ -135,7 +140,13 @@ export class SvcSpanProcessor {
       health: () => this.health(),
       filteredOut: () => this.#filter.filteredOut(),
       starts: () => this.#starts,
-      claims: (span) => this.#start.onEnd(span),
+      claims: (span) => {
+        if (!this.#start.onEnd(span)) return false;
+        // Ended by the caller (the no-processor probe) or never (the doctor's): never exported either way.
+        if (this.#claimed.size >= MAX_CLAIMED) this.#claimed.clear();
+        this.#claimed.add(`${span.traceId}-${span.spanId}`);
+        return true;
+      },
     };
     registerProcessorProbe(this.#probe);
   }
@@ -157,6 +168,7 @@ export class SvcSpanProcessor {
   onEnd(span: ReadableSpan): void {
     try {
       const spanContext = span.spanContext();
+      if (this.#claimed.size > 0 && this.#claimed.delete(`${spanContext.traceId}-${spanContext.spanId}`)) return;
       // A span expected at its start was sampled then: the decision is per trace, so it stands. The default filter's
       // yes at start stands too (a span's scope does not change and attributes are only added); a custom filter is
       // asked again, on the ended span.

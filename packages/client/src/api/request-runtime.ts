@@ -1,4 +1,13 @@
-import { type Backend, type HttpMethod, type HttpRequest, type HttpResult, httpRequest, mergeHeaders } from "@svc/core";
+import {
+  type Backend,
+  type HttpMethod,
+  type HttpRequest,
+  type HttpResult,
+  httpRequest,
+  mergeHeaders,
+  RepeatLog,
+  show,
+} from "@svc/core";
 import { errorFromFailure } from "./error-from-failure.js";
 import { parseBody, responseOf } from "./errors.js";
 import type { Operation } from "./operation.js";
@@ -16,7 +25,10 @@ export type EmptyRequest = Record<string, never>;
 
 /** Options accepted as the last argument of every `svc.api` method. */
 export interface RequestOptions {
-  /** Time limit of each attempt, in seconds. @defaultValue the client's `timeout` option, else 60 */
+  /**
+   * Time limit of each attempt, in seconds; a value that is not a number > 0 is ignored with a warning.
+   * @defaultValue the client's `timeout` option, else 60
+   */
   timeoutInSeconds?: number;
   /** Retries after a retryable failure (network error, timeout, 408, 429, 5xx). @defaultValue 2 */
   maxRetries?: number;
@@ -172,11 +184,23 @@ export class RequestRuntime {
         options.headers,
       ),
       body: hasBody ? (encoded ?? JSON.stringify(request ?? {})) : undefined,
-      attemptTimeoutMs: (options.timeoutInSeconds ?? this.#config.timeoutSeconds) * 1000,
+      attemptTimeoutMs: this.#attemptTimeoutSeconds(options.timeoutInSeconds) * 1000,
       maxRetries: options.maxRetries ?? this.#config.maxRetries ?? DEFAULT_MAX_RETRIES,
       signal: options.abortSignal,
       sleep: this.#config.sleep,
     };
+  }
+
+  /** The call's `timeoutInSeconds` when it is a number > 0; else the client's, with a warning (as for options). */
+  #attemptTimeoutSeconds(value: number | undefined): number {
+    if (value === undefined) return this.#config.timeoutSeconds;
+    if (typeof value === "number" && value > 0 && Number.isFinite(value)) return value;
+    const kind = "svc.api: the timeoutInSeconds request option must be a number > 0";
+    optionWarnings.warn(
+      kind,
+      `${kind}, got ${show(value)}; using ${this.#config.timeoutSeconds} (the client's timeout)`,
+    );
+    return this.#config.timeoutSeconds;
   }
 
   #send(request: HttpRequest): Promise<HttpResult> {
@@ -209,3 +233,6 @@ export class RequestRuntime {
     return { data: parseBody(text) as T, rawResponse: responseOf(response, text) };
   }
 }
+
+/** Warnings about request options: the first of each kind, then counts. */
+const optionWarnings = new RepeatLog();

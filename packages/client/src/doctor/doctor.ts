@@ -15,10 +15,11 @@ export interface DoctorOptions {
 export const DEFAULT_DOCTOR_TIMEOUT_SECONDS = 10;
 
 /**
- * Runs the checks in order: keys, base URL, server, credentials, clock, OTLP endpoint and, with `tracing` (what
- * `observeTracing()` saw in this process), the tracer provider and span export; with `otlpDefaults`, whether the
- * app's OpenTelemetry SDK exports to a default `localhost:4318` that nothing answers. A check that an earlier failure
- * rules out is skipped. Every request has a time limit and the run a deadline, whatever the server does. Never rejects.
+ * Runs the checks in order: the runtime (a line only when Node.js is older than the SDK supports), keys, base URL,
+ * server, credentials, clock, OTLP endpoint and, with `tracing` (what `observeTracing()` saw in this process), the
+ * tracer provider and span export; with `otlpDefaults`, whether the app's OpenTelemetry SDK exports to a default
+ * `localhost:4318` that nothing answers. A check that an earlier failure rules out is skipped. Every request has a
+ * time limit and the run a deadline, whatever the server does. Never rejects.
  */
 export async function runDoctor(
   target: DoctorTarget,
@@ -31,6 +32,8 @@ export async function runDoctor(
   const seconds = typeof timeout === "number" && timeout > 0 ? timeout : DEFAULT_DOCTOR_TIMEOUT_SECONDS;
   const session: ServerSession = { target, timeoutMs: seconds * 1000, deadline: Date.now() + 2 * seconds * 1000 };
   const checks: DoctorCheck[] = [];
+  const unsupported = checkRuntime();
+  if (unsupported) checks.push(unsupported);
   const keys = await guarded("keys", () => checkKeys(target));
   checks.push(keys, await guarded("base URL", () => checkBaseUrl(target)));
   const keysUsable = keys.status !== "fail";
@@ -78,6 +81,26 @@ async function guarded<T extends DoctorCheck | DoctorCheck[]>(
 
 function skipped(name: string, why: string): DoctorCheck {
   return { name, status: "skip", detail: `skipped: ${why}` };
+}
+
+/** Oldest major version of Node.js the SDK supports (the `engines` field of its packages). */
+const MIN_NODE_MAJOR = 22;
+
+/**
+ * The check `runtime`, only when it fails: Node.js older than the SDK supports. Bun and Deno, which report a Node.js
+ * version of their own, and runtimes without Node.js are not judged by it.
+ */
+function checkRuntime(): DoctorCheck | undefined {
+  const versions = (globalThis as { process?: { versions?: Record<string, string | undefined> } }).process?.versions;
+  const node = versions?.node;
+  if (node === undefined || versions?.bun !== undefined || versions?.deno !== undefined) return undefined;
+  if (Number(node.split(".")[0]) >= MIN_NODE_MAJOR) return undefined;
+  return {
+    name: "runtime",
+    status: "fail",
+    detail: `Node.js ${node} is not supported: the SDK needs Node.js ${MIN_NODE_MAJOR} or later`,
+    fix: `Run the app (and this command) with Node.js ${MIN_NODE_MAJOR} or later.`,
+  };
 }
 
 function runtime(): string {

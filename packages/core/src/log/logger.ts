@@ -143,8 +143,20 @@ export interface LoggerOptions {
   forwardToDiag?: boolean;
 }
 
-/** Sets the level and, optionally, the sink of the logger that every svc package in the process shares. */
+/** Runs before each reconfiguration, while the old level and sink are still in place (set by the repeat log). */
+let beforeReconfigure: (() => void) | undefined;
+
+/** Sets what runs before each reconfiguration of the logger: logging the repeat counts held so far. */
+export function setBeforeReconfigure(hook: () => void): void {
+  beforeReconfigure = hook;
+}
+
+/**
+ * Sets the level and, optionally, the sink of the logger that every svc package in the process shares. Counts of
+ * repeated lines not yet logged are logged first, where the lines they repeat went.
+ */
 export function configureGlobalLogger(options: LoggerOptions): void {
+  beforeReconfigure?.();
   const s = state();
   if (options.level !== undefined) s.level = options.level;
   if (options.sink !== undefined) s.sink = options.sink;

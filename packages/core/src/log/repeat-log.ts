@@ -1,4 +1,4 @@
-import { getGlobalLogger, loggerGeneration } from "./logger.js";
+import { getGlobalLogger, loggerGeneration, setBeforeReconfigure } from "./logger.js";
 import { globalSlot } from "./slot.js";
 
 /** Default shortest time between two summaries of one kind, in milliseconds. */
@@ -68,6 +68,8 @@ export function reportHeldRepeats(): void {
   }
 }
 
+setBeforeReconfigure(reportHeldRepeats);
+
 /** Makes sure held counts are logged when the process exits (where there is a `process`), before other listeners. */
 function holdUntilExit(log: { report(): void }): void {
   const state = held();
@@ -88,7 +90,8 @@ function holdUntilExit(log: { report(): void }): void {
  * for `summaryIntervalMs` logs its next line in full again.
  *
  * The kind names one cause and stays the same for every occurrence (`"ScoreManager: score dropped: empty
- * name"`); the message may carry detail. Reconfiguring the global logger starts every RepeatLog afresh. Each
+ * name"`); the message may carry detail. Reconfiguring the global logger starts every RepeatLog afresh, after
+ * the counts held were logged (where the lines they repeat went), so the log still adds up. Each
  * component owns its RepeatLog and reports it itself.
  */
 export class RepeatLog {
@@ -228,10 +231,16 @@ export class RepeatLog {
     return this.#kinds.size < this.#maxKinds;
   }
 
+  /**
+   * After the global logger was reconfigured: logs the counts still held (a copy of the core that reconfigured it
+   * without reporting them first leaves them to the new logger), then starts afresh.
+   */
   #syncWithLogger(): void {
     const generation = loggerGeneration();
     if (generation === this.#generation) return;
     this.#generation = generation;
+    const now = Date.now();
+    for (const [kind, state] of this.#kinds) this.#summarise(kind, state, now);
     this.#kinds.clear();
     this.#sweptAt = Number.NEGATIVE_INFINITY;
   }

@@ -29,14 +29,14 @@ interface PresenceState {
   readonly probes: WeakMap<Tracer, number>;
 }
 
+/** Most probes of one tracer whose sampler never records: after them the question stays open, without a warning. */
+const MAX_PROBES = 5;
+
 // Version 1 (`svc.processor-presence`) was read by cores that do not check versions: version 2 takes a key of its own.
 const state = globalSlot<PresenceState>(
   { name: "svc.processor-presence.v2", version: 2, holds: "count of span starts seen by span processors" },
   () => ({ starts: 0, warnedGeneration: -1, verdicts: new WeakMap(), probes: new WeakMap() }),
 );
-
-/** Most probes of one tracer whose sampler never records: after them the question stays open, without a warning. */
-const MAX_PROBES = 5;
 
 /** What a span processor tells the doctor about itself: where it sends, how, and what it has done. */
 export interface ProcessorProbe {
@@ -56,8 +56,8 @@ export interface ProcessorProbe {
   /** Span starts this processor was given, shut down or not; grows only. */
   starts(): number;
   /**
-   * Whether the processor saw this span start and expects to export it; it then forgets the span, which the caller
-   * promises never to end (a probe span of the doctor).
+   * Whether the processor saw this span start and expects to export it; it then forgets the span, and drops it
+   * without exporting it should the caller end it (a probe span).
    */
   claims(span: SpanContext): boolean;
 }
@@ -102,16 +102,23 @@ export function processorStarts(): number {
  */
 export function warnUnprocessedObservation(name: string, span: Span): void {
   const s = state();
-  const generation = loggerGeneration();
-  if (s.warnedGeneration === generation) return;
   const recording = span.isRecording();
   const valid = isSpanContextValid(span.spanContext());
+  if (recording && valid) s.verdicts.set(getSvcTracer(), "without");
+  const generation = loggerGeneration();
+  if (s.warnedGeneration === generation) return;
   if (!recording && valid && providerVerdict(getSvcTracer()) !== "without") return;
   s.warnedGeneration = generation;
-  const fix =
-    "Register a tracer provider with the svc span processor when the app starts, for example " +
-    "new NodeSDK({ spanProcessors: [new SvcSpanProcessor()] }).start(), or pass such a provider to " +
-    "setSvcTracerProvider(). (If you send svc spans with an exporter of your own, ignore this line.)";
+  // With a provider registered (by the app, or by a library that set OpenTelemetry up first), starting NodeSDK would
+  // not register another one: the advice is about that provider, or a provider of svc's own.
+  const fix = valid
+    ? "A tracer provider is already registered (by the app, or by a library such as Sentry with " +
+      "enableOpenTelemetrySetup), so starting NodeSDK cannot register another: add new SvcSpanProcessor() to the " +
+      "span processors of that provider where its set-up allows, or give svc a provider of its own: " +
+      "setSvcTracerProvider(new NodeTracerProvider({ spanProcessors: [new SvcSpanProcessor()] }))."
+    : "Register a tracer provider with the svc span processor when the app starts, for example " +
+      "new NodeSDK({ spanProcessors: [new SvcSpanProcessor()] }).start(), or pass such a provider to " +
+      "setSvcTracerProvider().";
   const what = recording
     ? "was recorded by a tracer provider without SvcSpanProcessor"
     : valid
@@ -120,15 +127,18 @@ export function warnUnprocessedObservation(name: string, span: Span): void {
   const consequence = valid
     ? "it and later observations do not reach svc, whatever that provider's sampler decides"
     : "it and later observations are not recorded and do not reach svc";
-  getGlobalLogger().warn(`observation "${name}" ${what}: ${consequence}. ${fix}`);
+  const own = "(If you send svc spans with an exporter of your own, ignore this line.)";
+  getGlobalLogger().warn(`observation "${name}" ${what}: ${consequence}. ${fix} ${own}`);
 }
 
 /**
  * Whether a `SvcSpanProcessor` sees the spans of `tracer`'s provider, when its sampler left a span unrecorded (a
- * processor is told only of recorded spans). Asked by a probe span under a remote parent that is sampled, which
- * parent-based samplers (the default, and Sentry's) record: a processor that sees it claims and forgets it, and it is
- * never ended, so never exported by anyone. A sampler that records nothing leaves the question open, unless no
- * `SvcSpanProcessor` exists in the process at all.
+ * processor is told only of recorded spans). Known without asking when no `SvcSpanProcessor` exists in the process, or
+ * when an earlier span of the provider was recorded and none saw it start. Otherwise asked by a probe span under a
+ * remote parent that is sampled, which parent-based samplers (the default, and Sentry's) record: a `SvcSpanProcessor`
+ * that sees it claims it and drops it at its end, and it is ended at once, so that every processor of the application
+ * sees its end as well as its start (a processor that exports whatever ends, next to none of svc's, exports this one
+ * span, once per tracer). A sampler that records nothing leaves the question open.
  */
 function providerVerdict(tracer: Tracer): "with" | "without" | "unknown" {
   const s = state();
@@ -154,10 +164,13 @@ function probe(tracer: Tracer, probes: readonly ProcessorProbe[]): "with" | "wit
   });
   const before = processorStarts();
   const span = tracer.startSpan("svc processor probe", {}, parent);
-  const context = span.spanContext();
-  if (processorStarts() !== before) {
-    for (const p of probes) p.claims(context);
-    return "with";
+  try {
+    if (processorStarts() !== before) {
+      for (const p of probes) p.claims(span.spanContext());
+      return "with";
+    }
+    return span.isRecording() ? "without" : "unknown";
+  } finally {
+    span.end();
   }
-  return span.isRecording() ? "without" : "unknown";
 }

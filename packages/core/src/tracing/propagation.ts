@@ -139,8 +139,11 @@ export function getPropagatedAttributes(ctx: Context): Attributes {
 function baggageToAttributes(bag: Baggage): Attributes | undefined {
   let out: Attributes | undefined;
   for (const [key, entry] of bag.getAllEntries()) {
-    if (key === SVC_TRACE_ID_BAGGAGE_KEY || !key.startsWith("svc_")) continue;
-    const converted = fromBaggageEntry(key, entry.value);
+    // Baggage made in code can hold an entry without a key or a value; the W3C propagator makes none.
+    if (typeof key !== "string" || key === SVC_TRACE_ID_BAGGAGE_KEY || !key.startsWith("svc_")) continue;
+    const value = entry?.value;
+    if (typeof value !== "string") continue;
+    const converted = fromBaggageEntry(key, value);
     if (converted === undefined) continue;
     out ??= {};
     out[converted[0]] = converted[1];

@@ -7,10 +7,16 @@ import type { ReadableSpan } from "../readable-span.js";
  * `maxQueueBytes` when a span ends. Every part of the span is counted (name, attributes with arrays and nested values,
  * events, links, status, trace state), each with the fixed bytes its encoding adds around it (`ENCODED_SIZES`).
  *
- * Text is counted at 1.5 bytes per UTF-16 unit without reading it: its encoded size lies between 1 byte per unit
- * (ASCII) and 3 (most of the Basic Multilingual Plane beyond Latin scripts), so any text stays within a factor of two.
- * OTLP/JSON escapes control characters other than tab, newline and carriage return (and lone surrogates) in six bytes
- * each: text made of them is counted four times too small.
+ * Each character of text is counted at 1.5 times what V8 holds it in, or at what it encodes to and half a byte more,
+ * whichever is more (`charSize`); ASCII counts 1.5 both ways (`"`, `\`, tab, newline and carriage return, which JSON
+ * escapes in 2 bytes, are counted 1.5 too). The rest of Latin-1 counts 2.5 (2 in UTF-8), U+0100 to U+07FF 3 (V8
+ * holds text with such characters at 2 bytes each), the rest of the Basic Multilingual Plane (CJK) 3.5 (3 in UTF-8),
+ * each unit of a surrogate pair 3 (4 bytes in UTF-8 for the two), and other control characters and lone surrogates
+ * what the encoding makes of them and half a byte (6 bytes each in OTLP/JSON, `\u0001`; in protobuf a control
+ * character is 1 byte and a lone surrogate becomes U+FFFD, 3). So the byte bound holds about as much memory whatever
+ * the text. Text longer than `READ_IN_FULL` is sampled rather than read whole, so that a span of long text costs about
+ * what one of short text does: the estimate is exact for text of one kind throughout and, for mixed text, as good as
+ * the sample. ASCII text with a few characters beyond U+00FF is counted low (V8 then holds every character at 2 bytes).
  */
 
 /** Fixed bytes of each part of a span in one encoding (field names, tags, lengths, ids, times). */
@@ -39,6 +45,10 @@ interface EncodedSizes {
   link: number;
   /** Field of the status message, or of the trace state, around the text. */
   text: number;
+  /** A control character other than tab, newline and carriage return. */
+  control: number;
+  /** A surrogate code unit without its other half. */
+  loneSurrogate: number;
 }
 
 const ENCODED_SIZES: Record<SpanExportProtocol, EncodedSizes> = {
@@ -58,6 +68,8 @@ const ENCODED_SIZES: Record<SpanExportProtocol, EncodedSizes> = {
     event: 92,
     link: 130,
     text: 15,
+    control: 6,
+    loneSurrogate: 6,
   },
   // Tags and length prefixes; ids as 16 and 8 bytes, times as fixed64.
   "http/protobuf": {
@@ -75,6 +87,9 @@ const ENCODED_SIZES: Record<SpanExportProtocol, EncodedSizes> = {
     event: 15,
     link: 37,
     text: 2,
+    control: 1,
+    // TextEncoder writes U+FFFD.
+    loneSurrogate: 3,
   },
 };
 
@@ -88,13 +103,13 @@ export function spanSizeEstimator(protocol: SpanExportProtocol): (span: Readable
 }
 
 function estimateSpanSize(span: ReadableSpan, sizes: EncodedSizes): number {
-  let size = sizes.span + text(span.name) + attributesSize(span.attributes, sizes, 0);
+  let size = sizes.span + text(span.name, sizes) + attributesSize(span.attributes, sizes, 0);
   const message = span.status.message;
-  if (message) size += sizes.text + text(message);
+  if (message) size += sizes.text + text(message, sizes);
   const traceState = span.spanContext().traceState;
-  if (traceState) size += sizes.text + text(traceState.serialize());
+  if (traceState) size += sizes.text + text(traceState.serialize(), sizes);
   for (const event of span.events) {
-    size += sizes.event + text(event.name);
+    size += sizes.event + text(event.name, sizes);
     if (event.attributes) size += attributesSize(event.attributes, sizes, 0);
   }
   for (const link of span.links) {
@@ -104,15 +119,52 @@ function estimateSpanSize(span: ReadableSpan, sizes: EncodedSizes): number {
   return size;
 }
 
-/** Encoded bytes of text, estimated from its length alone. */
-function text(value: string): number {
-  return value.length + (value.length >> 1);
+/** Text up to this long is read in full; longer text is sampled. */
+const READ_IN_FULL = 256;
+/** Characters read of longer text: one in each of as many equal stretches of it. */
+const SAMPLES = 64;
+
+/**
+ * Encoded bytes of text: each character read is counted at what it encodes to; of text longer than
+ * `READ_IN_FULL`, `SAMPLES` characters are read, one at a scattered place in each stretch (so that text made of
+ * records of one length does not show the same field to every sample), and their average is counted for each.
+ */
+function text(value: string, sizes: EncodedSizes): number {
+  const length = value.length;
+  let size = 0;
+  if (length <= READ_IN_FULL) {
+    for (let i = 0; i < length; i++) size += charSize(value, i, sizes);
+    return Math.ceil(size);
+  }
+  const stretch = length / SAMPLES;
+  for (let k = 0; k < SAMPLES; k++) size += charSize(value, Math.floor((k + SAMPLE_AT[k]!) * stretch), sizes);
+  return Math.ceil((size / SAMPLES) * length);
+}
+
+/** Where in its stretch each sample is read, in [0, 1): multiplicative hashing of its number, for scattered places. */
+const SAMPLE_AT = Array.from({ length: SAMPLES }, (_, k) => (Math.imul(k + 1, 0x9e3779b1) >>> 0) / 2 ** 32);
+
+/**
+ * Bytes counted for the UTF-16 code unit at `i`: 1.5 times what V8 holds it in (1 byte up to U+00FF, 2 beyond), or
+ * what it encodes to and half a byte more (its encoded body is held beside it while it is sent), whichever is more. An
+ * ASCII character counts 1.5 both ways, so the queue holds about as much memory whatever the text.
+ */
+function charSize(value: string, i: number, sizes: EncodedSizes): number {
+  const code = value.charCodeAt(i);
+  if (code < 0x80) return code < 0x20 && code !== 9 && code !== 10 && code !== 13 ? sizes.control + 0.5 : 1.5;
+  if (code < 0x100) return 2.5;
+  if (code < 0x800) return 3;
+  if (code < 0xd800 || code > 0xdfff) return 3.5;
+  const paired =
+    code < 0xdc00 ? (value.charCodeAt(i + 1) & 0xfc00) === 0xdc00 : (value.charCodeAt(i - 1) & 0xfc00) === 0xd800;
+  // A pair's four UTF-8 bytes are 2 per unit: 1.5 times the 2 bytes V8 holds each unit in is more.
+  return paired ? 3 : sizes.loneSurrogate + 0.5;
 }
 
 function attributesSize(attributes: Attributes | Record<string, unknown>, sizes: EncodedSizes, depth: number): number {
   let size = 0;
   for (const key in attributes) {
-    size += sizes.attribute + text(key) + valueSize((attributes as Record<string, unknown>)[key], sizes, depth);
+    size += sizes.attribute + text(key, sizes) + valueSize((attributes as Record<string, unknown>)[key], sizes, depth);
   }
   return size;
 }
@@ -120,7 +172,7 @@ function attributesSize(attributes: Attributes | Record<string, unknown>, sizes:
 function valueSize(value: unknown, sizes: EncodedSizes, depth: number): number {
   switch (typeof value) {
     case "string":
-      return sizes.string + text(value);
+      return sizes.string + text(value, sizes);
     case "number":
       return sizes.number;
     case "boolean":

@@ -217,8 +217,11 @@ export class EnrichStage {
   }
 }
 
+/** The field of the observation an attribute holds: its input or output attributes, metadata for any other. */
 function fieldOf(key: string): "input" | "output" | "metadata" {
-  if (key.includes("input")) return "input";
-  if (key.includes("output")) return "output";
+  for (const field of ["input", "output"] as const) {
+    for (const prefix of [`svc.observation.${field}`, `svc.trace.${field}`])
+      if (key === prefix || key.startsWith(`${prefix}.`)) return field;
+  }
   return "metadata";
 }

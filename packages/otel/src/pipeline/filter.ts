@@ -57,8 +57,8 @@ export class FilterStage {
 
   /**
    * Whether a starting span is expected to be exported, for the app-root mark. The user's filter sees the span
-   * as it is at start (as in the previous major); a throw there only means "not expected" and is not logged:
-   * the same filter runs again on the ended span, where a throw is reported.
+   * as it is at start (as in the previous major); a throw there means "not expected" and is logged (once, then
+   * counted): the same filter runs again on the ended span, whose answer decides.
    */
   expects(span: FilterableSpan): boolean {
     return this.#decide(span, false);
@@ -91,6 +91,9 @@ export class FilterStage {
       if (atEnd) {
         const kind = `${PROCESSOR_NAME}: shouldExportSpan threw; span not exported`;
         this.#repeats.error(kind, `${kind}: "${span.name}": ${describeError(error)}`, { unit: "spans" });
+      } else {
+        const kind = `${PROCESSOR_NAME}: shouldExportSpan threw at a span's start (asked whether it is an app root); the span is asked again when it ends`;
+        this.#repeats.warn(kind, `${kind}: "${span.name}": ${describeError(error)}`, { unit: "spans" });
       }
       return false;
     }
