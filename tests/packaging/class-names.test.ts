@@ -18,10 +18,12 @@ function isClass(value: unknown): value is abstract new (...args: never[]) => un
   return typeof value === "function" && /^class\b/.test(Function.prototype.toString.call(value));
 }
 
+/** Classes exported under a name that is not their own; a deprecated alias is fine when the own name is exported too. */
 function misnamed(module: Record<string, unknown>): string[] {
   return Object.entries(module)
     .filter(([, value]) => isClass(value))
     .filter(([name, value]) => (value as { name: string }).name !== name)
+    .filter(([, value]) => module[(value as { name: string }).name] !== value)
     .map(([name, value]) => `${name} is named ${(value as { name: string }).name}`);
 }
 
