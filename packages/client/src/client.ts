@@ -67,6 +67,7 @@ export class SvcClient {
       config: config.score,
       hasCredentials: config.hasCredentials,
       server: serverOf(config.baseUrl),
+      identity: `${config.baseUrl}/api/public/scores ${config.publicKey ?? ""}`,
     });
     this.prompt = new PromptManager(this.api);
     this.experiment = new ExperimentManager({

@@ -74,6 +74,7 @@ export type { DeliveryHealth } from "./queue/delivery-stats.js";
 export { Limiter, mapLimit } from "./queue/limiter.js";
 export type { SendOutcome } from "./queue/outcome.js";
 export { outcomeOf, sendInHalves, tooLargeOutcome } from "./queue/outcome.js";
+export type { QueueSpill } from "./queue/spill-gate.js";
 export { gaveUpAfter, serverOf } from "./queue/unanswered-servers.js";
 export {
   CIRCULAR_MARKER,
@@ -90,6 +91,19 @@ export {
   toJsonSafe,
   truncateText,
 } from "./serialize.js";
+export type { SpillCounts, SpillOwner, SpillReport } from "./spill/spill.js";
+export { REPLAY_INTERVAL_MS, Spill } from "./spill/spill.js";
+export type { SpillFs } from "./spill/spill-fs.js";
+export { loadNodeFs } from "./spill/spill-fs.js";
+export type { SpillSettings } from "./spill/spill-options.js";
+export {
+  DEFAULT_SPILL_MAX_AGE_SECONDS,
+  DEFAULT_SPILL_MAX_BYTES,
+  SPILL_SPECS,
+  spillSettings,
+} from "./spill/spill-options.js";
+export type { SpillFile, SpillHeader, SpillListing } from "./spill/spill-store.js";
+export { parseSpillName, SpillStore } from "./spill/spill-store.js";
 export type { ProcessorProbe } from "./tracing/processor-presence.js";
 export {
   countProcessorStart,

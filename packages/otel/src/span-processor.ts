@@ -24,6 +24,7 @@ import { EnrichStage, type OutgoingSpan } from "./pipeline/enrich.js";
 import { ExportStage } from "./pipeline/export.js";
 import { FilterStage } from "./pipeline/filter.js";
 import { SampleStage } from "./pipeline/sample.js";
+import { spanSpill } from "./pipeline/spill.js";
 import { type StartedSpan, StartStage } from "./pipeline/start.js";
 import type { ReadableSpan } from "./readable-span.js";
 
@@ -110,6 +111,7 @@ export class SvcSpanProcessor {
       // The export request is bounded by the timeout where timers run; a late one is sent twice, never lost.
       lostAfterMs: bindsIoToRequests(currentRuntime()) ? config.timeoutMs + LOST_SEND_GRACE_MS : undefined,
       sizeOf: (item) => sizeOf(item.span),
+      spill: spanSpill(config, this.#enrich, this.#export),
       send: async (batch, signal) => {
         await this.#enrich.enrich(batch, signal);
         return this.#export.send(batch, signal);

@@ -1,5 +1,6 @@
 import type { DeliveryMeterProvider } from "./delivery-metrics.js";
 import type { SendOutcome } from "./outcome.js";
+import type { QueueSpill } from "./spill-gate.js";
 
 /** Settings of a `BatchQueue`. */
 export interface BatchQueueOptions<T> {
@@ -43,6 +44,11 @@ export interface BatchQueueOptions<T> {
    * is shared with every queue that sends there. Unset when the sends go through user code.
    */
   server?: string;
+  /**
+   * A spill directory: a batch that does not fit in the bounds, and what a shutdown leaves undelivered, are written
+   * to it instead of being dropped. None by default.
+   */
+  spill?: QueueSpill<T>;
 }
 
 /** Outcome of waiting for a flush. */

@@ -9,6 +9,7 @@ import { type DeliveryHealth, DeliveryStats } from "./delivery-stats.js";
 import { FlushWaiters } from "./flush-waiters.js";
 import { type Entry, ItemBuffer } from "./item-buffer.js";
 import type { SendOutcome } from "./outcome.js";
+import { SpillGate } from "./spill-gate.js";
 import { answeredSince, isGivenUp, noteAnswer, noteGivenUp, UNANSWERED_RECHECK_MS } from "./unanswered-servers.js";
 import { WakeTimer } from "./wake-timer.js";
 
@@ -19,6 +20,8 @@ interface Send<T> {
   startedAt: number;
   /** Given up on as lost: its items were queued again and its late outcome changes nothing. */
   lost: boolean;
+  /** What became of it, when it ended after the queue closed (a shutdown spills what it did not deliver). */
+  outcome?: SendOutcome<T>;
 }
 
 /**
@@ -57,9 +60,16 @@ export class BatchQueue<T> {
   #pumpScheduled = false;
   #timerDue = false;
   #closed = false;
+  /** Spill hook: where batches go instead of being dropped; what comes back from disk is recorded as a live outcome. */
+  readonly #spill: SpillGate<T> | undefined;
 
   constructor(options: BatchQueueOptions<T>) {
     this.#options = options;
+    this.#spill = SpillGate.of(options, this.#buffer, this.#waiters, {
+      drop: (reason, count, detail) => this.drop(reason, count, detail),
+      record: (outcome) => (outcome.retry ? this.#stats.failed(outcome.retry.fault) : this.#record([], outcome)),
+      failing: () => this.#backoff.failing,
+    });
     this.#log = new DeliveryLog(options.owner, options.items, () => this.size);
     observeDelivery(this, this.#stats.counts, options.meterProvider);
   }
@@ -92,8 +102,10 @@ export class BatchQueue<T> {
     } catch {
       bytes = 0;
     }
-    const heldBytes = this.#buffer.bytes + this.#inFlightBytes;
-    if (this.size >= maxQueueItems || heldBytes + bytes > maxQueueBytes) {
+    const fits = () => this.size < maxQueueItems && this.#buffer.bytes + this.#inFlightBytes + bytes <= maxQueueBytes;
+    // Spill hook: at the memory bound, the oldest waiting batch goes to disk instead of this item being dropped.
+    if (!fits() && !this.#spill?.makeRoom(fits)) {
+      const heldBytes = this.#buffer.bytes + this.#inFlightBytes;
       const held = `${this.size} ${items} (${Math.round(heldBytes / 1024)} KiB) held`;
       const limits = `limits ${maxQueueItems} ${items}, ${Math.round(maxQueueBytes / 1024)} KiB`;
       this.drop("queueFull", 1, `${held}, ${limits}; raise the queue limits or check that the server is reachable`);
@@ -173,10 +185,14 @@ export class BatchQueue<T> {
     if (left > 0) {
       const cause = this.#stats.lastFailureText();
       for (const send of this.#sends.values()) send.controller.abort();
-      this.#waiters.settle(this.#buffer.takeAll());
-      this.drop("shutdown", left, `the shutdown deadline passed before they could be delivered${cause}`);
+      const held = this.#buffer.takeAll();
+      // Spill hook: what the shutdown leaves undelivered goes to disk, for this directory's next process.
+      const settled = (await this.#spill?.atShutdown(held, this.#sends, ABORTED_SENDS_GRACE_MS)) ?? 0;
+      this.#waiters.settle(held);
+      this.drop("shutdown", left - settled, `the shutdown deadline passed before they could be delivered${cause}`);
       await settleWithin(() => Promise.allSettled([...this.#sends.keys()]), { timeoutMs: ABORTED_SENDS_GRACE_MS });
     }
+    await this.#spill?.spill.close();
     this.#log.close();
     return result;
   }
@@ -197,6 +213,7 @@ export class BatchQueue<T> {
       queuedBytes: this.#buffer.bytes,
       inFlight: this.#inFlightItems,
       shutdown: this.#closed,
+      ...this.#spill?.spill.counts(),
     });
   }
 
@@ -314,8 +331,9 @@ export class BatchQueue<T> {
     }
     if (send.lost) return; // taken back as lost and queued again: its late outcome changes nothing
     this.#noteAnswer(outcome);
-    // Once shut down, what was still held has been counted; a late answer changes nothing.
+    // Once shut down, what was still held has been counted (or spilled, by this outcome); a late answer changes nothing.
     if (!this.#closed) this.#record(batch, outcome);
+    else send.outcome = outcome;
   }
 
   /** A batch is no longer in flight. */
@@ -350,6 +368,7 @@ export class BatchQueue<T> {
     }
     if (outcome.delivered > 0) {
       if (!retry) this.#backoff.succeeded();
+      this.#spill?.spill.serverAnswered();
       this.#log.delivered(outcome.delivered);
     }
     if (retry)

@@ -2,8 +2,20 @@ import { counted } from "../log/describe.js";
 import { getGlobalLogger } from "../log/logger.js";
 import { RepeatLog } from "../log/repeat-log.js";
 
-/** Why items were given up on: the queue was full, an item too large, the server rejected them or the keys, they were still queued at shutdown, sampled out, or could not be sent. */
-export type DropReason = "queueFull" | "tooLarge" | "rejected" | "auth" | "shutdown" | "sampledOut" | "failed";
+/**
+ * Why items were given up on: the queue was full, an item too large, the server rejected them or the keys, they were
+ * still queued at shutdown, sampled out, could not be sent, or a spill directory's size or age bound removed them.
+ */
+export type DropReason =
+  | "queueFull"
+  | "tooLarge"
+  | "rejected"
+  | "auth"
+  | "shutdown"
+  | "sampledOut"
+  | "failed"
+  | "spillFull"
+  | "spillExpired";
 
 /** Words for each reason in log lines. */
 const REASON_TEXT: Record<DropReason, string> = {
@@ -14,6 +26,8 @@ const REASON_TEXT: Record<DropReason, string> = {
   shutdown: "not delivered before shutdown",
   sampledOut: "sampled out",
   failed: "could not be sent",
+  spillFull: "the spill directory is full",
+  spillExpired: "older than the spill directory's age bound",
 };
 
 /** What went wrong on a delivery attempt, in words a log line can carry (host, path, status or code). */

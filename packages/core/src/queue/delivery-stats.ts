@@ -22,6 +22,12 @@ export interface DeliveryHealth {
   lastSuccessAt: string | undefined;
   /** Whether the component was shut down. */
   shutdown: boolean;
+  /** Items written to the spill directory by this process (0 without one). */
+  spilled: number;
+  /** Items sent again from the spill directory by this process and accepted (0 without one). */
+  replayed: number;
+  /** Items of this kind in the spill directory now, by every process that shares it (0 without one). */
+  onDisk: number;
 }
 
 /** The counts of a queue that only grow: sent, dropped by reason, retries; and the last error and success. */
@@ -69,8 +75,19 @@ export class DeliveryStats {
   }
 
   /** The figures, with what the queue holds now. */
-  health(held: { queued: number; queuedBytes: number; inFlight: number; shutdown: boolean }): DeliveryHealth {
+  health(held: {
+    queued: number;
+    queuedBytes: number;
+    inFlight: number;
+    shutdown: boolean;
+    spilled?: number;
+    replayed?: number;
+    onDisk?: number;
+  }): DeliveryHealth {
     return {
+      spilled: 0,
+      replayed: 0,
+      onDisk: 0,
       ...held,
       sent: this.counts.sent,
       dropped: { ...this.counts.dropped },
@@ -93,6 +110,16 @@ export function deliveryCounts(): DeliveryCounts {
   return {
     sent: 0,
     retries: 0,
-    dropped: { queueFull: 0, tooLarge: 0, rejected: 0, auth: 0, shutdown: 0, sampledOut: 0, failed: 0 },
+    dropped: {
+      queueFull: 0,
+      tooLarge: 0,
+      rejected: 0,
+      auth: 0,
+      shutdown: 0,
+      sampledOut: 0,
+      failed: 0,
+      spillFull: 0,
+      spillExpired: 0,
+    },
   };
 }

@@ -1,0 +1,116 @@
+import { settleWithin } from "../lifecycle/settle-within.js";
+import type { SpillCounts, SpillReport } from "../spill/spill.js";
+import type { DropReason } from "./delivery-log.js";
+import type { FlushWaiters } from "./flush-waiters.js";
+import type { Entry, ItemBuffer } from "./item-buffer.js";
+import type { SendOutcome } from "./outcome.js";
+
+/** A spill directory as the queue sees it (the core's `Spill`). */
+export interface QueueSpill<T> {
+  /** Connects the spill to its queue, which counts what it reports; sending spilled batches again starts. */
+  attach(report: SpillReport): void;
+  /** Writes a whole batch (or counts it as dropped for `why`); never rejects. */
+  write(items: T[], why: DropReason): Promise<void>;
+  /** The server accepted a live batch: spilled batches may be sent again. */
+  serverAnswered(): void;
+  /** Spilled, replayed and on-disk counts for `health()`. */
+  counts(): SpillCounts;
+  /** Stops sending again and says what is left on disk. */
+  close(): Promise<void>;
+}
+
+/** A send as a shutdown finds it: its items, and what became of it if it ended after the queue closed. */
+export interface ClosingSend<T> {
+  batch: Entry<T>[];
+  outcome?: SendOutcome<T>;
+}
+
+/** Batches written to disk at once when the queue is full: more wait in memory, or are dropped. */
+const MAX_OVERFLOW_WRITES = 2;
+
+/**
+ * Where the queue meets its spill directory: when the queue is full, the oldest waiting batch goes to disk
+ * instead of the new item being dropped; when a shutdown ends with items undelivered, they go to disk instead of
+ * being dropped.
+ */
+export class SpillGate<T> {
+  #writes = 0;
+  readonly #pending = new Set<Promise<void>>();
+
+  /** The gate of a queue with a spill directory; undefined without one. */
+  static of<T>(
+    options: { spill?: QueueSpill<T> | undefined; maxBatchItems: number; maxBatchBytes: number },
+    buffer: ItemBuffer<T>,
+    waiters: FlushWaiters,
+    report: SpillReport,
+  ): SpillGate<T> | undefined {
+    return options.spill && new SpillGate(options.spill, buffer, waiters, options, report);
+  }
+
+  constructor(
+    readonly spill: QueueSpill<T>,
+    private readonly buffer: ItemBuffer<T>,
+    private readonly waiters: FlushWaiters,
+    private readonly batch: { maxBatchItems: number; maxBatchBytes: number },
+    private readonly report: SpillReport,
+  ) {
+    spill.attach(report);
+  }
+
+  /**
+   * The queue is full: writes the oldest waiting batches to disk until `fits()` says the new item fits, and
+   * returns whether it does. False (the item is dropped, as without a spill) when nothing waits in memory or
+   * the writes under way are at their limit.
+   */
+  makeRoom(fits: () => boolean): boolean {
+    while (!fits()) {
+      if (this.buffer.length === 0 || this.#writes >= MAX_OVERFLOW_WRITES) return false;
+      const entries = this.buffer.take(this.batch.maxBatchItems, this.batch.maxBatchBytes);
+      this.#writes++;
+      this.#track(
+        this.spill.write(
+          entries.map((e) => e.item),
+          "queueFull",
+        ),
+        entries,
+      ).finally(() => this.#writes--);
+    }
+    return true;
+  }
+
+  /**
+   * A shutdown ends with `held` items waiting and `sends` aborted: waits up to `graceMs` for those sends to end,
+   * then writes to disk everything the server did not accept. Returns how many items are settled: written or
+   * counted by the spill, or delivered by the aborted sends after all (recorded as delivered).
+   */
+  async atShutdown(
+    held: Entry<T>[],
+    sends: ReadonlyMap<Promise<void>, ClosingSend<T>>,
+    graceMs: number,
+  ): Promise<number> {
+    await settleWithin(() => Promise.allSettled([...sends.keys()]), { timeoutMs: graceMs });
+    let delivered = 0;
+    const unsent: T[] = held.map((e) => e.item);
+    for (const send of sends.values()) {
+      const outcome = send.outcome;
+      if (outcome === undefined) unsent.push(...send.batch.map((e) => e.item));
+      else {
+        delivered += outcome.delivered;
+        if (outcome.retry) unsent.push(...outcome.retry.items);
+      }
+    }
+    const writes: Promise<void>[] = [];
+    const { maxBatchItems } = this.batch;
+    for (let at = 0; at < unsent.length; at += maxBatchItems)
+      writes.push(this.spill.write(unsent.slice(at, at + maxBatchItems), "shutdown"));
+    await Promise.all([...writes, ...this.#pending]);
+    if (delivered > 0) this.report.record({ delivered });
+    return unsent.length + delivered;
+  }
+
+  #track(writing: Promise<void>, entries: Entry<T>[]): Promise<void> {
+    const done = writing.then(() => this.waiters.settle(entries));
+    this.#pending.add(done);
+    return done.finally(() => this.#pending.delete(done));
+  }
+}
