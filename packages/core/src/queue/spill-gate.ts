@@ -25,21 +25,25 @@ export interface ClosingSend<T> {
   outcome?: SendOutcome<T>;
 }
 
-/** Batches written to disk at once when the queue is full: more wait in memory, or are dropped. */
-const MAX_OVERFLOW_WRITES = 2;
-
 /**
  * Where the queue meets its spill directory: when the queue is full, the oldest waiting batch goes to disk
  * instead of the new item being dropped; when a shutdown ends with items undelivered, they go to disk instead of
  * being dropped.
  */
 export class SpillGate<T> {
-  #writes = 0;
+  /** Items and bytes on their way to disk: held in memory until written, within the queue's own bounds again. */
+  #writing = { items: 0, bytes: 0 };
   readonly #pending = new Set<Promise<void>>();
 
   /** The gate of a queue with a spill directory; undefined without one. */
   static of<T>(
-    options: { spill?: QueueSpill<T> | undefined; maxBatchItems: number; maxBatchBytes: number },
+    options: {
+      spill?: QueueSpill<T> | undefined;
+      maxBatchItems: number;
+      maxBatchBytes: number;
+      maxQueueItems: number;
+      maxQueueBytes: number;
+    },
     buffer: ItemBuffer<T>,
     waiters: FlushWaiters,
     report: SpillReport,
@@ -51,7 +55,12 @@ export class SpillGate<T> {
     readonly spill: QueueSpill<T>,
     private readonly buffer: ItemBuffer<T>,
     private readonly waiters: FlushWaiters,
-    private readonly batch: { maxBatchItems: number; maxBatchBytes: number },
+    private readonly batch: {
+      maxBatchItems: number;
+      maxBatchBytes: number;
+      maxQueueItems: number;
+      maxQueueBytes: number;
+    },
     private readonly report: SpillReport,
   ) {
     spill.attach(report);
@@ -59,21 +68,24 @@ export class SpillGate<T> {
 
   /**
    * The queue is full: writes the oldest waiting batches to disk until `fits()` says the new item fits, and
-   * returns whether it does. False (the item is dropped, as without a spill) when nothing waits in memory or
-   * the writes under way are at their limit.
+   * returns whether it does. False (the item is dropped, as without a spill) when nothing waits in memory, or when
+   * the batches still being written fill the queue's bounds a second time (a disk slower than the items come).
    */
   makeRoom(fits: () => boolean): boolean {
+    const { maxBatchItems, maxBatchBytes, maxQueueItems, maxQueueBytes } = this.batch;
+    const writing = this.#writing;
     while (!fits()) {
-      if (this.buffer.length === 0 || this.#writes >= MAX_OVERFLOW_WRITES) return false;
-      const entries = this.buffer.take(this.batch.maxBatchItems, this.batch.maxBatchBytes);
-      this.#writes++;
-      this.#track(
-        this.spill.write(
-          entries.map((e) => e.item),
-          "queueFull",
-        ),
-        entries,
-      ).finally(() => this.#writes--);
+      if (this.buffer.length === 0 || writing.items >= maxQueueItems || writing.bytes >= maxQueueBytes) return false;
+      const entries = this.buffer.take(maxBatchItems, maxBatchBytes);
+      let bytes = 0;
+      for (const entry of entries) bytes += entry.bytes;
+      writing.items += entries.length;
+      writing.bytes += bytes;
+      const items = entries.map((e) => e.item);
+      this.#track(this.spill.write(items, "queueFull"), entries).finally(() => {
+        writing.items -= entries.length;
+        writing.bytes -= bytes;
+      });
     }
     return true;
   }
