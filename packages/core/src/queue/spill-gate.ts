@@ -100,10 +100,12 @@ export class SpillGate<T> {
     sends: ReadonlyMap<Promise<void>, ClosingSend<T>>,
     graceMs: number,
   ): Promise<number> {
+    // Taken now: a send leaves the queue's map as it ends.
+    const aborted = [...sends.values()];
     await settleWithin(() => Promise.allSettled([...sends.keys()]), { timeoutMs: graceMs });
     let delivered = 0;
     const unsent: T[] = held.map((e) => e.item);
-    for (const send of sends.values()) {
+    for (const send of aborted) {
       const outcome = send.outcome;
       if (outcome === undefined) unsent.push(...send.batch.map((e) => e.item));
       else {
