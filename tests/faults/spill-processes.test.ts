@@ -47,8 +47,8 @@ const DRAINING = `
 `;
 
 interface Healths {
-  spans: { spilled: number; replayed: number; onDisk: number; dropped: Record<string, number> };
-  scores: { spilled: number; replayed: number; onDisk: number; dropped: Record<string, number> };
+  spans: { spilled: number; replayed: number; onDisk: number; dropped: { shutdown: number } };
+  scores: { spilled: number; replayed: number; onDisk: number; dropped: { shutdown: number } };
 }
 
 function healthOf(stdout: string): Healths {

@@ -40,7 +40,7 @@ describe("a span queue past its bound, with a spill directory", () => {
 
     server.mode = "up";
     await processor.forceFlush();
-    await vi.waitFor(() => expect(processor.health().onDisk).toBe(0), WAIT);
+    await vi.waitFor(() => expect(processor.health()).toMatchObject({ onDisk: 0, queued: 0, inFlight: 0 }), WAIT);
 
     expect([...server.acceptedSpans].sort()).toEqual([...names, "probe"].sort());
     expect(repeated(server.acceptedSpans)).toEqual({});

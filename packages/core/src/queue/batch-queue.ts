@@ -65,7 +65,7 @@ export class BatchQueue<T> {
 
   constructor(options: BatchQueueOptions<T>) {
     this.#options = options;
-    this.#spill = SpillGate.of(options, this.#buffer, this.#waiters, {
+    this.#spill = SpillGate.of(options, this.#buffer, this.#waiters, this.#stats, {
       drop: (reason, count, detail) => this.drop(reason, count, detail),
       record: (outcome) => (outcome.retry ? this.#stats.failed(outcome.retry.fault) : this.#record([], outcome)),
       failing: () => this.#backoff.failing,

@@ -49,6 +49,16 @@ export class DeliveryStats {
     this.counts.dropped[reason] += count;
   }
 
+  /** Items written to a spill directory. */
+  spilled(count: number): void {
+    this.counts.spilled += count;
+  }
+
+  /** Items sent again from a spill directory and accepted (counted as sent as well). */
+  replayed(count: number): void {
+    this.counts.replayed += count;
+  }
+
   /** An attempt failed and is tried again. */
   retried(): void {
     this.counts.retries += 1;
@@ -80,15 +90,13 @@ export class DeliveryStats {
     queuedBytes: number;
     inFlight: number;
     shutdown: boolean;
-    spilled?: number;
-    replayed?: number;
     onDisk?: number;
   }): DeliveryHealth {
     return {
-      spilled: 0,
-      replayed: 0,
       onDisk: 0,
       ...held,
+      spilled: this.counts.spilled,
+      replayed: this.counts.replayed,
       sent: this.counts.sent,
       dropped: { ...this.counts.dropped },
       retries: this.counts.retries,
@@ -102,6 +110,9 @@ export class DeliveryStats {
 export interface DeliveryCounts {
   sent: number;
   retries: number;
+  /** Items written to a spill directory, and sent again from one (absent in the counts of older copies). */
+  spilled: number;
+  replayed: number;
   dropped: Record<DropReason, number>;
 }
 
@@ -110,6 +121,8 @@ export function deliveryCounts(): DeliveryCounts {
   return {
     sent: 0,
     retries: 0,
+    spilled: 0,
+    replayed: 0,
     dropped: {
       queueFull: 0,
       tooLarge: 0,

@@ -1,6 +1,7 @@
 import { settleWithin } from "../lifecycle/settle-within.js";
 import type { SpillCounts, SpillReport } from "../spill/spill.js";
 import type { DropReason } from "./delivery-log.js";
+import type { DeliveryStats } from "./delivery-stats.js";
 import type { FlushWaiters } from "./flush-waiters.js";
 import type { Entry, ItemBuffer } from "./item-buffer.js";
 import type { SendOutcome } from "./outcome.js";
@@ -46,9 +47,11 @@ export class SpillGate<T> {
     },
     buffer: ItemBuffer<T>,
     waiters: FlushWaiters,
-    report: SpillReport,
+    stats: DeliveryStats,
+    report: Omit<SpillReport, "counted">,
   ): SpillGate<T> | undefined {
-    return options.spill && new SpillGate(options.spill, buffer, waiters, options, report);
+    const counted = (figure: "spilled" | "replayed", count: number) => stats[figure](count);
+    return options.spill && new SpillGate(options.spill, buffer, waiters, options, { ...report, counted });
   }
 
   constructor(

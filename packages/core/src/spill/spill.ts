@@ -33,16 +33,14 @@ export interface SpillReport {
   drop(reason: DropReason, count: number, detail: string): void;
   /** What became of a spilled batch sent again: counted as the outcome of a live batch is (no items to requeue). */
   record(outcome: SendOutcome<never>): void;
+  /** Items written to the directory, and items sent again from it and accepted. */
+  counted(figure: "spilled" | "replayed", count: number): void;
   /** Whether the live queue is waiting out a failure (its own probe then finds out when the server is back). */
   failing(): boolean;
 }
 
-/** The spill's figures, as `health()` shows them. */
+/** What the spill adds to `health()` besides the counts it reports. */
 export interface SpillCounts {
-  /** Items this process wrote to the directory. */
-  spilled: number;
-  /** Items this process sent again from the directory and the server accepted. */
-  replayed: number;
   /** Items of this component's kind, server and project in the directory now (any process's), as last seen. */
   onDisk: number;
 }
@@ -63,7 +61,7 @@ export class Spill<T> {
   readonly #lines = new RepeatLog();
   readonly #backoff = new Backoff();
   #ready: Promise<void> | undefined;
-  #counts: SpillCounts = { spilled: 0, replayed: 0, onDisk: 0 };
+  #counts: SpillCounts = { onDisk: 0 };
   #onDiskBytes = 0;
   #oldest: number | undefined;
   #writes = new Set<Promise<void>>();
@@ -161,7 +159,7 @@ export class Spill<T> {
         return;
       }
       const file = await this.#store.write(kind, this.#tag, items.length, header, body);
-      this.#counts.spilled += items.length;
+      this.#report?.counted("spilled", items.length);
       this.#counts.onDisk += items.length;
       this.#onDiskBytes += file.bytes;
       this.#oldest ??= file.createdAt;
@@ -262,7 +260,7 @@ export class Spill<T> {
     await this.#store.remove(file);
     this.#counts.onDisk = Math.max(0, this.#counts.onDisk - file.count);
     this.#onDiskBytes = Math.max(0, this.#onDiskBytes - file.bytes);
-    this.#counts.replayed += outcome.delivered;
+    this.#report?.counted("replayed", outcome.delivered);
     if (outcome.delivered > 0) this.#backoff.succeeded();
     this.#report?.record({ ...outcome, retry: undefined });
     return outcome.delivered > 0 ? "sent" : "dropped";
