@@ -15,7 +15,13 @@ describe("a span queue past its bound, with a spill directory", () => {
     const logs = captureLogs(LogLevel.WARN);
     const server = await startSpillServer("down");
     const dir = spillDir();
-    const { processor, svc } = svcProvider(server, { ...HELD, flushAt: 10, maxQueueSize: 20, spillDir: dir });
+    const { processor, svc } = svcProvider(server, {
+      ...HELD,
+      flushAt: 10,
+      flushInterval: 1,
+      maxQueueSize: 20,
+      spillDir: dir,
+    });
     const names = Array.from({ length: 60 }, (_, i) => `span-${i}`);
     // The outage is known (one batch at a time probes the server), then ten a turn, each turn once the last is held
     // in memory or on disk: spans that come while the disk keeps up.
