@@ -20,8 +20,7 @@ interface Send<T> {
   startedAt: number;
   /** Given up on as lost: its items were queued again and its late outcome changes nothing. */
   lost: boolean;
-  /** What became of it, when it ended after the queue closed (a shutdown spills what it did not deliver). */
-  outcome?: SendOutcome<T>;
+  outcome?: SendOutcome<T>; // when it ended after the queue closed: a shutdown spills what it did not deliver
 }
 
 /**
@@ -176,7 +175,8 @@ export class BatchQueue<T> {
    * Flushes until `deadline`, then stops: sends still running are aborted (and waited for a moment at most) and
    * whatever is left is dropped and counted (one line). Items pushed afterwards are dropped. Leaves no timer behind.
    */
-  async shutdown(deadline: number): Promise<FlushResult> {
+  async shutdown(until: number): Promise<FlushResult> {
+    const deadline = this.#spill?.shutdownDeadline(until, this.#backoff.failing) ?? until; // Spill hook: no long wait
     this.#announceWait(deadline);
     const result = await this.flush(deadline);
     this.#closed = true;

@@ -27,6 +27,12 @@ export interface ClosingSend<T> {
 }
 
 /**
+ * How long a shutdown waits for a server that is failing when there is a spill directory: what is held is written to
+ * disk soon after, within the grace period a container gets after SIGTERM (30 s on Kubernetes), and sent from there.
+ */
+export const SPILL_SHUTDOWN_WAIT_MS = 2_000;
+
+/**
  * Where the queue meets its spill directory: when the queue is full, the oldest waiting batch goes to disk
  * instead of the new item being dropped; when a shutdown ends with items undelivered, they go to disk instead of
  * being dropped.
@@ -91,6 +97,11 @@ export class SpillGate<T> {
       });
     }
     return true;
+  }
+
+  /** The deadline of a shutdown: `deadline`, or {@link SPILL_SHUTDOWN_WAIT_MS} from now while the server fails. */
+  shutdownDeadline(deadline: number, failing: boolean): number {
+    return failing ? Math.min(deadline, Date.now() + SPILL_SHUTDOWN_WAIT_MS) : deadline;
   }
 
   /**
