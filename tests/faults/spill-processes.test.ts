@@ -157,3 +157,37 @@ describe("a spill directory across processes", () => {
     expect(batchFiles(dir)).toEqual([]);
   });
 });
+
+describe("the exit line with a spill directory", () => {
+  it("says how much is left on disk and that the next start sends it", async () => {
+    const server = await startSpillServer("down");
+    const dir = spillDir();
+    const result = await runChild(
+      `
+      import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
+      import { SvcSpanProcessor } from "@svc/otel";
+      const processor = new SvcSpanProcessor({
+        baseUrl: process.env.SVC_BASE_URL, publicKey: "pk-exit", secretKey: "sk-exit-secret",
+        flushAt: 5, maxQueueSize: 10, flushInterval: 3600, flushTimeout: 1, timeout: 1, flushOnExit: false,
+      });
+      const tracer = new BasicTracerProvider({ spanProcessors: [processor] }).getTracer("svc-sdk");
+      tracer.startSpan("probe").end();
+      await processor.forceFlush();
+      // Bounded: five spans a turn, until ten are on disk or 10 s have passed.
+      for (let i = 0; i < 200 && processor.health().onDisk < 10; i++) {
+        for (let j = 0; j < 5; j++) tracer.startSpan("e").end();
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      console.log(JSON.stringify(processor.health()));
+    `,
+      { env: { SVC_BASE_URL: server.url, SVC_SPILL_DIR: dir } },
+    );
+
+    expect(result.code).toBe(0);
+    const onDisk = itemsOnDisk(dir, "spans");
+    expect(onDisk).toBeGreaterThanOrEqual(10);
+    expect(result.stderr).toContain(
+      `not delivered; await shutdown() of the span processor (or of the tracer provider) and of SvcClient before the process ends. ${onDisk} spans are left in the spill directory; the next start with it sends them.`,
+    );
+  });
+});
