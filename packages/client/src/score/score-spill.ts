@@ -1,7 +1,17 @@
 import { outcomeOf, type RepeatLog, type SendOutcome, Spill } from "@svc/core";
 import { scoresOps } from "../api/generated/scores.js";
-import type { ScoreManagerContext } from "./score-manager.js";
+import type { RequestRuntime } from "../api/runtime.js";
+import type { ScoreManagerConfig } from "./config.js";
 import { rejectionOf } from "./validate-score.js";
+
+/** What posting scores needs of the score manager's context. */
+interface ScoreSendContext {
+  runtime: RequestRuntime;
+  config: ScoreManagerConfig;
+  hasCredentials: boolean;
+  server?: string | undefined;
+  identity?: string | undefined;
+}
 
 /** Lines of partial rejections (HTTP 207) logged in full before the others are counted. */
 const REJECTION_LINES_IN_FULL = 3;
@@ -11,7 +21,7 @@ const REJECTION_LINES_IN_FULL = 3;
  * delivered, partly rejected (HTTP 207, logged), to be retried, or dropped; `"tooLarge"` when the server answered 413.
  */
 export async function postScoreBody(
-  context: ScoreManagerContext,
+  context: ScoreSendContext,
   body: Uint8Array,
   count: number,
   signal: AbortSignal,
@@ -51,7 +61,7 @@ export async function postScoreBody(
  * current keys. Undefined otherwise.
  */
 export function scoreSpill<T extends { json: string }>(
-  context: ScoreManagerContext,
+  context: ScoreSendContext,
   repeats: RepeatLog,
   owner: string,
 ): Spill<T> | undefined {
