@@ -4,12 +4,18 @@ import { getGlobalLogger } from "../log/logger.js";
 import { RepeatLog } from "../log/repeat-log.js";
 import { Backoff } from "../queue/backoff.js";
 import type { DropReason } from "../queue/delivery-log.js";
+import { Limiter } from "../queue/limiter.js";
 import type { SendOutcome } from "../queue/outcome.js";
 import type { SpillSettings } from "./spill-options.js";
 import { type SpillFile, type SpillHeader, type SpillListing, SpillStore } from "./spill-store.js";
 
 /** Pause between two spilled batches sent again: at most ten requests a second, one at a time, beside live ones. */
 export const REPLAY_INTERVAL_MS = 100;
+/**
+ * Batches encoded and written at the same time: a shutdown that writes a whole queue holds the encoded bodies of two
+ * batches at most, beside the items.
+ */
+const WRITE_CONCURRENCY = 2;
 /** How long a shutdown waits for a spilled batch being sent again before it lets it go (it is sent next time). */
 const REPLAY_STOP_GRACE_MS = 1_000;
 
@@ -60,6 +66,7 @@ export class Spill<T> {
   readonly #tag: string;
   readonly #lines = new RepeatLog();
   readonly #backoff = new Backoff();
+  readonly #writing = new Limiter(WRITE_CONCURRENCY);
   #ready: Promise<void> | undefined;
   #counts: SpillCounts = { onDisk: 0 };
   #onDiskBytes = 0;
@@ -98,7 +105,7 @@ export class Spill<T> {
    * disk or counted as dropped. Never rejects.
    */
   write(items: T[], why: DropReason): Promise<void> {
-    const writing = this.#write(items, why);
+    const writing = this.#writing.run(() => this.#write(items, why));
     this.#writes.add(writing);
     return writing.finally(() => this.#writes.delete(writing));
   }
