@@ -18,6 +18,8 @@ const { values } = parseArgs({
 const seconds = Number(values.seconds);
 const RATE = { spans: 500, scores: 50 };
 const DELIVERY_LIMIT_MS = 600_000;
+/** Time without a new span or score at the sink after which the wait for delivery ends. */
+const QUIET_MS = 30_000;
 
 /** A gate in front of the sink: 503 while down, else each request forwarded as it came. */
 async function startGate(sink: Sink): Promise<{ url: string; up(): void; close(): Promise<void> }> {
@@ -150,7 +152,20 @@ async function run(withSpill: boolean): Promise<void> {
     scores: Number(firstEnded.scores) + Number(loadDone.scores),
   };
   const deliveredAt = await new Promise<number | undefined>((resolve) => {
-    watchDelivery(sink, expected, DELIVERY_LIMIT_MS, resolve, { everyMs: 200 });
+    // Stops early once nothing has arrived for QUIET_MS: what is lost (without a spill directory) never comes.
+    let last = -1;
+    let lastChange = performance.now();
+    const stop = watchDelivery(sink, expected, DELIVERY_LIMIT_MS, resolve, {
+      everyMs: 200,
+      ready: () => {
+        const received = sink.stats().spans + sink.stats().scores;
+        if (received !== last) [last, lastChange] = [received, performance.now()];
+        if (performance.now() - lastChange < QUIET_MS) return true;
+        stop();
+        resolve(undefined);
+        return false;
+      },
+    });
   });
   second.child.stdin?.write("done\n");
   const secondEnded = await second.on("ended");

@@ -69,7 +69,7 @@ export class BatchQueue<T> {
       record: (outcome) => (outcome.retry ? this.#stats.failed(outcome.retry.fault) : this.#record([], outcome)),
       failing: () => this.#backoff.failing,
     });
-    this.#log = new DeliveryLog(options.owner, options.items, () => this.size);
+    this.#log = new DeliveryLog(options.owner, options.items, () => this.size, options.spill !== undefined);
     observeDelivery(this, this.#stats.counts, options.meterProvider);
   }
 

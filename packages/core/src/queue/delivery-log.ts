@@ -72,6 +72,8 @@ export class DeliveryLog {
     private readonly owner: string,
     private readonly items: string,
     private readonly waiting: () => number,
+    /** Whether what a shutdown leaves goes to a spill directory (it then waits its own time, not `flushTimeout`). */
+    private readonly spills = false,
   ) {}
 
   /** Whether a fault is going on (including a recovery whose backlog is not yet sent). */
@@ -154,13 +156,15 @@ export class DeliveryLog {
   }): void {
     const seconds = (at: number) => `${Math.round(Math.max(0, at - Date.now()) / 100) / 10} s`;
     const { held, deadline, recheckUntil, failure } = wait;
+    const spill = this.spills;
     const why = failure ? ` (${failure})` : "";
     const what = `${held} ${this.items}`;
     const how =
       recheckUntil === undefined
-        ? `waits at most ${seconds(deadline)} (flushTimeout) to deliver ${what}, since the last attempt failed${why}`
+        ? `waits at most ${seconds(deadline)} (${spill ? "spill directory set" : "flushTimeout"}) to deliver ${what}, since the last attempt failed${why}`
         : `waits ${seconds(recheckUntil)} to deliver ${what}, and up to ${seconds(deadline)} (flushTimeout) only if the server answers again: an earlier flush gave up on it without an answer${why}`;
-    getGlobalLogger().warn(`${this.owner}: shutdown() ${how}; what is not delivered by then is dropped.`);
+    const then = spill ? "written to the spill directory" : "dropped";
+    getGlobalLogger().warn(`${this.owner}: shutdown() ${how}; what is not delivered by then is ${then}.`);
   }
 
   /** Logs the drop counts not yet reported (with `dueOnly`, those whose summary interval has passed). */
