@@ -1,4 +1,5 @@
 import { renameSync } from "node:fs";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import { SvcClient } from "@svc/client";
 import { LogLevel } from "@svc/tracing";
@@ -142,6 +143,32 @@ describe("the bounds of the directory", () => {
     await vi.waitFor(() => expect(next.processor.health().dropped.rejected).toBe(3), WAIT);
     expect(batchFiles(dir)).toEqual([]);
     expect(next.processor.health().replayed).toBe(0);
+  });
+});
+
+describe("claims", () => {
+  it("takes over a batch claimed by a process that died, and leaves one claimed by a live process", async () => {
+    captureLogs(LogLevel.ERROR);
+    const server = await startSpillServer("down");
+    const dir = spillDir();
+    const first = svcProvider(server, { ...HELD, flushAt: 2, spillDir: dir });
+    for (let i = 0; i < 4; i++) first.svc.startSpan(`claimed-${i}`).end();
+    await first.processor.shutdown();
+    const files = batchFiles(dir);
+    expect(files).toHaveLength(2);
+    const host = hostname().replace(/[^A-Za-z0-9_-]/g, "_");
+    // No process has this id (above the kernel's pid_max); the test runner's parent is alive.
+    const [dead, live] = [`${files[0]}.claimed.${host}.4194305`, `${files[1]}.claimed.${host}.${process.ppid}`];
+    renameSync(join(dir, files[0] as string), join(dir, dead));
+    renameSync(join(dir, files[1] as string), join(dir, live));
+
+    server.mode = "up";
+    const next = svcProvider(server, { ...HELD, spillDir: dir });
+
+    await vi.waitFor(() => expect(next.processor.health().replayed).toBe(2), WAIT);
+    expect(server.acceptedSpans).toHaveLength(2);
+    expect(batchFiles(dir)).toEqual([live]);
+    expect(next.processor.health().onDisk).toBe(2);
   });
 });
 
