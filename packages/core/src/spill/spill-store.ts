@@ -151,11 +151,15 @@ export class SpillStore {
     await this.#fs.rename(this.#path(file.name), this.#path(file.name.slice(0, file.name.indexOf(".claimed."))));
   }
 
-  /** Whether a claimed file's owner is gone: a dead process of this host, or a claim older than the stale age. */
+  /**
+   * Whether a claimed file's owner is gone: a dead process of this host, or a claim older than the stale age (a send
+   * takes seconds; an old claim of a live process id is one whose id was reused, or of another host).
+   */
   async isStale(file: SpillFile, now = Date.now()): Promise<boolean> {
     const claim = file.claim;
     if (!claim) return false;
-    if (claim.host === this.#fs.host) return claim.pid !== this.#fs.pid && !this.#fs.alive(claim.pid);
+    const mine = claim.host === this.#fs.host;
+    if (mine && claim.pid !== this.#fs.pid && !this.#fs.alive(claim.pid)) return true;
     try {
       return now - (await this.#fs.mtimeMs(this.#path(file.name))) > STALE_CLAIM_MS;
     } catch {
