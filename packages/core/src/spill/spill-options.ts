@@ -46,14 +46,18 @@ export function spillSettings(
   const dir = resolved.spillDir;
   if (dir === undefined) return undefined;
   const runtime = currentRuntime();
-  const fs = isServerRuntime(runtime) ? loadNodeFs() : undefined;
+  const server = isServerRuntime(runtime);
+  const fs = server ? loadNodeFs() : undefined;
   if (fs === undefined) {
     const key = `${owner} ${runtime.kind}`;
     if (!toldNoDisk.has(key)) {
       toldNoDisk.add(key);
+      const why = server
+        ? `this version of ${runtime.kind} cannot load node:fs without an import (process.getBuiltinModule is missing; Node.js 22.3 or later, a recent Bun or Deno has it)`
+        : "there is no disk to trust here";
       getGlobalLogger().warn(
-        `${owner}: spillDir (SVC_SPILL_DIR) does not apply in ${runtime.kind}: there is no disk to trust here, so ` +
-          "nothing is written to it; what does not fit in the queue is dropped and counted as before. Unset it for this runtime.",
+        `${owner}: spillDir (SVC_SPILL_DIR) does not apply in ${runtime.kind}: ${why}, so nothing is written to it; ` +
+          "what does not fit in the queue is dropped and counted as before. Unset it for this runtime.",
       );
     }
     return undefined;
