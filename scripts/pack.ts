@@ -2,8 +2,10 @@
 //   node scripts/pack.ts [--out <dir>]   writes svc-<name>-<version>.tgz and svc-codemod-<version>.tgz into <dir>
 //                                        (default: packs/) and prints the commands that run the codemod and install
 //                                        the packages
-// `pnpm pack` replaces the `workspace:` ranges between the packages with the version, so the tarballs install
-// together with npm, pnpm or yarn. Install them in one command: @svc/client and @svc/langchain need @svc/tracing.
+// `pnpm pack` replaces the `workspace:` ranges between the packages with the version (`@svc/tracing: 6.0.0`). npm
+// takes the tarballs given in the same command for those versions; pnpm and yarn ask the registry for them, where they
+// are not yet (ERR_PNPM_FETCH_404), unless the app's package.json points each @svc package at its tarball
+// (`pnpm.overrides` for pnpm, `resolutions` for yarn). The commands printed below do that with `npm pkg set` first.
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -36,6 +38,30 @@ export function codemodCommand(tarball: string, args = "--dry-run ."): string {
   return `npx --yes --package ${tarball} svc-codemod ${args}`;
 }
 
+/** The packages an app installs next to the SDK's in the printed commands. */
+const PEERS = "@opentelemetry/api @opentelemetry/sdk-node";
+
+/**
+ * The commands that install the packed packages into the app in the current folder, by package manager. pnpm and
+ * yarn 1 get every @svc package pinned to its tarball first, in the app's package.json, so that the dependencies
+ * between the packages resolve to the tarballs and not to the registry.
+ */
+export function installCommands(
+  tarballs: Record<string, string>,
+  peers = PEERS,
+): Record<"npm" | "pnpm" | "yarn", string> {
+  const files = Object.values(tarballs).join(" ");
+  const pin = (field: string) =>
+    `npm pkg set ${Object.entries(tarballs)
+      .map(([name, file]) => `${field}.${name}=file:${file}`)
+      .join(" ")}`;
+  return {
+    npm: `npm install ${files} ${peers}`,
+    pnpm: `${pin("pnpm.overrides")} && pnpm add ${files} ${peers}`,
+    yarn: `${pin("resolutions")} && npx --yes yarn@1 add ${files} ${peers}`,
+  };
+}
+
 function main(): void {
   const at = process.argv.indexOf("--out");
   const dir = resolve(at > 0 ? (process.argv[at + 1] ?? "") : join(ROOT, "packs"));
@@ -46,8 +72,12 @@ function main(): void {
   console.log("\nMigrating a v5 app: in its folder, with the v5 packages still installed and your work committed:");
   console.log(`  ${codemodCommand(codemod)}   # what would change; writes nothing`);
   console.log(`  ${codemodCommand(codemod, ".")}             # rewrite`);
+  const install = installCommands(tarballs);
   console.log("\nInstall them in your app (all in one command; add the OpenTelemetry packages you use):");
-  console.log(`  npm install ${Object.values(tarballs).join(" ")} @opentelemetry/api @opentelemetry/sdk-node`);
+  console.log(`  ${install.npm}`);
+  console.log("With pnpm or yarn, which need each @svc package pointed at its tarball in package.json first:");
+  console.log(`  ${install.pnpm}`);
+  console.log(`  ${install.yarn}`);
 }
 
 if (import.meta.main) main();

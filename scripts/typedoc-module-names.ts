@@ -8,6 +8,8 @@ const NAMES: Record<string, string> = {
   "otel/src/testing": "@svc/otel/testing",
   "client/src": "@svc/client",
   "client/src/browser": "@svc/client/browser",
+  "client/src/vitest": "@svc/client/vitest",
+  "client/src/node-test": "@svc/client/node-test",
   "langchain/src": "@svc/langchain",
 };
 

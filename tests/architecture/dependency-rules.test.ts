@@ -156,10 +156,10 @@ describe("pnpm check:arch", () => {
       "tools/dev-server/src/uses-reader.ts":
         'export { reader } from "../../../packages/core/src/genai-attributes.ts";\n',
       "tools/dev-server/src/uses-observations.ts":
-        'export { observations } from "../../../packages/core/src/observation-attributes.ts";\n',
+        'export { observations } from "../../../packages/core/src/read-observation-attributes.ts";\n',
       "packages/core/src/genai-attributes.ts": "export const reader = 1;\n",
       "packages/core/src/attributes.ts": "export const keys = 1;\n",
-      "packages/core/src/observation-attributes.ts":
+      "packages/core/src/read-observation-attributes.ts":
         'export { keys } from "./attributes.ts";\nexport { reader } from "./genai-attributes.ts";\n' +
         'export { queue } from "./queue.ts";\nexport const observations = 1;\n',
     });
@@ -173,7 +173,7 @@ describe("pnpm check:arch", () => {
       "dev-server-reads-only-shared-readers tools/dev-server/src/uses-core.ts -> packages/core/src/index.ts",
       "product-code-imports-no-tooling packages/client/src/uses-tests.ts -> tests/support/helper.ts",
       "published-package-root-only packages/langchain/src/index.ts -> packages/client/src/browser.ts",
-      "shared-readers-stand-alone packages/core/src/observation-attributes.ts -> packages/core/src/queue.ts",
+      "shared-readers-stand-alone packages/core/src/read-observation-attributes.ts -> packages/core/src/queue.ts",
       "svc-name-resolves packages/langchain/src/unknown-name.ts -> @svc/nothing",
       "tracing-imports-only-core packages/tracing/src/uses-otel.ts -> packages/otel/src/index.ts",
     ]);

@@ -119,7 +119,7 @@ describe("svc.api routes", () => {
     const declared: string[] = [];
     for (const file of readdirSync(OUTPUT_DIR)) {
       const source = readFileSync(join(OUTPUT_DIR, file), "utf8");
-      const className = /export declare class (\w+)Api \{/.exec(source)?.[1];
+      const className = /export class (\w+)Api \{/.exec(source)?.[1];
       for (const match of source.matchAll(/^ {2}(\w+)\(.*request\?: EmptyRequest, options\?: RequestOptions\)/gm)) {
         declared.push(`${className}.${match[1]}`);
       }

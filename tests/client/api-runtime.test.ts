@@ -14,8 +14,8 @@ import {
 import { sleep } from "@svc/core";
 import { SDK_VERSION } from "@svc/tracing";
 import { describe, expect, it, onTestFinished } from "vitest";
-import { createSvcApi } from "../../packages/client/src/api/generated/client.ts";
-import { RequestRuntime, type RuntimeConfig } from "../../packages/client/src/api/runtime.ts";
+import { createSvcApiClient } from "../../packages/client/src/api/generated/client.ts";
+import { RequestRuntime, type RuntimeConfig } from "../../packages/client/src/api/request-runtime.ts";
 import { resolveClientConfig } from "../../packages/client/src/config.ts";
 import { type ReplyFn, startServer } from "../support/http-server.ts";
 
@@ -44,7 +44,7 @@ function apiFor(baseUrl: string, { secretKey = "sk-1", additionalHeaders, ...con
     },
     ...config,
   });
-  return { api: createSvcApi(runtime), delays };
+  return { api: createSvcApiClient(runtime), delays };
 }
 
 describe("authentication and headers", () => {
@@ -447,14 +447,12 @@ describe("responses", () => {
 });
 
 describe("methods", () => {
-  it("send the same request called detached from their namespace, path parameters encoded in route order", async () => {
+  it("send their path parameters encoded, in route order, and the request's query parameters", async () => {
     const server = await serve(() => ({ json: { ok: true } }));
     const { api } = apiFor(server.url);
-    const { deleteApiKey } = api.projects;
-    const { get } = api.prompts;
 
-    await deleteApiKey("p 1", "k/2");
-    await get("greeting", { label: "staging" });
+    await api.projects.deleteApiKey("p 1", "k/2");
+    await api.prompts.get("greeting", { label: "staging" });
 
     expect(server.seen.map((req) => `${req.method} ${req.path}`)).toEqual([
       "DELETE /api/public/projects/p%201/apiKeys/k%2F2",
@@ -463,7 +461,7 @@ describe("methods", () => {
     expect(server.seen[1]?.query.toString()).toBe("label=staging");
   });
 
-  it("return their ApiPromise at once, before the operations have loaded, and reject with the typed error", async () => {
+  it("return their ApiPromise at once and reject with the typed error", async () => {
     const server = await serve(() => ({ status: 404, json: { message: "no such score" } }));
     const { api } = apiFor(server.url);
 

@@ -1,4 +1,12 @@
-import { DatasetManager, MediaManager, PromptManager, ScoreManager, SvcClient } from "@svc/client";
+import {
+  DatasetManager,
+  MediaManager,
+  PromptManager,
+  ScoreManager,
+  SvcApi,
+  SvcApiClient,
+  SvcClient,
+} from "@svc/client";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { type Reply, type SeenRequest, startServer } from "../support/http-server.ts";
 
@@ -16,6 +24,14 @@ describe("SvcClient", () => {
     expect(svc.dataset).toBeInstanceOf(DatasetManager);
     expect(svc.media).toBeInstanceOf(MediaManager);
     expect(typeof svc.api.scores.create).toBe("function");
+  });
+
+  it("makes svc.api an SvcApiClient, also under the class's deprecated 6.0 name SvcApi", () => {
+    const svc = new SvcClient({ baseUrl: "http://127.0.0.1:9", publicKey: "pk", secretKey: "sk" });
+
+    expect(svc.api).toBeInstanceOf(SvcApiClient);
+    expect(svc.api).toBeInstanceOf(SvcApi);
+    expect(svc.api.constructor.name).toBe("SvcApiClient");
   });
 
   it("fetches the project id once from GET /api/public/projects and caches it", async () => {

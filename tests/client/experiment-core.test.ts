@@ -97,6 +97,8 @@ describe("formatExperimentResult", () => {
     evaluations,
     traceId: "t",
     evaluationFailures: [],
+    trials: [],
+    scores: {},
     ...(error ? { error } : {}),
   });
 

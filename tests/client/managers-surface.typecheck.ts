@@ -6,6 +6,7 @@ import {
   type FetchedDataset,
   ScoreManager,
   SvcApi,
+  SvcApiClient,
   type SvcClient,
   type TextPromptClient,
 } from "@svc/client";
@@ -66,9 +67,17 @@ export function removedAliasesDoNotCompile(): void {
   svc.getDatasetRuns;
 }
 
+// The 6.0 name of the REST client's class is the class.
+export function oldNameIsTheClass(svc: SvcClient): SvcApi {
+  const api: SvcApiClient = svc.api;
+  return api instanceof SvcApi ? api : svc.api;
+}
+
 // What SvcClient makes stays out of users' hands: no public constructor takes the request runtime or the uploader.
-export function internalsAreNotConstructed(api: SvcApi): void {
+export function internalsAreNotConstructed(api: SvcApiClient): void {
   // @ts-expect-error svc.api is made by SvcClient only
+  new SvcApiClient(api);
+  // @ts-expect-error the 6.0 name of the class, kept as a deprecated alias, constructs nothing either
   new SvcApi(api);
   // @ts-expect-error svc.score is made by SvcClient only
   new ScoreManager({});

@@ -15,7 +15,7 @@ describe("the fixture projects, with the v5 packages installed", () => {
   beforeAll(() => {
     dir = fixturesCopy({ v5Types: true, version: "before", keep: true });
     result = runCodemod({ paths: [...FIXTURES], cwd: dir, dryRun: false });
-  });
+  }, 60_000);
   afterAll(() => removeDir(join(dir, "..")));
 
   it.each(FIXTURES)("%s is rewritten to the expected v6 code", (name) => {

@@ -17,7 +17,7 @@ function rewriteOnce(files: Record<string, string>, v5Types = true) {
   let run: ReturnType<typeof rewrite> | undefined;
   beforeAll(() => {
     run = rewrite(files, { v5Types, keep: true });
-  });
+  }, 60_000);
   afterAll(() => {
     if (run) removeDir(join(run.dir, ".."));
   });
@@ -106,7 +106,12 @@ describe("imports and renamed exports", () => {
   it("marks a @langfuse package that has no v6 package and leaves it", () => {
     expect(run.text("other.ts")).toContain('import { observeOpenAI } from "@langfuse/openai";');
     expect(run.findings("other.ts")).toMatchObject([
-      { kind: "unchanged", rule: "packages", message: "@langfuse/openai has no v6 package", line: 2 },
+      {
+        kind: "unchanged",
+        rule: "packages",
+        message: "@langfuse/openai (observeOpenAI) has no v6 package: trace the model calls as the guide shows",
+        line: 2,
+      },
     ]);
   });
 
@@ -415,7 +420,7 @@ describe("package.json", () => {
   it("reports @langfuse/core, packages without a v6 version and a @langchain/core older than 1.0", () => {
     expect(run.findings("package.json").map((f) => [f.kind, f.message])).toEqual([
       ["review", "@langfuse/core has no v6 package: depend on the @svc packages your code imports now"],
-      ["unchanged", "@langfuse/openai has no v6 package"],
+      ["unchanged", "@langfuse/openai (observeOpenAI) has no v6 package: trace the model calls as the guide shows"],
       ["unchanged", "@langfuse/browser has no v6 package: its score client is SvcBrowserClient of @svc/client/browser"],
       ["unchanged", "@svc/langchain needs @langchain/core ^1.0.0 (this range is ^0.3.8)"],
     ]);

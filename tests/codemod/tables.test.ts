@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Project } from "ts-morph";
 import { describe, expect, it } from "vitest";
+import { SvcOtelSpanAttributes } from "../../packages/core/src/attributes.ts";
 import {
   API_CHANGES,
   apiChangeOf,
@@ -9,10 +10,12 @@ import {
   REQUEST_OPTIONS_PLACEHOLDER,
   V5_API_CLASSES,
 } from "../../tools/codemod/src/tables/api.ts";
+import { ATTRIBUTE_KEYS, ATTRIBUTE_PREFIXES } from "../../tools/codemod/src/tables/attributes.ts";
 import { CORE_API_TYPES, CORE_EXPORTS } from "../../tools/codemod/src/tables/core-exports.ts";
 import { ENV_NAMES } from "../../tools/codemod/src/tables/env.ts";
 import { fateOf, type V5Package } from "../../tools/codemod/src/tables/exports.ts";
 import { SECTIONS } from "../../tools/codemod/src/tables/sections.ts";
+import { V6_EXPORTS } from "../../tools/codemod/src/tables/v6-exports.ts";
 import { ROOT } from "../support/packages.ts";
 
 // The codemod's tables against the real packages on both sides: the v5 declarations (devDependencies of
@@ -94,6 +97,10 @@ describe("the codemod's export tables", () => {
     },
   );
 
+  it.each(Object.keys(V6) as (keyof typeof V6)[])("list exactly the names %s exports (its API report)", (module) => {
+    expect([...V6_EXPORTS[module]].sort()).toEqual([...V6[module].names].sort());
+  });
+
   it("give every export of @langfuse/core a v6 export or SvcAPI type that exists, or mark it removed", () => {
     const counts = { export: 0, "api-type": 0, removed: 0 };
     for (const name of v5Exports("core")) {
@@ -122,6 +129,30 @@ describe("the codemod's export tables", () => {
         sources.some((source) => new RegExp(`\\b${name}\\b`).test(source)),
         name,
       ).toBe(true);
+    }
+  });
+});
+
+describe("the codemod's span attribute keys", () => {
+  const v5Keys = v5File("core")
+    .getEnumOrThrow("LangfuseOtelSpanAttributes")
+    .getMembers()
+    .map((member) => String(member.getValue()));
+  const v6Keys = new Set<string>(Object.values(SvcOtelSpanAttributes));
+
+  it("rewrite every langfuse.* key of the v5 enum", () => {
+    const prefixed = v5Keys.filter((key) => key.startsWith("langfuse."));
+    expect(prefixed.length).toBeGreaterThan(30);
+    for (const key of prefixed) expect(Object.hasOwn(ATTRIBUTE_KEYS, key), key).toBe(true);
+  });
+
+  it("to keys of v6's SvcOtelSpanAttributes, or the bare svc.metadata the server also reads", () => {
+    for (const [v5, v6] of Object.entries(ATTRIBUTE_KEYS)) {
+      expect(v6Keys.has(v6) || v6 === "svc.metadata", `${v5} -> ${v6}`).toBe(true);
+    }
+    for (const prefix of ATTRIBUTE_PREFIXES) {
+      const v6 = `svc.${prefix.slice("langfuse.".length, -1)}`;
+      expect(v6Keys.has(v6) || v6 === "svc.metadata", prefix).toBe(true);
     }
   });
 });

@@ -239,7 +239,9 @@ describe("BatchQueue on a runtime that binds I/O to requests", () => {
 
     expect(await flushing).toEqual({ pending: 0 });
     expect(q.health()).toMatchObject({ sent: 2, queued: 0, inFlight: 0 });
-    expect(logs.map((l) => l.message).join("\n")).toContain("Test: 2 items of sends that never finished");
+    expect(logs.map((l) => l.message).join("\n")).toContain(
+      "Test: 2 items of sends still unsettled 5 s past their deadline",
+    );
     accepted(attempts[0] as Attempt); // a late answer of the lost send changes nothing
     await settle();
     expect(q.health()).toMatchObject({ sent: 2, queued: 0, inFlight: 0 });
@@ -322,7 +324,7 @@ describe("BatchQueue lifecycle", () => {
     });
   });
 
-  it("gives each send a signal of its own, and shutdown aborts only the sends still under way", async () => {
+  it("gives each send a signal of its own, and shutdown aborts only the sends still under way after a moment's grace", async () => {
     captureLogs(LogLevel.ERROR);
     const { q, attempts, accepted, unavailable } = queue();
     for (let i = 0; i < 4; i++) q.push(i);
@@ -333,11 +335,44 @@ describe("BatchQueue lifecycle", () => {
 
     const stopped = q.shutdown(Date.now());
     await vi.advanceTimersByTimeAsync(0);
+    const inGrace = second.signal.aborted;
+    await vi.advanceTimersByTimeAsync(250);
     const aborted = [first.signal.aborted, second.signal.aborted];
     unavailable(second);
     await stopped;
 
     expect(first.signal).not.toBe(second.signal);
+    expect(inGrace).toBe(false);
     expect(aborted).toEqual([false, true]);
+    expect(q.health()).toMatchObject({ sent: 2, dropped: expect.objectContaining({ shutdown: 2 }) });
+  });
+
+  it("counts sent, never dropped, a batch accepted in the grace after the shutdown deadline, and sends nothing again", async () => {
+    const logs = captureLogs(LogLevel.ERROR);
+    const { q, attempts, accepted, unavailable } = queue();
+    for (let i = 0; i < 6; i++) q.push(i);
+    await settle();
+    const [first, second, third] = attempts as [Attempt, Attempt, Attempt];
+
+    const stopped = q.shutdown(Date.now() + 1_000);
+    await vi.advanceTimersByTimeAsync(1_100);
+    accepted(first);
+    unavailable(second);
+    await vi.advanceTimersByTimeAsync(150);
+    await stopped;
+    accepted(third); // too late: aborted and counted with the others
+
+    expect(attempts).toHaveLength(3);
+    expect(q.health()).toMatchObject({
+      sent: 2,
+      queued: 0,
+      inFlight: 0,
+      dropped: expect.objectContaining({ shutdown: 4 }),
+    });
+    expect(logs.map((l) => l.message)).toEqual([
+      expect.stringMatching(
+        /^\[Svc SDK\] Test: items dropped, not delivered before shutdown: 4 items: the shutdown deadline passed/,
+      ),
+    ]);
   });
 });

@@ -212,16 +212,24 @@ describe("httpRequest", () => {
     expect(text).not.toMatch(/pa55word|abc123/);
   });
 
-  it("never carries Authorization across a redirect to another origin", async () => {
+  it("stops at a redirect to another origin (host or port), sending it nothing, unless asked to follow it", async () => {
     const other = await serve(() => ({ status: 200 }));
     const server = await serve(() => ({
       status: 307,
       headers: { location: `${other.url.replace("127.0.0.1", "localhost")}/elsewhere` },
     }));
 
-    const result = await httpRequest(request(`${server.url}/a`).request);
+    const stopped = await httpRequest(request(`${server.url}/a`).request);
 
-    expect(result.ok).toBe(true);
+    expect(stopped).toMatchObject({
+      ok: false,
+      failure: { kind: "status", status: 307, redirect: { stop: "other-origin" } },
+    });
+    expect(other.seen).toEqual([]);
+
+    const followed = await httpRequest({ ...request(`${server.url}/a`).request, followRedirectsElsewhere: true });
+
+    expect(followed.ok).toBe(true);
     expect(other.seen[0]?.path).toBe("/elsewhere");
     expect(other.seen[0]?.headers.authorization).toBeUndefined();
     expect(other.seen[0]?.body.toString()).toBe('{"a":1}');

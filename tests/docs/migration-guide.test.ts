@@ -8,7 +8,7 @@ import {
   MAX_SERIALIZED_LENGTH,
 } from "@svc/core";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_MAX_RETRIES } from "../../packages/client/src/api/runtime.ts";
+import { DEFAULT_MAX_RETRIES } from "../../packages/client/src/api/request-runtime.ts";
 import { CLIENT_SPECS } from "../../packages/client/src/config.ts";
 import { DEFAULT_PROMPT_FETCH_TIMEOUT_MS } from "../../packages/client/src/prompt/prompt-manager.ts";
 import { MAX_SCORES_PER_REQUEST, SCORE_SPECS } from "../../packages/client/src/score/config.ts";

@@ -54,6 +54,8 @@ const RECIPES: Record<string, string> = {
   "packages/tracing/README.md > Set up OpenTelemetry #1": "the @svc/tracing README's NodeSDK set-up",
   "packages/tracing/README.md > Set up OpenTelemetry #2": "the @svc/tracing README's bare provider",
   "packages/otel/README.md > Set-up with NodeSDK": "the @svc/otel README's NodeSDK set-up",
+  // The tracing set-up of the CI project, run (with the whole project) by tests/e2e/experiments-ci.test.ts.
+  "packages/client/README.md > Run experiments in CI": "tests/e2e/experiments-ci.test.ts",
 };
 
 function recipeBlocks(): Map<string, string> {

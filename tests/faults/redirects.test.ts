@@ -17,7 +17,21 @@ interface Route {
   path: string;
   owner: string;
   items: string;
-  deliver(baseUrl: string, count: number): Promise<{ sent: number; rejected: number; lastStatus?: number }>;
+  deliver(
+    baseUrl: string,
+    count: number,
+    headers?: Record<string, string>,
+  ): Promise<{ sent: number; rejected: number; lastStatus?: number; lastHost?: string }>;
+}
+
+/** What a route's `health()` says of its deliveries. */
+function counts(health: {
+  sent: number;
+  dropped: { rejected: number };
+  lastError?: { status?: number; host?: string };
+}) {
+  const { sent, dropped, lastError } = health;
+  return { sent, rejected: dropped.rejected, lastStatus: lastError?.status, lastHost: lastError?.host };
 }
 
 const spans: Route = {
@@ -25,15 +39,15 @@ const spans: Route = {
   path: TRACES,
   owner: "SvcSpanProcessor",
   items: "spans",
-  async deliver(baseUrl, count) {
-    const processor = new SvcSpanProcessor({ baseUrl, publicKey: "pk-test", secretKey: "sk-test", ...SHORT }, {});
+  async deliver(baseUrl, count, additionalHeaders) {
+    const keys = { baseUrl, publicKey: "pk-test", secretKey: "sk-test", additionalHeaders };
+    const processor = new SvcSpanProcessor({ ...keys, ...SHORT }, {});
     const provider = new BasicTracerProvider({ spanProcessors: [processor] });
     onTestFinished(() => provider.shutdown());
     const tracer = provider.getTracer("svc-sdk");
     for (let i = 0; i < count; i++) tracer.startSpan(`s${i}`).end();
     await processor.forceFlush();
-    const health = processor.health();
-    return { sent: health.sent, rejected: health.dropped.rejected, lastStatus: health.lastError?.status };
+    return counts(processor.health());
   },
 };
 
@@ -42,13 +56,13 @@ const scores: Route = {
   path: SCORES,
   owner: "ScoreManager",
   items: "scores",
-  async deliver(baseUrl, count) {
-    const svc = new SvcClient({ baseUrl, publicKey: "pk-test", secretKey: "sk-test", ...SHORT, flushAt: 1000 });
+  async deliver(baseUrl, count, additionalHeaders) {
+    const keys = { baseUrl, publicKey: "pk-test", secretKey: "sk-test", additionalHeaders };
+    const svc = new SvcClient({ ...keys, ...SHORT, flushAt: 1000 });
     onTestFinished(() => svc.shutdown());
     for (let i = 0; i < count; i++) svc.score.create({ name: `s${i}`, value: i, traceId: "t-1" });
     await svc.flush();
-    const health = svc.health().score;
-    return { sent: health.sent, rejected: health.dropped.rejected, lastStatus: health.lastError?.status };
+    return counts(svc.health().score);
   },
 };
 
@@ -70,7 +84,7 @@ describe.each([spans, scores])("a final redirect on the route of $name", (route)
 
       const health = await route.deliver(server.url, 3);
 
-      expect(health).toEqual({ sent: 0, rejected: 3, lastStatus: status });
+      expect(health).toMatchObject({ sent: 0, rejected: 3, lastStatus: status });
       expect(server.seen.filter((r) => r.path === route.path)).toHaveLength(1);
       expect(moved.seen).toEqual([]);
       const lines = errors(logs);
@@ -83,13 +97,38 @@ describe.each([spans, scores])("a final redirect on the route of $name", (route)
     },
   );
 
+  it.each([307, 308])(
+    "never follows a %i to another origin: counted rejected, nothing reaches it, one line names both addresses and the fix",
+    async (status) => {
+      const logs = captureLogs(LogLevel.INFO);
+      const other = await faultServer(() => ({ status: 401, json: { message: "who are you" } }));
+      const server = await faultServer((req) =>
+        req.path === route.path ? { status, headers: { location: `${other.url}${req.path}` } } : { status: 200 },
+      );
+
+      const health = await route.deliver(server.url, 3, { "x-api-key": "extra-secret" });
+
+      expect(other.seen).toEqual([]);
+      expect(health).toEqual({ sent: 0, rejected: 3, lastStatus: status, lastHost: new URL(server.url).host });
+      expect(server.seen.filter((r) => r.path === route.path)).toHaveLength(1);
+      const lines = errors(logs);
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toContain(`${route.owner}: ${route.items} dropped`);
+      expect(lines[0]).toContain(`3 ${route.items}`);
+      expect(lines[0]).toContain(`HTTP ${status} from ${new URL(server.url).host} POST ${route.path}`);
+      expect(lines[0]).toContain(`${server.url}${route.path} redirects to ${other.url}${route.path}`);
+      expect(lines[0]).toMatch(new RegExp(`[Ss]et baseUrl \\(or SVC_BASE_URL\\) to ${literal(other.url)}[ ,.]`));
+      expect(lines[0]).not.toContain("keys");
+    },
+  );
+
   it("counts a 302 without a Location header as rejected and says the server gave no address", async () => {
     const logs = captureLogs(LogLevel.INFO);
     const server = await faultServer((req) => (req.path === route.path ? { status: 302 } : { status: 200 }));
 
     const health = await route.deliver(server.url, 2);
 
-    expect(health).toEqual({ sent: 0, rejected: 2, lastStatus: 302 });
+    expect(health).toMatchObject({ sent: 0, rejected: 2, lastStatus: 302 });
     const lines = errors(logs);
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain(
@@ -108,7 +147,7 @@ describe.each([spans, scores])("a final redirect on the route of $name", (route)
 
     const health = await route.deliver(server.url, 2);
 
-    expect(health).toEqual({ sent: 0, rejected: 2, lastStatus: 307 });
+    expect(health).toMatchObject({ sent: 0, rejected: 2, lastStatus: 307 });
     expect(server.seen.map((r) => r.path)).toEqual([route.path, "/hop/1", "/hop/2", "/hop/3", "/hop/4", "/hop/5"]);
     const lines = errors(logs);
     expect(lines).toHaveLength(1);
@@ -135,5 +174,33 @@ describe("a final redirect on a REST call", () => {
     expect(error).toMatchObject({ statusCode: 301 });
     expect((error as Error).message).toContain(`Set baseUrl (or SVC_BASE_URL) to ${moved.url}`);
     expect(moved.seen).toEqual([]);
+  });
+
+  it.each([
+    ["GET", 302],
+    ["POST", 307],
+  ])("never follows a %s answered %i to another origin: a SvcAPIError names both addresses", async (method, status) => {
+    const other = await faultServer(() => ({ status: 200, json: { data: [], meta: {} } }));
+    const server = await faultServer((req) => ({ status, headers: { location: `${other.url}${req.path}` } }));
+    const svc = new SvcClient({
+      baseUrl: server.url,
+      publicKey: "pk-test",
+      secretKey: "sk-test",
+      flushInterval: 3600,
+      additionalHeaders: { "x-api-key": "extra-secret" },
+    });
+    onTestFinished(() => svc.shutdown());
+
+    const call =
+      method === "GET"
+        ? svc.api.scores.getMany({}, { maxRetries: 0 })
+        : svc.api.scores.create([{ name: "n", value: 1, traceId: "t" }], { maxRetries: 0 });
+    const error = await (call as Promise<unknown>).catch((e: unknown) => e);
+
+    expect(other.seen).toEqual([]);
+    expect(error).toBeInstanceOf(SvcAPIError);
+    expect(error).toMatchObject({ statusCode: status });
+    expect((error as Error).message).toContain(new URL(server.url).host);
+    expect((error as Error).message).toContain(`Set baseUrl (or SVC_BASE_URL) to ${other.url}`);
   });
 });

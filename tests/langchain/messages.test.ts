@@ -43,9 +43,9 @@ describe("message conversion", () => {
     expect(convertMessage(new AIMessage("plain"))).toEqual({ role: "assistant", content: "plain" });
   });
 
-  it("names tool and function messages by their name and keeps their additional_kwargs", () => {
+  it("names tool and function messages by their name and keeps their additional_kwargs, and a tool message's call id", () => {
     const tool = new ToolMessage({ content: "3", tool_call_id: "c-1", name: "add" });
-    expect(convertMessage(tool)).toEqual({ role: "add", content: "3", additional_kwargs: {} });
+    expect(convertMessage(tool)).toEqual({ role: "add", content: "3", tool_call_id: "c-1", additional_kwargs: {} });
     const fn = new FunctionMessage({ content: "ok", name: "lookup" });
     expect(convertMessage(fn)).toEqual({ role: "lookup", content: "ok", additional_kwargs: {} });
   });

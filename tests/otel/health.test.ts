@@ -36,6 +36,7 @@ describe("SvcSpanProcessor.health()", () => {
       spilled: 0,
       replayed: 0,
       onDisk: 0,
+      filteredOut: 0,
     });
   });
 

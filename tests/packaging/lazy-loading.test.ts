@@ -1,5 +1,6 @@
 import { execFile } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it, onTestFinished } from "vitest";
@@ -9,21 +10,14 @@ import { ROOT } from "../support/packages.ts";
 const run = promisify(execFile);
 
 /**
- * Rarely used parts that load on first use, by package, each with a line of its code: the main entry (and the chunks
+ * Rarely used parts that load on first use (and only those: the managers, `svc.api` and its typed errors are in the
+ * entry), by package, each with a line of its code: the main entry (and the chunks
  * it imports statically) must not hold it, the package must.
  */
 const LOADED_ON_FIRST_USE: Record<string, Record<string, string>> = {
   client: {
     doctor: "function checkClock(",
     "experiment runner": "ExperimentRunner = class",
-    "dataset media references": "function resolveItemMediaReferences(",
-    // The routes and query parameters of svc.api: its namespaces hold only the names of their methods.
-    "REST operations": 'path: "/api/public/annotation-queues"',
-    // The managers behind svc.prompt, svc.dataset and svc.media (the classes of the public API stay in the entry).
-    "prompt cache and fetches": "PromptService = class",
-    "dataset reads and item uploads": "DatasetService = class",
-    "media reference resolution": "MediaService = class",
-    "typed errors of failed REST calls": "function errorFromFailure(",
   },
   // The OTLP encoders are the core's (the span processor and the doctor both encode spans), built into @svc/tracing.
   tracing: { "media upload": "function uploadOnce(", "OTLP/protobuf encoder": "function* encodeTraceRequestProtobuf(" },
@@ -172,4 +166,111 @@ describe("the parts loaded on first use", () => {
       expect(out.mediaHealth).toMatchObject({ requests: 0, unresolved: 0 });
     },
   );
+});
+
+/**
+ * The chunks the copy below goes without: every chunk named after a module loaded on first use (the doctor, the
+ * experiment runner, the OTLP/protobuf encoder, media upload), in both formats; `chunk-<hash>` files are shared code
+ * that entries import statically.
+ */
+const DELETED_CHUNKS = /^(?!chunk-)[a-z-]+-[A-Z0-9]{8}\.c?js$/;
+
+/**
+ * A copy of the built packages in `dir`/node_modules without the chunks of DELETED_CHUNKS, as deploy tools that copy
+ * only the files they see imported make it. Each package finds its dependencies (but not its `@svc` neighbours, which
+ * are the copies) where the workspace installed them.
+ */
+function copyWithoutChunks(dir: string): string[] {
+  const deleted: string[] = [];
+  for (const name of ["tracing", "otel", "client"]) {
+    const from = join(ROOT, "packages", name);
+    const to = join(dir, "node_modules", "@svc", name);
+    cpSync(from, to, { recursive: true, filter: (src) => !/\/(?:node_modules|src)$/.test(src) });
+    for (const file of readdirSync(join(to, "dist")).filter((file) => DELETED_CHUNKS.test(file))) {
+      rmSync(join(to, "dist", file));
+      deleted.push(file);
+    }
+    for (const scope of readdirSync(join(from, "node_modules")).filter((entry) => entry !== "@svc")) {
+      mkdirSync(join(to, "node_modules"), { recursive: true });
+      symlinkSync(realpathSync(join(from, "node_modules", scope)), join(to, "node_modules", scope));
+    }
+  }
+  const sdk = "@opentelemetry/sdk-trace-base";
+  mkdirSync(join(dir, "node_modules", "@opentelemetry"), { recursive: true });
+  symlinkSync(realpathSync(join(ROOT, "bench", "node_modules", sdk)), join(dir, "node_modules", sdk));
+  return deleted;
+}
+
+describe("a copy of the packages whose lazily loaded chunks are missing", () => {
+  it.each([
+    ["ES module", "import"],
+    ["CommonJS", "require"],
+  ])("keeps every documented guarantee, from the %s build", async (_, how) => {
+    const dir = mkdtempSync(join(tmpdir(), "svc-missing-chunks-"));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const deleted = copyWithoutChunks(dir);
+    const server = await startServer((req) => {
+      if (req.path.startsWith("/api/public/v2/prompts/")) return { status: 404, json: { message: "no such prompt" } };
+      if (req.path === "/api/public/scores/missing") return { status: 404, json: { message: "no such score" } };
+      return { json: {} };
+    });
+    onTestFinished(server.close);
+    const load = (pkg: string) =>
+      how === "import" ? `await import(${JSON.stringify(pkg)})` : `require(${JSON.stringify(pkg)})`;
+    const script = `(async () => {
+      const { BasicTracerProvider } = ${load("@opentelemetry/sdk-trace-base")};
+      const { setSvcTracerProvider, startObservation } = ${load("@svc/tracing")};
+      const { SvcSpanProcessor } = ${load("@svc/otel")};
+      const { NotFoundError, SvcClient } = ${load("@svc/client")};
+      const keys = { baseUrl: ${JSON.stringify(server.url)}, publicKey: "pk-test", secretKey: "sk-test" };
+      const traced = async (protocol) => {
+        const provider = new BasicTracerProvider({ spanProcessors: [new SvcSpanProcessor({ ...keys, protocol })] });
+        setSvcTracerProvider(provider);
+        startObservation("with media", { input: { image: "data:image/png;base64,iVBORw0KGgoAAAANSUhEUg==" } }).end();
+        await provider.forceFlush();
+        await provider.shutdown();
+      };
+      await traced("http/json");
+      await traced("http/protobuf");
+      const svc = new SvcClient(keys);
+      const report = await svc.doctor({ timeout: 5 });
+      const prompt = await svc.prompt.get("greeting", { type: "text", fallback: "Hi {{who}}", maxRetries: 0 });
+      const failed = await svc.api.scores.delete("missing", {}, { maxRetries: 0 }).catch((error) => error);
+      const { prompt: promptHealth } = svc.health();
+      await svc.shutdown();
+      console.log(JSON.stringify({
+        doctor: { ok: report.ok, checks: report.checks },
+        prompt: { compiled: prompt.compile({ who: "Ada" }), isFallback: prompt.isFallback },
+        failed: { notFound: failed instanceof NotFoundError, status: failed.statusCode },
+        promptHealth: { requests: promptHealth.requests, failures: promptHealth.failures, fallbacks: promptHealth.fallbacks },
+      }));
+    })();`;
+    const args = how === "import" ? ["--input-type=module", "-e", script] : ["-e", script];
+    const { stdout, stderr } = await run(process.execPath, args, { cwd: dir, timeout: 60_000 });
+
+    expect(deleted.map((file) => file.replace(/-[A-Z0-9]{8}\./, ".")).sort()).toEqual([
+      "client-doctor.cjs",
+      "client-doctor.js",
+      "experiment-manager.cjs",
+      "experiment-manager.js",
+      "otlp-protobuf.cjs",
+      "otlp-protobuf.js",
+      "upload-once.cjs",
+      "upload-once.js",
+    ]);
+    const out = JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}");
+    expect(out.doctor).toEqual({
+      ok: false,
+      checks: [{ name: "doctor", status: "fail", detail: expect.stringContaining("the checks could not be loaded") }],
+    });
+    expect(out.prompt).toEqual({ compiled: "Hi Ada", isFallback: true });
+    expect(out.failed).toEqual({ notFound: true, status: 404 });
+    expect(out.promptHealth).toEqual({ requests: 1, failures: 1, fallbacks: 1 });
+    // The OTLP/JSON export goes out without its media uploaded; the OTLP/protobuf one cannot be encoded.
+    const traces = server.seen.filter((req) => req.path === "/api/public/otel/v1/traces");
+    expect(traces.map((req) => req.headers["content-type"])).toEqual(["application/json"]);
+    expect(server.seen.some((req) => req.path === "/api/public/media")).toBe(false);
+    expect(stderr).toContain("SvcSpanProcessor: media upload failed; the span keeps its media reference");
+    expect(stderr).toContain("SvcSpanProcessor: spans dropped, could not be sent: 1 span: encoding failed");
+  });
 });

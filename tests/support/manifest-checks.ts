@@ -59,7 +59,7 @@ export function manifestChecks(root: string): void {
 
     it("require Node 22, ship only dist (and a folder per subpath entry for old resolvers, and one for the command) and have no side effects", () => {
       const subpaths: Record<string, string[]> = {
-        "@svc/client": ["browser", "bin"],
+        "@svc/client": ["browser", "vitest", "node-test", "bin"],
         "@svc/otel": ["testing"],
         "@svc/tracing": ["internal"],
       };

@@ -127,6 +127,26 @@ describe("startObservation", () => {
     expect(attributes[A.OBSERVATION_PROMPT_VERSION]).toBeUndefined();
   });
 
+  it("links a prompt by the rule of propagateAttributes: a digit string is a version, an invalid prompt is logged", () => {
+    const logs = captureLogs();
+
+    startObservation("digits", { prompt: { name: "qa", version: "7" as never } }, { asType: "generation" }).end();
+    startObservation("no-name", { prompt: { name: "", version: 2 } }, { asType: "generation" }).end();
+    startObservation("no-version", { prompt: { name: "qa", version: 2.5 } }, { asType: "generation" }).end();
+
+    expect(otel.span("digits").attributes).toMatchObject({
+      [A.OBSERVATION_PROMPT_NAME]: "qa",
+      [A.OBSERVATION_PROMPT_VERSION]: 7,
+    });
+    for (const name of ["no-name", "no-version"]) {
+      expect(otel.span(name).attributes[A.OBSERVATION_PROMPT_NAME], name).toBeUndefined();
+      expect(otel.span(name).attributes[A.OBSERVATION_PROMPT_VERSION], name).toBeUndefined();
+    }
+    expect(logs.map((line) => line.message)).toEqual([
+      "[Svc SDK] observation attributes: prompt dropped: needs a non-empty name and an integer version",
+    ]);
+  });
+
   it("ends an event at once, at its start time", () => {
     const at = new Date("2026-03-01T00:00:00.000Z");
     startObservation("happened", { input: "x" }, { asType: "event", startTime: at });

@@ -16,7 +16,7 @@ import {
 } from "@svc/core";
 import { createScoresApi, type ScoresApi } from "./api/generated/scores.js";
 import type { CreateScoreRequest } from "./api/generated/types.js";
-import { RequestRuntime } from "./api/runtime.js";
+import { RequestRuntime } from "./api/request-runtime.js";
 import { logDroppedScore, prepareScore, rejectionLine } from "./score/validate-score.js";
 
 /** Options of {@link SvcBrowserClient}. */

@@ -1,7 +1,7 @@
 import { type Connection, describeError, MediaUploader, redactUrl, serverOf } from "@svc/core";
 import { SvcAPIError } from "./api/errors.js";
-import { createSvcApi, type SvcApi } from "./api/generated/client.js";
-import { RequestRuntime } from "./api/runtime.js";
+import { createSvcApiClient, type SvcApiClient } from "./api/generated/client.js";
+import { RequestRuntime } from "./api/request-runtime.js";
 import { resolveClientConfig, type SvcClientConfig, type SvcClientParams } from "./config.js";
 import { createDatasetManager, type DatasetManager } from "./dataset/dataset-manager.js";
 import type { DoctorOptions } from "./doctor/doctor.js";
@@ -30,7 +30,7 @@ export class SvcClient {
   /** Settings in force, after options, environment and defaults (the secret key is not among them). */
   readonly config: Readonly<SvcClientConfig>;
   /** The REST client: `svc.api.<namespace>.<method>(...pathArgs, request, requestOptions)`. */
-  readonly api: SvcApi;
+  readonly api: SvcApiClient;
   /** Fetches (with a cache), creates and relabels prompts. */
   readonly prompt: PromptManager;
   /** Queues scores and sends them in batches. */
@@ -61,7 +61,7 @@ export class SvcClient {
     });
     // Kept off the enumerable keys: printing the client shows its managers, not its settings.
     Object.defineProperty(this, "config", { enumerable: false });
-    this.api = createSvcApi(runtime);
+    this.api = createSvcApiClient(runtime);
     this.score = createScoreManager({
       runtime,
       config: config.score,

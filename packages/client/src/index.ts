@@ -44,7 +44,20 @@ export type {
   UnstableDashboardWidgetsApi,
   UnstableSkillsApi,
 } from "./api/generated/index.js";
-export { SvcApi } from "./api/generated/index.js";
+
+import { SvcApiClient } from "./api/generated/index.js";
+
+export { SvcApiClient };
+/**
+ * The REST client's class under its name of 6.0, beside which the types' namespace `SvcAPI` differed only in case.
+ * @deprecated Use {@link SvcApiClient}; `SvcApi` goes in the next major.
+ */
+export const SvcApi = SvcApiClient;
+/**
+ * The type of the REST client under its name of 6.0.
+ * @deprecated Use {@link SvcApiClient}; `SvcApi` goes in the next major.
+ */
+export type SvcApi = SvcApiClient;
 // Also by plain name: the REST types that the hand-written API takes or returns, and the score types of the interface.
 export type {
   BasePrompt,
@@ -68,7 +81,7 @@ export type {
   ScoreBody,
   TextPrompt,
 } from "./api/generated/types.js";
-export type { ApiPromise, EmptyRequest, RequestOptions, WithRawResponse } from "./api/runtime.js";
+export type { ApiPromise, EmptyRequest, RequestOptions, WithRawResponse } from "./api/request-runtime.js";
 export { SvcClient } from "./client.js";
 export type { SvcClientConfig, SvcClientParams } from "./config.js";
 export type {
@@ -85,6 +98,8 @@ export { DEFAULT_EXPERIMENT_MAX_CONCURRENCY } from "./experiment/defaults.js";
 export type { ExperimentDataApi } from "./experiment/delete-experiment-data.js";
 export type { ExperimentManagerDeps, ProgressStream } from "./experiment/experiment-manager.js";
 export { ExperimentManager } from "./experiment/experiment-manager-facade.js";
+export type { GateApi } from "./experiment/gate/baseline.js";
+export type { GateBaseline, GateFlip, GateOptions, GateResult, GateScore } from "./experiment/gate/types.js";
 export type {
   RegressionErrorMessageOptions,
   RegressionErrorMetricOptions,
@@ -111,11 +126,13 @@ export type {
   ExperimentTask,
   ExperimentTaskContext,
   ExperimentTaskParams,
+  ExperimentTrialResult,
   FormatOptions,
   RunEvaluator,
   RunEvaluatorParams,
   RunExperimentOnDataset,
   RunExperimentOnDatasetParams,
+  ScoreSummary,
 } from "./experiment/types.js";
 export type { MediaHealth, PromptHealth, RequestHealth, SvcClientHealth } from "./health.js";
 export type { ParsedMediaReference, SvcMediaResolveMediaReferencesParams } from "./media/media-manager.js";
@@ -124,9 +141,9 @@ export type { SvcMediaReferenceParams } from "./media/media-reference.js";
 export { SvcMediaReference } from "./media/media-reference.js";
 export type { SvcMediaParams } from "./media/svc-media.js";
 export { SvcMedia } from "./media/svc-media.js";
-export type { ChatPromptGetOptions, PromptGetOptions, TextPromptGetOptions } from "./prompt/get-options.js";
 export type { PromptClient } from "./prompt/prompt-clients.js";
 export { ChatPromptClient, TextPromptClient } from "./prompt/prompt-clients.js";
+export type { ChatPromptGetOptions, PromptGetOptions, TextPromptGetOptions } from "./prompt/prompt-manager.js";
 export { PromptManager } from "./prompt/prompt-manager.js";
 export type {
   ChatMessageOrPlaceholder,

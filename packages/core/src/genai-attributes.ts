@@ -1,7 +1,10 @@
 // How the attributes of spans from other instrumentation (OpenTelemetry GenAI conventions, the AI SDK's `ai.*`
 // spans, OpenInference) read as an observation, the way the server reads them for OTLP ingestion. Shared by the
 // test kit of @svc/otel and the dev server, which runs from source under Node's type stripping: this module
-// therefore imports nothing.
+// therefore imports only the other readers, by their `.ts` paths.
+
+import { readGenAiInputOutput } from "./genai-io.ts";
+import { readUsageDetails } from "./genai-usage.ts";
 
 /** Attribute values of one span, as read from OTLP (strings, numbers, booleans, arrays). */
 export type SpanAttributeValues = Readonly<Record<string, unknown>>;
@@ -34,6 +37,18 @@ export const OBSERVATION_TYPES: ReadonlySet<string> = new Set([
   "guardrail",
 ]);
 
+/** `openinference.span.kind` values the server maps, and the observation type of each (others fall through). */
+const OPENINFERENCE_KINDS: Readonly<Record<string, string>> = {
+  CHAIN: "chain",
+  RETRIEVER: "retriever",
+  LLM: "generation",
+  EMBEDDING: "embedding",
+  AGENT: "agent",
+  TOOL: "tool",
+  GUARDRAIL: "guardrail",
+  EVALUATOR: "evaluator",
+};
+
 /** `gen_ai.operation.name` values and the observation type each stands for. */
 const OPERATION_TYPES: Readonly<Record<string, string>> = {
   chat: "generation",
@@ -46,67 +61,65 @@ const OPERATION_TYPES: Readonly<Record<string, string>> = {
   execute_tool: "tool",
 };
 
-/** The AI SDK's own span names (`ai.*`, its legacy integration): a model call is a generation. */
-const AI_SDK_SPAN_TYPES: Readonly<Record<string, string>> = {
-  "ai.generateText.doGenerate": "generation",
-  "ai.streamText.doStream": "generation",
-  "ai.generateObject.doGenerate": "generation",
-  "ai.streamObject.doStream": "generation",
-  "ai.embed.doEmbed": "embedding",
-  "ai.embedMany.doEmbed": "embedding",
-  "ai.toolCall": "tool",
-};
-
-/** Usage attributes and the usage kind each counts; the first present of each kind wins. */
-const USAGE_ATTRIBUTES: readonly (readonly [string, string])[] = [
-  ["gen_ai.usage.input_tokens", "input"],
-  ["gen_ai.usage.prompt_tokens", "input"],
-  ["ai.usage.inputTokens", "input"],
-  ["ai.usage.promptTokens", "input"],
-  ["gen_ai.usage.output_tokens", "output"],
-  ["gen_ai.usage.completion_tokens", "output"],
-  ["ai.usage.outputTokens", "output"],
-  ["ai.usage.completionTokens", "output"],
-  ["gen_ai.usage.total_tokens", "total"],
-  ["ai.usage.totalTokens", "total"],
+/** The AI SDK's model call operations (`ai.operationId`, or the start of `operation.name`) and their types. */
+const AI_SDK_MODEL_CALLS: readonly (readonly [string, string])[] = [
+  ["ai.generateText.doGenerate", "generation"],
+  ["ai.streamText.doStream", "generation"],
+  ["ai.generateObject.doGenerate", "generation"],
+  ["ai.streamObject.doStream", "generation"],
+  ["ai.embedMany.doEmbed", "embedding"],
+  ["ai.embed.doEmbed", "embedding"],
 ];
 
-/** Reads the type, model, usage, input and output of a span from the GenAI and AI SDK conventions. */
-export function readGenAiFields(name: string, attributes: SpanAttributeValues): GenAiFields {
+/**
+ * Where the model is read from, first present wins: the model that answered before the one asked for. The server
+ * does not read `embedding.model_name` (OpenInference's embedding spans): ours, last.
+ */
+const MODEL_KEYS = [
+  "gen_ai.response.model",
+  "ai.model.id",
+  "gen_ai.request.model",
+  "llm.response.model",
+  "llm.model_name",
+  "model",
+  "embedding.model_name",
+] as const;
+
+/** Keys whose presence makes a span without another type a generation (the server's last rule). */
+const MODEL_FALLBACK_KEYS = ["gen_ai.request.model", "gen_ai.response.model", "llm.model_name", "model"] as const;
+
+/**
+ * Reads the type, model, usage, input and output of a span from the conventions of other instrumentation, in the
+ * server's order. `scope` is the span's instrumentation scope name (the AI SDK's `ai` is read by its own rules).
+ */
+export function readGenAiFields(attributes: SpanAttributeValues, scope = ""): GenAiFields {
+  const { input, output } = readGenAiInputOutput(scope, attributes);
   return {
-    type: genAiType(name, attributes),
-    model: text(attributes["gen_ai.response.model"] ?? attributes["gen_ai.request.model"] ?? attributes["ai.model.id"]),
-    usage: genAiUsage(attributes),
-    input: first(attributes, ["gen_ai.input.messages", "gen_ai.prompt", "ai.prompt.messages", "ai.prompt"]),
-    output: first(attributes, [
-      "gen_ai.output.messages",
-      "gen_ai.completion",
-      "ai.response.text",
-      "ai.response.object",
-      "ai.response.toolCalls",
-    ]),
+    type: readGenAiType(attributes),
+    model: firstText(attributes, MODEL_KEYS),
+    usage: readUsageDetails(scope, attributes),
+    input,
+    output,
   };
 }
 
-function genAiType(name: string, a: SpanAttributeValues): string {
-  const kind = text(a["openinference.span.kind"])?.toLowerCase();
-  if (kind === "llm") return "generation";
-  if (kind && OBSERVATION_TYPES.has(kind)) return kind;
+/** The observation type the server's type mapper gives a span without `svc.observation.type` (`name` is not read). */
+export function readGenAiType(a: SpanAttributeValues): string {
+  const kind = text(a["openinference.span.kind"])?.toUpperCase();
+  if (kind && Object.hasOwn(OPENINFERENCE_KINDS, kind)) return OPENINFERENCE_KINDS[kind] as string;
   const operation = text(a["gen_ai.operation.name"])?.toLowerCase();
   if (operation && Object.hasOwn(OPERATION_TYPES, operation)) return OPERATION_TYPES[operation] as string;
-  const aiOperation = text(a["ai.operationId"]) ?? name;
-  if (Object.hasOwn(AI_SDK_SPAN_TYPES, aiOperation)) return AI_SDK_SPAN_TYPES[aiOperation] as string;
+  const hasModel = firstText(a, ["ai.model.id", "gen_ai.request.model", "gen_ai.response.model"]) !== undefined;
+  for (const [operationId, type] of AI_SDK_MODEL_CALLS) if (hasModel && isAiSdkOperation(a, operationId)) return type;
+  if (isAiSdkOperation(a, "ai.toolCall")) return "tool";
+  if (present(a["gen_ai.tool.name"]) || present(a["gen_ai.tool.call.id"])) return "tool";
+  if (firstText(a, MODEL_FALLBACK_KEYS) !== undefined) return "generation";
   return "span";
 }
 
-function genAiUsage(a: SpanAttributeValues): Record<string, number> | undefined {
-  const usage: Record<string, number> = {};
-  for (const [key, kind] of USAGE_ATTRIBUTES) {
-    const value = a[key];
-    if (usage[kind] === undefined && typeof value === "number" && Number.isFinite(value)) usage[kind] = value;
-  }
-  if (usage.input !== undefined && usage.output !== undefined) usage.total ??= usage.input + usage.output;
-  return Object.keys(usage).length > 0 ? usage : undefined;
+/** The AI SDK names its operation in `ai.operationId`, and in `operation.name` followed by the function id. */
+function isAiSdkOperation(a: SpanAttributeValues, operationId: string): boolean {
+  return text(a["ai.operationId"]) === operationId || text(a["operation.name"])?.startsWith(operationId) === true;
 }
 
 /** One observation of a trace, as {@link usageRepeaters} needs it. */
@@ -122,10 +135,11 @@ export interface UsageNode {
 }
 
 /**
- * The observations of one trace whose usage repeats that of the model calls below them: an agent or a step span
- * (anything but a generation or an embedding) with usage, that has a descendant with usage. Their usage is not
- * counted, so that a trace's tokens are summed once (the AI SDK puts a call's tokens on `invoke_agent` and on its
- * `chat` span).
+ * The observations of one trace whose usage repeats that of the model calls below them: any observation with usage
+ * (an agent, a step, or a generation that wraps another, as one instrumentation's span wraps a client's own) that has
+ * a generation or an embedding with usage below it. Their usage is not counted, so that a trace's tokens are summed
+ * once: the model call nearest to the wire is the one counted (the AI SDK puts a call's tokens on `invoke_agent` and
+ * on its `chat` span; Traceloop's Anthropic span wraps the Anthropic SDK's own, which has the cache counts).
  */
 export function usageRepeaters(nodes: readonly UsageNode[]): Set<string> {
   const byId = new Map(nodes.map((node) => [node.id, node]));
@@ -140,8 +154,55 @@ export function usageRepeaters(nodes: readonly UsageNode[]): Set<string> {
     }
   }
   const out = new Set<string>();
-  for (const node of nodes)
-    if (node.hasUsage && !isModelCall(node.type) && withUsageBelow.has(node.id)) out.add(node.id);
+  for (const node of nodes) if (node.hasUsage && withUsageBelow.has(node.id)) out.add(node.id);
+  return out;
+}
+
+/**
+ * Providers whose client SDK traces its own calls: the scope of that tracing, the scopes of other instrumentations
+ * of the same client, and the setting that turns the SDK's tracing off. When both record a call, the SDK's own span
+ * is the one counted, nested or not (a streamed call can leave the other span in a trace of its own).
+ */
+export const PROVIDER_OWN_TRACING: readonly { provider: string; own: string; other: RegExp; off: string }[] = [
+  {
+    provider: "Anthropic",
+    own: "com.anthropic.sdk.typescript",
+    other: /anthropic/i,
+    off: "ANTHROPIC_OPEN_TELEMETRY=false",
+  },
+];
+
+/**
+ * For a span of `scope`: the provider whose SDK's own tracing it is (`own: true`), or whose client it instruments
+ * beside that tracing (`own: false`); undefined for any other scope.
+ */
+export function providerOwnTracing(scope: string): { provider: string; own: boolean } | undefined {
+  for (const { provider, own, other } of PROVIDER_OWN_TRACING) {
+    if (scope.startsWith(own)) return { provider, own: true };
+    if (other.test(scope)) return { provider, own: false };
+  }
+  return undefined;
+}
+
+/**
+ * The observations, across traces, whose model call a provider SDK's own tracing also records: those with usage from
+ * another instrumentation of that client, when spans of the SDK's own tracing are among `nodes` of the same `source`
+ * (one process: its resource).
+ */
+export function ownTracingRepeaters(
+  nodes: readonly { id: string; scope: string; hasUsage: boolean; source?: string }[],
+): Set<string> {
+  const seen = new Set<string>();
+  for (const node of nodes) {
+    const match = providerOwnTracing(node.scope);
+    if (match?.own) seen.add(`${node.source ?? ""}\u0000${match.provider}`);
+  }
+  const out = new Set<string>();
+  if (seen.size === 0) return out;
+  for (const node of nodes) {
+    const match = node.hasUsage ? providerOwnTracing(node.scope) : undefined;
+    if (match && !match.own && seen.has(`${node.source ?? ""}\u0000${match.provider}`)) out.add(node.id);
+  }
   return out;
 }
 
@@ -150,9 +211,13 @@ function isModelCall(type: string): boolean {
   return lower === "generation" || lower === "embedding";
 }
 
-function first(a: SpanAttributeValues, keys: readonly string[]): unknown {
-  for (const key of keys) if (a[key] !== undefined && a[key] !== null) return a[key];
+function firstText(a: SpanAttributeValues, keys: readonly string[]): string | undefined {
+  for (const key of keys) if (present(a[key])) return typeof a[key] === "string" ? a[key] : JSON.stringify(a[key]);
   return undefined;
+}
+
+function present(value: unknown): boolean {
+  return value !== undefined && value !== null && value !== "" && value !== false && value !== 0;
 }
 
 function text(value: unknown): string | undefined {

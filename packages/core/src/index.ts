@@ -34,7 +34,14 @@ export {
 export { protocolOption } from "./config/protocol.js";
 export { connectionSettings, logStartup, optionSettings } from "./config/startup.js";
 export type { SpanAttributeValues, UsageNode } from "./genai-attributes.js";
-export { usageRepeaters } from "./genai-attributes.js";
+export {
+  ownTracingRepeaters,
+  PROVIDER_OWN_TRACING,
+  providerOwnTracing,
+  readGenAiType,
+  usageRepeaters,
+} from "./genai-attributes.js";
+export { readUsageDetails } from "./genai-usage.js";
 export type { ExitParticipant, ExitWatch } from "./lifecycle/exit-hooks.js";
 export { flushWatched, watchQueueForExit } from "./lifecycle/exit-hooks.js";
 export { loadOnce } from "./lifecycle/load-once.js";
@@ -58,8 +65,6 @@ export { formatMediaReference, MEDIA_REFERENCE_PATTERN, parseMediaReference } fr
 export { MediaUploader } from "./media/upload.js";
 export type { MediaServer, MediaTarget, MediaUpload, MediaUploadResult } from "./media/upload-types.js";
 export { isPlainObject, MAX_METADATA_KEY_LENGTH, MAX_METADATA_PATHS, writeMetadata } from "./metadata.js";
-export type { ObservationFields, SpanFacts, TraceFields } from "./observation-attributes.js";
-export { parseJsonText, readObservationFields, readTraceFields } from "./observation-attributes.js";
 export type { EncodedTraces, OtlpProtocol } from "./otlp/encode.js";
 export { encodeTraces, OTLP_CONTENT_TYPES } from "./otlp/encode.js";
 export type { ExportItem } from "./otlp/otlp-request.js";
@@ -72,10 +77,13 @@ export type { DeliveryMeterProvider } from "./queue/delivery-metrics.js";
 export { meterProviderOption } from "./queue/delivery-metrics.js";
 export type { DeliveryHealth } from "./queue/delivery-stats.js";
 export { Limiter, mapLimit } from "./queue/limiter.js";
+export { LOST_SEND_GRACE_MS } from "./queue/lost-sends.js";
 export type { SendOutcome } from "./queue/outcome.js";
 export { outcomeOf, sendInHalves, tooLargeOutcome } from "./queue/outcome.js";
 export type { QueueSpill } from "./queue/spill-gate.js";
 export { gaveUpAfter, serverOf } from "./queue/unanswered-servers.js";
+export type { ObservationFields, SpanFacts, TraceFields } from "./read-observation-attributes.js";
+export { parseJsonText, readObservationFields, readTraceFields } from "./read-observation-attributes.js";
 export {
   CIRCULAR_MARKER,
   cutAtCodePoint,
@@ -104,6 +112,7 @@ export {
 } from "./spill/spill-options.js";
 export type { SpillFile, SpillHeader, SpillListing } from "./spill/spill-store.js";
 export { parseSpillName, SpillStore } from "./spill/spill-store.js";
+export { randomHex, toHex } from "./tracing/ids.js";
 export type { ProcessorProbe } from "./tracing/processor-presence.js";
 export {
   countProcessorStart,
@@ -145,7 +154,6 @@ export { setTransportInterceptor } from "./transport/interceptor.js";
 export { isRetryableStatus, MAX_RETRIES_CAP, parseRetryAfter, retryDelayMs, sleep } from "./transport/retry.js";
 export type { RuntimeGlobals, RuntimeInfo, RuntimeKind } from "./transport/runtime.js";
 export {
-  bindsIoToRequests,
   currentRuntime,
   describeRuntime,
   detectRuntime,

@@ -1,15 +1,25 @@
 import { SVC_TRACER_NAME } from "@svc/core";
-import type { ReadableSpan } from "./readable-span.js";
+import { type ReadableSpan, scopeName } from "./readable-span.js";
 
 /**
- * Instrumentation scopes whose spans are exported by default: the SDK's own tracer first,
- * then known LLM instrumentation libraries. A scope matches a prefix when it equals it or
- * starts with `<prefix>.`; the prefix `ai` matches only exactly.
+ * Instrumentation scopes whose spans are exported by default: the SDK's own tracer first, then known LLM
+ * instrumentation libraries, JavaScript (package names) and Python (module names). A scope matches a prefix when it
+ * equals it or starts with `<prefix>.`; a prefix ending in `*` matches every scope that starts with what precedes the
+ * `*`; the prefix `ai` (the AI SDK's legacy integration) matches only exactly.
  */
 export const KNOWN_LLM_INSTRUMENTATION_SCOPE_PREFIXES: readonly string[] = [
   SVC_TRACER_NAME,
-  "agent_framework",
+  // JavaScript: OpenInference (OpenAI, Anthropic, LangChain, MCP, the OpenAI Agents SDK's bridge...), Traceloop
+  // (OpenLLMetry, MCP included), the OpenTelemetry OpenAI instrumentation, the Anthropic SDK's own tracing (with a
+  // `.<platform>` suffix for Bedrock and Vertex), the AI SDK (`ai`, legacy) and its `@ai-sdk/otel` integration (`gen_ai`).
+  "@arizeai/openinference-instrumentation-*",
+  "@traceloop/instrumentation-*",
+  "@opentelemetry/instrumentation-openai",
+  "com.anthropic.sdk.typescript",
   "ai",
+  "gen_ai",
+  // Python.
+  "agent_framework",
   "haystack",
   "langsmith",
   "litellm",
@@ -20,6 +30,7 @@ export const KNOWN_LLM_INSTRUMENTATION_SCOPE_PREFIXES: readonly string[] = [
   "opentelemetry.instrumentation.gemini",
   "opentelemetry.instrumentation.google_genai",
   "opentelemetry.instrumentation.google_generativeai",
+  "opentelemetry.instrumentation.mcp",
   "opentelemetry.instrumentation.openai",
   "opentelemetry.instrumentation.openai_v2",
   "opentelemetry.instrumentation.vertex_ai",
@@ -27,10 +38,6 @@ export const KNOWN_LLM_INSTRUMENTATION_SCOPE_PREFIXES: readonly string[] = [
   "strands-agents",
   "vllm",
 ];
-
-function scopeName(span: ReadableSpan): string {
-  return span.instrumentationScope?.name ?? span.instrumentationLibrary?.name ?? "";
-}
 
 /** True for spans created by the svc SDK's tracer. */
 export function isSvcSpan(span: ReadableSpan): boolean {
@@ -44,15 +51,21 @@ export function isGenAISpan(span: ReadableSpan): boolean {
 }
 
 /**
- * The prefixes as one test, compiled once: a scope equal to a prefix, or starting with `<prefix>.` (the prefix `ai`
- * only exactly). Checking each prefix built a new string per prefix for every span that is not svc's own.
+ * The prefixes as one test, compiled once: a scope equal to a prefix or starting with `<prefix>.`, a `*` prefix's
+ * start, or exactly `ai`. Checking each prefix built a new string per prefix for every span that is not svc's own.
  */
 const KNOWN_SCOPE = new RegExp(
-  `^(?:ai|(?:${KNOWN_LLM_INSTRUMENTATION_SCOPE_PREFIXES.filter((prefix) => prefix !== "ai")
-    .map((prefix) => prefix.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
-    .join("|")})(?:\\..*)?)$`,
+  `^(?:ai|(?:${KNOWN_LLM_INSTRUMENTATION_SCOPE_PREFIXES.filter((prefix) => prefix !== "ai" && !prefix.endsWith("*"))
+    .map(escapeRegExp)
+    .join("|")})(?:\\..*)?|(?:${KNOWN_LLM_INSTRUMENTATION_SCOPE_PREFIXES.filter((prefix) => prefix.endsWith("*"))
+    .map((prefix) => escapeRegExp(prefix.slice(0, -1)))
+    .join("|")}).*)$`,
   "s",
 );
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
 
 /** True for spans from a scope in {@link KNOWN_LLM_INSTRUMENTATION_SCOPE_PREFIXES}. */
 export function isKnownLLMInstrumentor(span: ReadableSpan): boolean {

@@ -1,15 +1,14 @@
 import type { Context } from "@opentelemetry/api";
 import {
   BatchQueue,
-  bindsIoToRequests,
   counted,
   countProcessorStart,
-  currentRuntime,
   type DeliveryHealth,
   describeError,
   type ExitWatch,
   gaveUpAfter,
   getGlobalLogger,
+  LOST_SEND_GRACE_MS,
   MediaUploader,
   type ProcessorProbe,
   RepeatLog,
@@ -26,10 +25,18 @@ import { FilterStage } from "./pipeline/filter.js";
 import { SampleStage } from "./pipeline/sample.js";
 import { spanSpill } from "./pipeline/spill.js";
 import { type StartedSpan, StartStage } from "./pipeline/start.js";
+import { UsageStage } from "./pipeline/usage.js";
 import type { ReadableSpan } from "./readable-span.js";
 
-/** Time beyond its own time limits after which an unsettled export is taken as cancelled by the runtime. */
-const LOST_SEND_GRACE_MS = 5_000;
+/** The counts of {@link SvcSpanProcessor.health}: those of its export queue, and the spans its filter left out. */
+export interface SpanProcessorHealth extends DeliveryHealth {
+  /**
+   * Spans the export filter left out (the default filter, or `shouldExportSpan` when set): ended spans that were not
+   * sampled out, never queued. Grows only. `svc doctor` names the scopes among them that look like model calls.
+   */
+  filteredOut: number;
+}
+
 /** Time a custom exporter's `forceFlush()` or `shutdown()` gets past the flush deadline, when the flush took it all. */
 const EXPORTER_CALL_GRACE_MS = 500;
 
@@ -59,6 +66,7 @@ export class SvcSpanProcessor {
   readonly #sample: SampleStage;
   readonly #start: StartStage;
   readonly #filter: FilterStage;
+  readonly #usage = new UsageStage();
   readonly #enrich: EnrichStage;
   readonly #export: ExportStage;
   readonly #queue: BatchQueue<OutgoingSpan>;
@@ -108,13 +116,15 @@ export class SvcSpanProcessor {
       immediate: config.exportMode === "immediate",
       server: config.exporter || config.cannotSend ? undefined : serverOf(config.endpoint),
       meterProvider: config.meterProvider,
-      // The export request is bounded by the timeout where timers run; a late one is sent twice, never lost.
-      lostAfterMs: bindsIoToRequests(currentRuntime()) ? config.timeoutMs + LOST_SEND_GRACE_MS : undefined,
+      attemptTimeoutMs: config.timeoutMs,
+      // Before its request, a send runs the mask (bounded by the timeout); the request announces its own time.
+      lostAfterMs: config.timeoutMs + LOST_SEND_GRACE_MS,
       sizeOf: (item) => sizeOf(item.span),
-      spill: spanSpill(config, this.#enrich, this.#export),
-      send: async (batch, signal) => {
+      spill: spanSpill(config, this.#usage, this.#enrich, this.#export),
+      send: async (batch, signal, live) => {
+        this.#usage.stamp(batch);
         await this.#enrich.enrich(batch, signal);
-        return this.#export.send(batch, signal);
+        return this.#export.send(batch, signal, live);
       },
     });
     this.#exit = watchQueueForExit(this.#queue, "spans", config.flushOnExit, () => this.forceFlush());
@@ -125,6 +135,7 @@ export class SvcSpanProcessor {
       publicKey: config.publicKey,
       cannotSend: config.cannotSend,
       health: () => this.health(),
+      filteredOut: () => this.#filter.filteredOut(),
       starts: () => this.#starts,
       claims: (span) => this.#start.onEnd(span),
     };
@@ -158,8 +169,11 @@ export class SvcSpanProcessor {
       }
       if (this.#shutdown)
         this.#queue.drop("shutdown", 1, `span "${span.name}" ended after shutdown() and is not exported`);
-      else if ((expected && this.#filter.acceptedAtStartStands) || this.#filter.accepts(span))
-        this.#queue.push({ span });
+      else if ((expected && this.#filter.acceptedAtStartStands) || this.#filter.accepts(span)) {
+        const item: OutgoingSpan = { span };
+        this.#usage.onEnd(item);
+        this.#queue.push(item);
+      } else this.#usage.onFilteredOut(span);
     } catch (error) {
       const kind = `${PROCESSOR_NAME}: onEnd failed; span not exported`;
       this.#repeats.error(kind, `${kind}: "${String(span?.name)}": ${describeError(error)}`);
@@ -187,9 +201,9 @@ export class SvcSpanProcessor {
     return this.#shutdown;
   }
 
-  /** Counts of the export queue: queued, in flight, sent, dropped by reason, retries, the last error. */
-  health(): DeliveryHealth {
-    return this.#queue.health();
+  /** Counts of the export queue (queued, in flight, sent, dropped by reason, retries, the last error) and of the filter. */
+  health(): SpanProcessorHealth {
+    return { ...this.#queue.health(), filteredOut: this.#filter.filteredOut().spans };
   }
 
   async #shutdownOnce(): Promise<void> {
@@ -219,10 +233,10 @@ export class SvcSpanProcessor {
     this.#flushing++;
     try {
       this.#export.wake();
-      const { pending, rechecked } = final ? await this.#queue.shutdown(deadline) : await this.#queue.flush(deadline);
+      const { pending, unanswered } = final ? await this.#queue.shutdown(deadline) : await this.#queue.flush(deadline);
       if (pending > 0 && !final)
         getGlobalLogger().warn(
-          `${PROCESSOR_NAME}: forceFlush() gave up after ${gaveUpAfter(this.#config.flushTimeoutMs, rechecked)} with ${counted(pending, "spans")} not yet delivered; they stay queued and are retried`,
+          `${PROCESSOR_NAME}: forceFlush() gave up after ${gaveUpAfter(this.#config.flushTimeoutMs, unanswered)} with ${counted(pending, "spans")} not yet delivered; they stay queued and are retried`,
         );
       await this.#uploader?.settled(deadline);
     } finally {

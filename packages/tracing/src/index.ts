@@ -27,7 +27,6 @@ export {
   SvcTool,
   SvcUpdatableObservation,
 } from "./observation.js";
-export { createObservationAttributes } from "./observation-attributes.js";
 export { observe } from "./observe.js";
 export type { PropagateAttributesParams, PropagatedPromptInput } from "./propagate-attributes.js";
 export { propagateAttributes } from "./propagate-attributes.js";
@@ -62,3 +61,4 @@ export type {
   SvcSpanAttributes,
   SvcToolAttributes,
 } from "./types.js";
+export { createObservationAttributes } from "./write-observation-attributes.js";

@@ -25,7 +25,6 @@ import {
 } from "@svc/core";
 import { validTime } from "./internal/options.js";
 import { repeats } from "./internal/repeats.js";
-import { writeObservationAttributes } from "./observation-attributes.js";
 import { getSvcTracer } from "./tracer-provider.js";
 import type {
   SvcAgentAttributes,
@@ -41,6 +40,7 @@ import type {
   SvcSpanAttributes,
   SvcToolAttributes,
 } from "./types.js";
+import { writeObservationAttributes } from "./write-observation-attributes.js";
 
 /** Options of {@link SvcObservationBase.startObservation}. */
 export interface StartChildObservationOptions<T extends SvcObservationType = SvcObservationType> {

@@ -12,6 +12,7 @@ import {
 } from "@svc/core";
 import { isCallable } from "./internal/options.js";
 import { repeats } from "./internal/repeats.js";
+import { writePromptLink } from "./prompt-link.js";
 
 const MAX_VALUE_LENGTH = 200;
 
@@ -80,7 +81,12 @@ function toPropagatedAttributes(params: PropagateAttributesParams, active: Retur
   const metadata = readField(params, "metadata");
   if (metadata !== undefined) writeMetadata(out, A.TRACE_METADATA, metadata);
   const prompt = readField<PropagatedPromptInput>(params, "prompt");
-  if (prompt !== undefined) safely("propagateAttributes: prompt", () => setPrompt(out, prompt));
+  if (prompt !== undefined) {
+    safely("propagateAttributes: prompt", () => {
+      const why = writePromptLink(out, prompt);
+      if (why !== undefined) dropped("prompt", why);
+    });
+  }
   return out;
 }
 
@@ -105,22 +111,6 @@ function mergeTags(existing: unknown, added: unknown): string[] {
     noteUnreadable(error);
   }
   return [...tags];
-}
-
-function setPrompt(out: Attributes, prompt: PropagatedPromptInput): void {
-  if (prompt === null || typeof prompt !== "object") {
-    dropped("prompt", "must be { name, version }");
-    return;
-  }
-  if (prompt.isFallback) return;
-  const raw = prompt.version;
-  const version = typeof raw === "string" && /^\d+$/.test(raw) ? Number(raw) : raw;
-  if (typeof prompt.name !== "string" || prompt.name.length === 0 || !Number.isInteger(version)) {
-    dropped("prompt", "needs a non-empty name and an integer version");
-    return;
-  }
-  out[A.OBSERVATION_PROMPT_NAME] = prompt.name;
-  out[A.OBSERVATION_PROMPT_VERSION] = version as number;
 }
 
 function dropped(name: string, why: string): void {

@@ -4,7 +4,6 @@ import { activeContext, parentContext } from "./internal/context.js";
 import { isCallable, validTime } from "./internal/options.js";
 import { repeats } from "./internal/repeats.js";
 import { createObservation, markFailed, type SvcObservationBase, type SvcObservationByType } from "./observation.js";
-import { writeObservationAttributes } from "./observation-attributes.js";
 import type {
   StartActiveObservationOpts,
   StartObservationOptions,
@@ -12,6 +11,7 @@ import type {
   SvcObservationAttributes,
   SvcObservationType,
 } from "./types.js";
+import { writeObservationAttributes } from "./write-observation-attributes.js";
 
 /**
  * Starts an observation as a child of the active span (or of `parentSpanContext`) without making it

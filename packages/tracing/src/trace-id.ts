@@ -1,4 +1,4 @@
-import { stableText } from "@svc/core";
+import { stableText, toHex } from "@svc/core";
 
 /**
  * Creates a W3C trace id (32 lower-case hex characters).
@@ -13,10 +13,4 @@ export async function createTraceId(seed?: string): Promise<string> {
   }
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(stableText(seed)));
   return toHex(new Uint8Array(digest)).slice(0, 32);
-}
-
-function toHex(bytes: Uint8Array): string {
-  let hex = "";
-  for (const byte of bytes) hex += byte.toString(16).padStart(2, "0");
-  return hex;
 }

@@ -13,7 +13,10 @@ export const RULES = {
   "api-methods": "removed and moved svc.api methods",
   scores: "score creation and reads (api.scores.create([...]), Scores v3)",
   "trace-io": "setTraceIO, setActiveTraceIO, createTraceAttributes",
+  attributes: "span attribute keys written by hand (langfuse.* -> svc.*)",
+  mocks: "export names in the factories of vi.mock and jest.mock",
   "dataset-link": "dataset item link()",
+  "removed-methods": "calls of removed methods found by name (v4 updateTrace, setTraceIO through own types)",
   "package-json": "package.json dependencies",
 } as const;
 
@@ -26,6 +29,8 @@ export interface Finding {
   kind: "review" | "unchanged";
   message: string;
   section: Section;
+  /** Where the reader is sent instead of the section (a guide outside MIGRATION-v6.md). */
+  link?: string;
   /** Position in the original text. */
   position: number;
 }
@@ -34,6 +39,8 @@ export interface Finding {
 export interface RunEnvironment {
   /** The v5 packages whose type declarations resolve: calls into them are recognized by their types. */
   typedPackages: ReadonlySet<string>;
+  /** The v5 packages the files import but whose declarations do not resolve: their calls are recognized by name. */
+  untypedPackages: ReadonlySet<string>;
 }
 
 /** The changes and findings of one source file, collected by the rules before anything is written. */
@@ -43,6 +50,8 @@ export class FileContext {
   readonly findings: Finding[] = [];
   /** The v5 environment variable names the file stopped using. */
   readonly envNames = new Set<string>();
+  /** Strings that name a v5 environment variable inside other text (messages): listed, not changed. */
+  readonly envMentions: { position: number; name: string }[] = [];
   readonly #commentLines = new Set<string>();
 
   readonly sourceFile: SourceFile;
@@ -90,9 +99,9 @@ export class FileContext {
 
   #find(node: Node, rule: RuleId, note: Note, kind: Finding["kind"], label: string): void {
     const position = node.getStart();
-    this.findings.push({ rule, kind, message: note.message, section: note.section, position });
+    this.findings.push({ rule, kind, message: note.message, section: note.section, link: note.link, position });
     const { at, indent } = commentPlace(this.sourceFile, node);
-    const line = `${indent}// svc-codemod: ${label}: ${note.message} (${migrationLink(note.section)})${this.newline}`;
+    const line = `${indent}// svc-codemod: ${label}: ${note.message} (${note.link ?? migrationLink(note.section)})${this.newline}`;
     const key = `${at}\0${line}`;
     if (this.#commentLines.has(key) || hasCommentAbove(this.sourceFile.getFullText(), at, line)) return;
     this.#commentLines.add(key);

@@ -1,6 +1,7 @@
 import { RULES, type RuleId } from "./context.ts";
 import type { FileResult, LocatedFinding, RunResult } from "./run.ts";
 import { ENV_NAMES } from "./tables/env.ts";
+import { own } from "./tables/own.ts";
 import { migrationLink } from "./tables/sections.ts";
 
 /** The summary printed after a run: what changed per file and per rule, what to check, what was left as is. */
@@ -36,11 +37,19 @@ export function formatReport(result: RunResult, options: { dryRun: boolean }): s
   if (env.length > 0) {
     lines.push(
       "",
-      `Environment variables renamed in code: ${env.map((name) => `${name} -> ${ENV_NAMES[name]}`).join(", ")}.`,
+      `Environment variables renamed in code: ${env.map((name) => `${name} -> ${own(ENV_NAMES, name)}`).join(", ")}.`,
       "Rename them where they are set too (.env files, CI, hosting): v6 reads only the SVC_ names.",
     );
   }
-  if (changed.length > 0 || findings.length > 0) {
+  const mentions = result.files.flatMap((file) => file.envMentions.map((m) => `${file.path}:${m.line} ${m.name}`));
+  if (mentions.length > 0) {
+    lines.push(
+      "",
+      `Text that names v5 environment variables, left as it is (update messages and docs): (${mentions.length})`,
+    );
+    for (const mention of mentions) lines.push(`  ${mention}`);
+  }
+  if (changed.length > 0 || findings.length > 0 || mentions.length > 0) {
     lines.push(
       "",
       options.dryRun
@@ -69,7 +78,7 @@ function section(
   lines.push("", `${title} (${selected.length})`);
   for (const { file, finding } of selected) {
     lines.push(
-      `  ${file.path}:${finding.line}  ${finding.rule}: ${finding.message} (${migrationLink(finding.section)})`,
+      `  ${file.path}:${finding.line}  ${finding.rule}: ${finding.message} (${finding.link ?? migrationLink(finding.section)})`,
     );
   }
 }

@@ -5,10 +5,12 @@ import { FileContext, type Finding, type RuleId } from "./context.ts";
 import { applyEdits, lineOf, type TextEdit } from "./edits.ts";
 import { loadProject } from "./project.ts";
 import { rewriteApiCalls } from "./rules/api-calls.ts";
+import { rewriteAttributeKeys } from "./rules/attribute-keys.ts";
 import { markDatasetLinks } from "./rules/dataset-link.ts";
 import { rewriteEnvNames } from "./rules/env.ts";
 import { rewriteImports } from "./rules/imports.ts";
 import { rewritePackageJson } from "./rules/package-json.ts";
+import { markRemovedMethods } from "./rules/removed-methods.ts";
 import { rewriteTraceIO } from "./rules/trace-io.ts";
 import { v5PackageOf } from "./tables/exports.ts";
 import { SECTIONS } from "./tables/sections.ts";
@@ -40,6 +42,8 @@ export interface FileResult {
   findings: LocatedFinding[];
   /** v5 environment variable names the file no longer uses. */
   envNames: string[];
+  /** v5 environment variable names inside other text of the file (messages), left as they are. */
+  envMentions: { line: number; name: string }[];
   before: string;
   after: string;
 }
@@ -64,12 +68,22 @@ export function runCodemod(options: RunOptions): RunResult {
         "their names only. For exact results run the codemod while the v5 packages are still installed.",
     );
   }
-  const environment = { typedPackages: loaded.typedPackages };
+  const environment = { typedPackages: loaded.typedPackages, untypedPackages: loaded.untypedPackages };
   const files: FileResult[] = [];
   for (const sourceFile of loaded.sourceFiles) {
     const ctx = new FileContext(sourceFile, environment, namesV5Package(sourceFile));
-    for (const rule of [rewriteImports, rewriteEnvNames, rewriteApiCalls, rewriteTraceIO, markDatasetLinks]) rule(ctx);
-    const result = fileResult(options, sourceFile.getFilePath(), sourceFile.getFullText(), ctx.edits, ctx.findings);
+    const rules = [
+      rewriteImports,
+      rewriteEnvNames,
+      rewriteAttributeKeys,
+      rewriteApiCalls,
+      rewriteTraceIO,
+      markDatasetLinks,
+      markRemovedMethods,
+    ];
+    for (const rule of rules) rule(ctx);
+    const text = sourceFile.getFullText();
+    const result = fileResult(options, sourceFile.getFilePath(), text, ctx.edits, ctx.findings, ctx.envMentions);
     if (!result) continue;
     result.counts = Object.fromEntries(ctx.counts);
     result.envNames = [...ctx.envNames].sort();
@@ -99,8 +113,9 @@ function fileResult(
   before: string,
   edits: TextEdit[],
   findings: Finding[],
+  mentions: readonly { position: number; name: string }[] = [],
 ): FileResult | undefined {
-  if (edits.length === 0 && findings.length === 0) return undefined;
+  if (edits.length === 0 && findings.length === 0 && mentions.length === 0) return undefined;
   const applied = applyEdits(before, edits);
   const all = [...findings];
   for (const edit of applied.skipped) {
@@ -113,10 +128,12 @@ function fileResult(
     });
   }
   const after = applied.text;
+  const lineAt = (position: number) =>
+    options.dryRun ? lineOf(before, position) : lineOf(after, applied.mapPosition(position));
   const located = all
     .map((finding) => ({
       ...finding,
-      line: options.dryRun ? lineOf(before, finding.position) : lineOf(after, applied.mapPosition(finding.position)),
+      line: lineAt(finding.position),
     }))
     .sort((a, b) => a.line - b.line);
   return {
@@ -126,6 +143,7 @@ function fileResult(
     counts: {},
     findings: located,
     envNames: [],
+    envMentions: mentions.map((mention) => ({ line: lineAt(mention.position), name: mention.name })),
     before,
     after,
   };

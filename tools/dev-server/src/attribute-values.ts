@@ -1,4 +1,4 @@
-import { readTraceFields } from "../../../packages/core/src/observation-attributes.ts";
+import { readTraceFields } from "../../../packages/core/src/read-observation-attributes.ts";
 import type { StoredSpan } from "./store.ts";
 
 /** Trace-level values, gathered from every span of a trace. */

@@ -1,5 +1,5 @@
-import { usageRepeaters } from "../../../packages/core/src/genai-attributes.ts";
-import { readObservationFields, attributeText as str } from "../../../packages/core/src/observation-attributes.ts";
+import { ownTracingRepeaters, usageRepeaters } from "../../../packages/core/src/genai-attributes.ts";
+import { readObservationFields, attributeText as str } from "../../../packages/core/src/read-observation-attributes.ts";
 import { type TraceContext, traceContext } from "./attribute-values.ts";
 import type { DevStore, StoredSpan } from "./store.ts";
 
@@ -101,6 +101,7 @@ export function toObservation(span: StoredSpan, trace: TraceContext, projectId: 
       statusCode: span.statusCode,
       statusMessage: span.statusMessage,
       resource: span.resourceAttributes,
+      scope: span.scopeName,
     },
     span.attributes,
   );
@@ -183,6 +184,17 @@ export function allObservations(store: DevStore): Observation[] {
     for (const observation of observations) if (repeaters.has(observation.id)) observation.usageDetails = {};
     out.push(...observations);
   }
+  // A call that a provider SDK's own tracing records too is counted on the SDK's span, in whichever trace each is.
+  const spansById = new Map([...store.spans.values()].map((span) => [span.spanId, span]));
+  const repeaters = ownTracingRepeaters(
+    out.map((o) => ({
+      id: o.id,
+      scope: spansById.get(o.id)?.scopeName ?? "",
+      hasUsage: Object.keys(o.usageDetails).length > 0,
+      source: JSON.stringify(spansById.get(o.id)?.resourceAttributes),
+    })),
+  );
+  for (const observation of out) if (repeaters.has(observation.id)) observation.usageDetails = {};
   return out;
 }
 

@@ -17,8 +17,6 @@ import {
 } from "./errors.js";
 import type { Operation } from "./operation.js";
 
-// Loaded by the request runtime on the first failed call: an application whose calls succeed does not carry it.
-
 const ERROR_BY_STATUS: Record<number, typeof SvcAPIError> = {
   400: BadRequestError,
   401: UnauthorizedError,

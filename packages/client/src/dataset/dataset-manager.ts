@@ -1,8 +1,19 @@
-import { loadOnce } from "@svc/core";
-import type { SvcApi } from "../api/generated/client.js";
+import { type MediaUploader, mapLimit } from "@svc/core";
+import type { SvcApiClient } from "../api/generated/client.js";
 import type { CreateDatasetItemRequest, DatasetItem } from "../api/generated/types.js";
-import type { RequestOptions } from "../api/runtime.js";
-import type { DatasetGetOptions, DatasetManagerOptions, FetchedDataset } from "./types.js";
+import type { RequestOptions } from "../api/request-runtime.js";
+import { SVC_MEDIA } from "../media/media-brand.js";
+import type { SvcMedia } from "../media/svc-media.js";
+import { resolveItemMediaReferences } from "./media-references.js";
+import type { DatasetDecorator, DatasetGetOptions, DatasetManagerOptions, FetchedDataset } from "./types.js";
+
+/** Default number of items fetched per page by {@link DatasetManager.get}. */
+export const DEFAULT_DATASET_ITEMS_PAGE_SIZE = 50;
+/** Most item pages one `get` reads, whatever the server reports. */
+export const MAX_DATASET_ITEM_PAGES = 10_000;
+/** Nesting depth up to which `createItem` looks for media. */
+export const DATASET_MEDIA_MAX_DEPTH = 20;
+const MEDIA_FIELDS = ["input", "expectedOutput", "metadata"] as const;
 
 export type {
   DatasetDecorator,
@@ -12,30 +23,25 @@ export type {
   FetchedDataset,
 } from "./types.js";
 
-let makeDatasetManager: (api: SvcApi, options: DatasetManagerOptions) => DatasetManager;
+let makeDatasetManager: (api: SvcApiClient, options: DatasetManagerOptions) => DatasetManager;
 
-/**
- * Reads datasets with their items and adds items. The code that does it loads on the first call, so that an
- * application that uses no dataset does not carry it.
- */
+/** Reads datasets with their items and adds items. */
 export class DatasetManager {
   static {
     // `this`, not the class name: a class that names itself inside is renamed by the bundler.
     makeDatasetManager = (api, options) => new this(api, options);
   }
 
-  readonly #options: DatasetManagerOptions;
-  /** The dataset code, loaded once; a failed load is tried again by the next call. */
-  readonly #load = loadOnce(() =>
-    import("./dataset-service.js").then(({ DatasetService }) => new DatasetService(this.api, this.#options)),
-  );
+  readonly #decorate: DatasetDecorator;
+  readonly #uploader: MediaUploader;
 
   // Private, so that the published declarations name no media uploader: `svc.dataset` is made by the client.
   private constructor(
-    private readonly api: SvcApi,
+    private readonly api: SvcApiClient,
     options: DatasetManagerOptions,
   ) {
-    this.#options = options;
+    this.#decorate = options.decorate;
+    this.#uploader = options.uploader;
   }
 
   /**
@@ -45,7 +51,26 @@ export class DatasetManager {
    * @throws {@link SvcAPIError} (for example {@link NotFoundError}) when a request fails.
    */
   async get(name: string, options: DatasetGetOptions = {}): Promise<FetchedDataset> {
-    return (await this.#load()).get(name, options);
+    const limit = options.fetchItemsPageSize ?? DEFAULT_DATASET_ITEMS_PAGE_SIZE;
+    if (!Number.isInteger(limit) || limit <= 0) {
+      throw new TypeError(`DatasetManager.get: fetchItemsPageSize must be a positive whole number, got ${limit}`);
+    }
+    const dataset = await this.api.datasets.get(name, {}, options.requestOptions);
+    const items: DatasetItem[] = [];
+    for (let page = 1; page <= MAX_DATASET_ITEM_PAGES; page++) {
+      const result = await this.api.datasetItems.list(
+        { datasetName: name, page, limit, version: options.version },
+        options.requestOptions,
+      );
+      items.push(...result.data);
+      if (result.data.length === 0 || result.meta.totalPages <= page) break;
+    }
+    resolveItemMediaReferences(items);
+    return this.#decorate({
+      ...dataset,
+      items,
+      ...(options.version === undefined ? {} : { version: options.version }),
+    });
   }
 
   /**
@@ -55,11 +80,80 @@ export class DatasetManager {
    * @throws {@link SvcAPIError} when a request fails, or an `Error` when a media is invalid or its upload fails.
    */
   async createItem(request: CreateDatasetItemRequest, options?: RequestOptions): Promise<DatasetItem> {
-    return (await this.#load()).createItem(request, options);
+    const found = new Map<SvcMedia, string>();
+    for (const field of MEDIA_FIELDS) collectMedia(request[field], field, found);
+    if (found.size === 0) return this.api.datasetItems.create(request, options);
+
+    if ([...found.keys()].some((item) => item.contentBytes === undefined))
+      throw new Error("DatasetManager.createItem: an SvcMedia is invalid (see the warning logged when it was made)");
+    const id = request.id || crypto.randomUUID();
+    const dataset = await this.api.datasets.get(request.datasetName, {}, options);
+    const media = [...found];
+    const references = await mapLimit(media, 4, async ([item, field]) => {
+      const [sha256Hash, mediaId, tag] = await Promise.all([item.getSha256Hash(), item.getId(), item.getTag()]);
+      if (!sha256Hash || !mediaId || !tag || !item.contentBytes || !item.contentType)
+        throw new Error("DatasetManager.createItem: an SvcMedia has no content");
+      const result = await this.#uploader.upload({
+        mediaId,
+        sha256Hash,
+        contentType: item.contentType,
+        bytes: item.contentBytes,
+        target: { field, datasetId: dataset.id, datasetItemId: id },
+      });
+      if (!result.ok) throw new Error(`media upload failed (mediaId=${mediaId}): ${result.reason}`);
+      return tag;
+    });
+    const byMedia = new Map(media.map(([item], i) => [item, references[i] as string]));
+    const body: CreateDatasetItemRequest = { ...request, id };
+    for (const field of MEDIA_FIELDS) {
+      if (request[field] !== undefined) body[field] = replaceMedia(request[field], byMedia);
+    }
+    return this.api.datasetItems.create(body, options);
   }
 }
 
 /** Makes the dataset manager of a client (`svc.dataset`). */
-export function createDatasetManager(api: SvcApi, options: DatasetManagerOptions): DatasetManager {
+export function createDatasetManager(api: SvcApiClient, options: DatasetManagerOptions): DatasetManager {
   return makeDatasetManager(api, options);
+}
+
+function collectMedia(value: unknown, field: string, found: Map<SvcMedia, string>): void {
+  const onPath = new Set<object>();
+  const visit = (node: unknown, depth: number): void => {
+    if (isSvcMedia(node)) {
+      if (!found.has(node)) found.set(node, field);
+      return;
+    }
+    if (depth > DATASET_MEDIA_MAX_DEPTH || !isContainer(node) || onPath.has(node)) return;
+    onPath.add(node);
+    for (const child of Object.values(node)) visit(child, depth + 1);
+    onPath.delete(node);
+  };
+  visit(value, 0);
+}
+
+function replaceMedia(value: unknown, references: Map<SvcMedia, string>): unknown {
+  const onPath = new Set<object>();
+  const rebuild = (node: unknown, depth: number): unknown => {
+    if (isSvcMedia(node)) return references.get(node) ?? node;
+    if (depth > DATASET_MEDIA_MAX_DEPTH || !isContainer(node) || onPath.has(node)) return node;
+    onPath.add(node);
+    const out = Array.isArray(node)
+      ? node.map((child) => rebuild(child, depth + 1))
+      : Object.fromEntries(Object.entries(node).map(([key, child]) => [key, rebuild(child, depth + 1)]));
+    onPath.delete(node);
+    return out;
+  };
+  return rebuild(value, 0);
+}
+
+function isSvcMedia(value: unknown): value is SvcMedia {
+  return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[SVC_MEDIA] === true;
+}
+
+function isContainer(value: unknown): value is Record<string, unknown> | unknown[] {
+  if (Array.isArray(value)) return true;
+  if (value === null || typeof value !== "object") return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
 }

@@ -1,6 +1,6 @@
 import type { MediaUploader } from "@svc/core";
 import type { Dataset, DatasetItem } from "../api/generated/types.js";
-import type { RequestOptions } from "../api/runtime.js";
+import type { RequestOptions } from "../api/request-runtime.js";
 import type { RunExperimentOnDataset } from "../experiment/types.js";
 
 /** A dataset with all its items; items are plain data. */

@@ -5,7 +5,7 @@ export type DoctorStatus = "pass" | "warn" | "fail" | "skip";
 
 /** One check of the doctor: what was checked, how it came out, what was found, and what to do about it. */
 export interface DoctorCheck {
-  /** `keys`, `base URL`, `server`, `credentials`, `clock`, `OTLP endpoint`, `tracer provider`, `span export`. */
+  /** `keys`, `base URL`, `server`, `credentials`, `clock`, `OTLP endpoint`, `tracer provider`, `span export`, `model spans`. */
   name: string;
   status: DoctorStatus;
   /** What was found, in one line; never a secret. */

@@ -10,10 +10,11 @@ import {
   OTLP_CONTENT_TYPES,
   OTLP_TRACES_PATH,
   otlpHeaders,
+  randomHex,
 } from "@svc/core";
 import type { DoctorCheck } from "./report.js";
 import type { DoctorTarget } from "./setup-checks.js";
-import { DOCTOR_ENVIRONMENT, doctorTestSpan, randomHex } from "./test-span.js";
+import { DOCTOR_ENVIRONMENT, doctorTestSpan } from "./test-span.js";
 
 /** The oldest server version SDK v6 supports. */
 export const MIN_SERVER_VERSION = "4.59.0";

@@ -1,5 +1,5 @@
 import type { HrTime, SpanContext } from "@opentelemetry/api";
-import { SvcOtelSpanAttributes as A, type ReadableSpan, SDK_VERSION, SVC_TRACER_NAME } from "@svc/core";
+import { SvcOtelSpanAttributes as A, type ReadableSpan, randomHex, SDK_VERSION, SVC_TRACER_NAME } from "@svc/core";
 
 /** The environment the doctor's test span is recorded in, apart from the application's data. */
 export const DOCTOR_ENVIRONMENT = "sdk-doctor";
@@ -35,10 +35,4 @@ export function doctorTestSpan(traceId: string, nowMs: number = Date.now()): Rea
 
 function hrTime(ms: number): HrTime {
   return [Math.floor(ms / 1000), (ms % 1000) * 1_000_000];
-}
-
-/** Random lower-case hex of `bytes` bytes: a trace or span id. */
-export function randomHex(bytes: number): string {
-  const values = crypto.getRandomValues(new Uint8Array(bytes));
-  return Array.from(values, (b) => b.toString(16).padStart(2, "0")).join("");
 }

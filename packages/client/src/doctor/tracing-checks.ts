@@ -83,7 +83,32 @@ export function checkTracing(target: DoctorTarget, observed: TracingObservation)
     ];
   }
   const probe = observed.exporter ?? observed.other;
-  return [providerCheck(provider, target, probe), exportCheck(exporting, observed.exporter, observed.other)];
+  const checks = [providerCheck(provider, target, probe), exportCheck(exporting, observed.exporter, observed.other)];
+  const leftOut = modelSpansCheck(processorProbes());
+  return leftOut ? [...checks, leftOut] : checks;
+}
+
+/**
+ * The check `model spans`, only when a span processor's filter left out spans whose scope or attributes look like
+ * model calls: it names those scopes and how many spans each lost, so the user can add them to the filter.
+ */
+export function modelSpansCheck(probes: readonly ProcessorProbe[]): DoctorCheck | undefined {
+  const byScope = new Map<string, number>();
+  let total = 0;
+  for (const probe of probes)
+    for (const [scope, count] of Object.entries(probe.filteredOut?.().modelCallScopes ?? {})) {
+      byScope.set(scope, (byScope.get(scope) ?? 0) + count);
+      total += count;
+    }
+  if (total === 0) return undefined;
+  const named = [...byScope].map(([scope, count]) => `"${scope || "(no scope name)"}" (${count})`).join(", ");
+  const first = JSON.stringify([...byScope.keys()][0] ?? "");
+  return {
+    name: "model spans",
+    status: "warn",
+    detail: `the span filter left out ${total} spans that look like model calls, by scope: ${named}`,
+    fix: `export them with shouldExportSpan: ({ otelSpan }) => isDefaultExportSpan(otelSpan) || otelSpan.instrumentationScope.name === ${first}, and report the scope on the SDK's issue tracker so the default filter can include it`,
+  };
 }
 
 function providerCheck(name: string, target: DoctorTarget, probe: ProcessorProbe | undefined): DoctorCheck {

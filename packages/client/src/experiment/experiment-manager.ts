@@ -1,12 +1,15 @@
 import { describeError, getGlobalLogger, mapLimit } from "@svc/core";
 import { deleteExperimentData, type ExperimentDataApi } from "./delete-experiment-data.js";
 import { evaluatorFailureSummaries, formatExperimentResult, itemLabel, statusCounts } from "./format.js";
+import type { GateApi } from "./gate/baseline.js";
+import { compareWithBaseline } from "./gate/gate.js";
 import { type EvaluationOutcome, runEvaluators } from "./internal/evaluate.js";
 import { flushSpans } from "./internal/flush-spans.js";
 import { defaultProgressStream, type ProgressStream, RunProgress } from "./internal/progress.js";
 import { type RunContext, runItem, toScoreFields } from "./internal/run-item.js";
 import { type RunOptions, resolveRunOptions } from "./internal/run-options.js";
 import { StartOrder } from "./internal/start-order.js";
+import { combineTrials } from "./internal/trials.js";
 import type {
   DeleteExperimentDataParams,
   DeleteExperimentDataResult,
@@ -29,8 +32,8 @@ export interface ExperimentManagerDeps {
   score: { create(body: ExperimentScoreBody): void; flush(): Promise<void> };
   /** Link to the experiment comparison view. */
   getExperimentUrl(experimentId: string): Promise<string>;
-  /** REST calls of {@link ExperimentManager.deleteData}. */
-  api: ExperimentDataApi;
+  /** REST calls of {@link ExperimentManager.deleteData} and of the comparison with a baseline run. */
+  api: ExperimentDataApi & GateApi;
   /** The client's `sampleRate`: below 1, a run warns that some of its items' scores are not sent. @defaultValue 1 */
   sampleRate?: number;
   /** Where the progress line is drawn, when it is a terminal. @defaultValue `process.stderr` */
@@ -125,21 +128,27 @@ export class ExperimentRunner {
     const result: ExperimentResult<unknown, unknown, unknown, unknown> = {
       ...summary,
       format: (formatOptions) => formatExperimentResult(summary, formatOptions),
+      compareWithBaseline: (gateOptions) =>
+        compareWithBaseline(this.#deps.api, { ...summary, experimentName: params.name }, gateOptions),
     };
     return result as unknown as ExperimentResult<Input, ExpectedOutput, Metadata, Output>;
   }
 
   /**
-   * Runs every item, at most `maxConcurrency` at once: they start in data order, the next one as soon as any running
-   * item settles. Reports progress as items start, retry and end.
+   * Runs every trial of every item, at most `maxConcurrency` at once: they start in data order (the trials of an item
+   * one after the other), the next one as soon as any running trial settles. Reports progress as trials start, retry
+   * and end, and gives one result per item with its trials.
    */
   async #runItems(run: RunContext, options: RunOptions): Promise<ItemResult[]> {
+    const trials = options.trials;
+    const units = run.params.data.flatMap((item) => Array.from({ length: trials }, (_, t) => ({ item, trial: t + 1 })));
     const stream = options.showProgress ? (this.#deps.progressStream ?? defaultProgressStream()) : undefined;
-    const progress = new RunProgress(run.params.data.length, run.runName, options.onProgress, stream);
+    const progress = new RunProgress(units.length, run.runName, options.onProgress, stream);
     const withProgress: RunContext = { ...run, attempts: { ...run.attempts, onRetry: () => progress.retried() } };
     const order = new StartOrder();
+    let results: ItemResult[];
     try {
-      return await mapLimit(run.params.data, options.maxConcurrency, async (item) => {
+      results = await mapLimit(units, options.maxConcurrency, async ({ item, trial }) => {
         const turn = order.next();
         let started = false;
         const beforeStart = async () => {
@@ -150,7 +159,7 @@ export class ExperimentRunner {
         };
         let result: ItemResult;
         try {
-          result = await runItem(item, withProgress, { beforeStart });
+          result = await runItem(item, withProgress, { beforeStart, ...(trials > 1 ? { trial } : {}) });
         } finally {
           turn.release();
         }
@@ -160,6 +169,7 @@ export class ExperimentRunner {
     } finally {
       progress.finish();
     }
+    return run.params.data.map((_, index) => combineTrials(results.slice(index * trials, (index + 1) * trials)));
   }
 
   /** Calls the run evaluators (not after an abort) and queues their evaluations as run-level scores. */

@@ -107,8 +107,8 @@ function renderTable(header: string[], rows: string[][]): string {
 
 function averageLines(items: Items): string[] {
   const byName = new Map<string, number[]>();
-  for (const { evaluations } of items) {
-    for (const e of evaluations) {
+  for (const item of items) {
+    for (const e of (item.trials?.length ? item.trials : [item]).flatMap((t) => t.evaluations)) {
       const numeric = typeof e.value === "boolean" ? Number(e.value) : e.value;
       if (typeof numeric !== "number") continue;
       const values = byName.get(e.name) ?? [];

@@ -1,3 +1,5 @@
+import type { GateOptions, GateResult } from "./gate/types.js";
+
 /** Metadata of an item, an experiment or an evaluation: a JSON-serializable object. */
 export type ExperimentMetadata = Record<string, unknown>;
 
@@ -113,7 +115,45 @@ export interface EvaluationFailure {
  */
 export type ExperimentItemStatus = "ok" | "failed" | "timeout" | "skipped";
 
-/** The outcome of one item. */
+/** Mean and spread of one evaluator's numeric values over the trials of an item (booleans count as 1 and 0). */
+export interface ScoreSummary {
+  /** Mean of the values. */
+  mean: number;
+  /** Population standard deviation of the values; 0 for one value. */
+  stdev: number;
+  /** Smallest value. */
+  min: number;
+  /** Largest value. */
+  max: number;
+  /** Number of values: trials that produced the evaluation. */
+  count: number;
+}
+
+/** One run of the task on an item: each trial is a trace of its own, linked to the same item and run. */
+export interface ExperimentTrialResult<Output = unknown> {
+  /** 1 for the first trial, up to `trials`. */
+  trial: number;
+  /** How the trial ended. */
+  status: ExperimentItemStatus;
+  /** Attempts of the task in this trial. */
+  attempts: number;
+  /** What the task returned; `undefined` when it failed. */
+  output: Output | undefined;
+  /** Evaluations sent as scores on the trial's trace. */
+  evaluations: Evaluation[];
+  /** Id of the trial's trace. */
+  traceId: string | undefined;
+  /** Why the trial is not `ok`. */
+  error?: string;
+  /** Evaluators that failed in this trial. */
+  evaluationFailures: EvaluationFailure[];
+}
+
+/**
+ * The outcome of one item. With several `trials`, `status`, `attempts`, `output`, `evaluations`, `traceId`, `error`
+ * and `evaluationFailures` are those of the item's first trial that did not end `ok`, else of its first trial; every
+ * trial is in `trials`, and `scores` sums up each evaluator over them.
+ */
 export interface ExperimentItemResult<
   Input = unknown,
   ExpectedOutput = unknown,
@@ -140,6 +180,10 @@ export interface ExperimentItemResult<
   error?: string;
   /** Evaluators that threw or returned something that is not an evaluation. */
   evaluationFailures: EvaluationFailure[];
+  /** Every trial of the item, in order; one unless the run sets `trials`. */
+  trials: ExperimentTrialResult<Output>[];
+  /** Per evaluator name, the mean and spread of its numeric values over the item's trials. */
+  scores: Record<string, ScoreSummary>;
 }
 
 /** What a run evaluator receives: every item result, in input order. */
@@ -149,7 +193,7 @@ export interface RunEvaluatorParams<
   Metadata = ExperimentMetadata,
   Output = unknown,
 > {
-  /** Results of every item, failed ones included, in input order. */
+  /** Results of every item, failed ones included, in input order; each holds all its `trials`. */
   itemResults: ExperimentItemResult<Input, ExpectedOutput, Metadata, Output>[];
 }
 
@@ -158,9 +202,12 @@ export type RunEvaluator<Input = unknown, ExpectedOutput = unknown, Metadata = E
   params: RunEvaluatorParams<Input, ExpectedOutput, Metadata, Output>,
 ) => Evaluation | Evaluation[] | Promise<Evaluation | Evaluation[]>;
 
-/** Where a run stands, passed to `onProgress` after each item ends. */
+/**
+ * Where a run stands, passed to `onProgress` after each item ends. With several `trials`, every count is of trials
+ * (an item run once per trial).
+ */
 export interface ExperimentProgress {
-  /** Items in the run. */
+  /** Items in the run, times `trials`. */
   total: number;
   /** Items that have ended, whatever their status. */
   done: number;
@@ -199,6 +246,12 @@ export interface ExperimentParams<
   data: ExperimentItem<Input, ExpectedOutput, Metadata>[];
   /** The function under test. */
   task: ExperimentTask<Input, ExpectedOutput, Metadata, Output>;
+  /**
+   * Times the task runs on each item. Each trial is a trace of its own with the same item id and run, and takes a
+   * place of its own under `maxConcurrency`, its own retries and time limit, and counts in the progress. At most 100.
+   * @defaultValue 1
+   */
+  trials?: number;
   /** Judge each item's output. */
   evaluators?: Evaluator<Input, ExpectedOutput, Metadata, Output>[];
   /** Judge the whole run once. */
@@ -263,6 +316,13 @@ export interface ExperimentResult<
   experimentUrl: string | undefined;
   /** Renders a readable summary: items, outputs, evaluations, run evaluations and the link. */
   format(options?: FormatOptions): string;
+  /**
+   * Compares this run with a baseline run read from the server (a named earlier run of the same dataset, or the
+   * latest one): each run score with its change and threshold, and the items that flipped between pass and fail.
+   * Writes the Markdown table and the JSON result to the paths given.
+   * @throws the REST client's typed errors when the baseline cannot be read.
+   */
+  compareWithBaseline(options?: GateOptions): Promise<GateResult>;
 }
 
 /** Options of a run on a fetched dataset: the dataset supplies the items and its version. */

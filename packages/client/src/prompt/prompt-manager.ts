@@ -1,32 +1,62 @@
-import { loadOnce } from "@svc/core";
-import type { SvcApi } from "../api/generated/client.js";
+import { describeError, RepeatLog } from "@svc/core";
+import { SvcAPITimeoutError } from "../api/errors.js";
+import type { SvcApiClient } from "../api/generated/client.js";
 import type { Prompt } from "../api/generated/types.js";
-import type { RequestOptions } from "../api/runtime.js";
+import type { RequestOptions } from "../api/request-runtime.js";
 import { type PromptHealth, RequestTally } from "../health.js";
-import type { ChatPromptGetOptions, PromptGetOptions, TextPromptGetOptions } from "./get-options.js";
-import type { ChatPromptClient, PromptClient, TextPromptClient } from "./prompt-clients.js";
-import type { PromptService } from "./prompt-service.js";
-import type { CreateChatPromptBodyWithPlaceholders, CreateTextPromptBody } from "./types.js";
+import { DEFAULT_PROMPT_CACHE_TTL_SECONDS, fetchAlone, PromptCache, type WaitLimit } from "./prompt-cache.js";
+import { ChatPromptClient, type PromptClient, TextPromptClient } from "./prompt-clients.js";
+import {
+  type ChatMessage,
+  ChatMessageType,
+  type ChatPromptData,
+  type CreateChatPromptBodyWithPlaceholders,
+  type CreateTextPromptBody,
+  type TextPromptData,
+} from "./types.js";
 
-export type { ChatPromptGetOptions, PromptGetOptions, TextPromptGetOptions } from "./get-options.js";
-export { DEFAULT_PROMPT_FETCH_TIMEOUT_MS } from "./get-options.js";
+/** Options of {@link PromptManager.get}. */
+export interface PromptGetOptions {
+  /** A version number. Without version and label, the version labelled `production`. */
+  version?: number;
+  /** A label, e.g. `staging`. */
+  label?: string;
+  /** The expected type; picks the fallback's type and the return type. */
+  type?: "text" | "chat";
+  /** How long a fetched prompt is served without a refresh, in seconds; 0 disables the cache. @defaultValue 60 */
+  cacheTtlSeconds?: number;
+  /** Used when the prompt cannot be fetched and nothing is cached; the result has `isFallback: true`. */
+  fallback?: string | ChatMessage[];
+  /** Retries of the fetch. @defaultValue the REST client's (2) */
+  maxRetries?: number;
+  /**
+   * Time limit of each fetch attempt, in milliseconds. With a `fallback`, it bounds this call's wait, retries
+   * included, even when the call joins a fetch another call started: the fallback is returned by then at the latest.
+   * @defaultValue 10000
+   */
+  fetchTimeoutMs?: number;
+}
 
-/**
- * Fetches, caches, creates and relabels prompts. The cache and the requests load on the first call, so that an
- * application that uses no prompt does not carry them.
- */
+/** Options of {@link PromptManager.get} for a text prompt. */
+export type TextPromptGetOptions = PromptGetOptions & { type: "text"; fallback?: string };
+/** Options of {@link PromptManager.get} for a chat prompt. */
+export type ChatPromptGetOptions = PromptGetOptions & { type: "chat"; fallback?: ChatMessage[] };
+
+/** Default time limit of a prompt fetch attempt, in milliseconds. */
+export const DEFAULT_PROMPT_FETCH_TIMEOUT_MS = 10_000;
+
+/** Fetches, caches, creates and relabels prompts. */
 export class PromptManager {
-  #loaded: PromptService | undefined;
-  /** The prompt code, loaded once; a failed load is tried again by the next call. */
-  readonly #load = loadOnce(() =>
-    import("./prompt-service.js").then(({ PromptService }) => {
-      this.#loaded = new PromptService(this.api);
-      return this.#loaded;
-    }),
-  );
+  readonly #cache: PromptCache;
+  /** Failed fetches repeat on every call while the server is down: the first line, then counts. */
+  readonly #repeats = new RepeatLog();
+  readonly #requests = new RequestTally();
+  #fallbacks = 0;
 
   /** Created by {@link SvcClient}; use `svc.prompt`. */
-  constructor(private readonly api: SvcApi) {}
+  constructor(private readonly api: SvcApiClient) {
+    this.#cache = new PromptCache();
+  }
 
   /**
    * Gets a prompt, from the cache when fresh. An expired entry is returned at once while one background
@@ -36,9 +66,38 @@ export class PromptManager {
   get(name: string, options: ChatPromptGetOptions): Promise<ChatPromptClient>;
   get(name: string, options: TextPromptGetOptions): Promise<TextPromptClient>;
   get(name: string, options?: PromptGetOptions): Promise<PromptClient>;
-  get(name: string, options?: PromptGetOptions): Promise<PromptClient> {
-    // Once loaded, straight to the cache: `get()` is on the request path of many applications.
-    return this.#loaded ? this.#loaded.get(name, options) : this.#load().then((service) => service.get(name, options));
+  async get(name: string, options: PromptGetOptions = {}): Promise<PromptClient> {
+    const ttl = options.cacheTtlSeconds ?? DEFAULT_PROMPT_CACHE_TTL_SECONDS;
+    const key = PromptCache.key(name, options.version, options.label);
+    const fetchAndStore = (signal: AbortSignal) => {
+      const epoch = this.#cache.epoch;
+      return this.#fetch(name, options, signal).then((client) => this.#store(key, client, ttl, epoch));
+    };
+
+    if (ttl > 0) {
+      const cached = this.#cache.lookup(key);
+      if (cached.state === "fresh") return cached.value;
+      if (cached.state === "stale") {
+        this.#cache.once(key, fetchAndStore).catch((error: unknown) => {
+          const kind = `PromptManager: refresh of prompt "${name}" failed, serving the cached version`;
+          this.#repeats.warn(kind, `${kind}: ${describeError(error)}`);
+        });
+        return cached.value;
+      }
+    }
+    // With a fallback, this call waits its own time, whoever started the fetch; the fetch goes on for the others.
+    const limit = options.fallback === undefined ? undefined : waitLimit(name, options);
+    try {
+      return await (ttl > 0
+        ? this.#cache.once(key, fetchAndStore, limit)
+        : fetchAlone((signal) => this.#fetch(name, options, signal), limit));
+    } catch (error) {
+      if (options.fallback === undefined) throw error;
+      const kind = `PromptManager: prompt "${name}" could not be fetched, using the fallback`;
+      this.#repeats.warn(kind, `${kind}: ${describeError(error)}`);
+      this.#fallbacks++;
+      return fallbackClient(name, options);
+    }
   }
 
   /**
@@ -51,7 +110,20 @@ export class PromptManager {
     body: CreateChatPromptBodyWithPlaceholders | CreateTextPromptBody,
     options?: RequestOptions,
   ): Promise<PromptClient> {
-    return (await this.#load()).create(body, options);
+    const request =
+      body.type === "chat"
+        ? {
+            ...body,
+            prompt: body.prompt.map((item) =>
+              "type" in item && item.type === ChatMessageType.Placeholder
+                ? { type: ChatMessageType.Placeholder, name: item.name }
+                : { ...(item as ChatMessage), type: ChatMessageType.ChatMessage },
+            ),
+          }
+        : { ...body, type: body.type ?? "text" };
+    const created = await this.api.prompts.create(request as Parameters<SvcApiClient["prompts"]["create"]>[0], options);
+    this.#cache.invalidate(body.name);
+    return toClient(created);
   }
 
   /**
@@ -62,7 +134,14 @@ export class PromptManager {
     params: { name: string; version: number; newLabels: string[] },
     options?: RequestOptions,
   ): Promise<Prompt> {
-    return (await this.#load()).update(params, options);
+    const updated = await this.api.promptVersion.update(
+      params.name,
+      params.version,
+      { newLabels: params.newLabels },
+      options,
+    );
+    this.#cache.invalidate(params.name);
+    return updated;
   }
 
   /**
@@ -74,11 +153,67 @@ export class PromptManager {
     params: { version?: number; label?: string } = {},
     options?: RequestOptions,
   ): Promise<void> {
-    return (await this.#load()).delete(name, params, options);
+    await this.api.prompts.delete(name, { version: params.version, label: params.label }, options);
+    this.#cache.invalidate(name);
   }
 
   /** Fetches made and failed, the last failure, prompts cached and fallbacks returned. */
   health(): PromptHealth {
-    return this.#loaded?.health() ?? { ...new RequestTally().health(), cached: 0, fallbacks: 0 };
+    return { ...this.#requests.health(), cached: this.#cache.size, fallbacks: this.#fallbacks };
   }
+
+  /** Fetches a prompt; `signal` aborts it once no caller waits for it any more. */
+  async #fetch(name: string, options: PromptGetOptions, signal: AbortSignal): Promise<PromptClient> {
+    const requestOptions: RequestOptions = { timeoutInSeconds: fetchTimeoutMs(options) / 1000, abortSignal: signal };
+    if (options.maxRetries !== undefined) requestOptions.maxRetries = options.maxRetries;
+    let prompt: Prompt;
+    try {
+      prompt = await this.api.prompts.get(name, { version: options.version, label: options.label }, requestOptions);
+    } catch (error) {
+      this.#requests.failed(error);
+      throw error;
+    }
+    this.#requests.succeeded();
+    return toClient(prompt);
+  }
+
+  #store(key: string, client: PromptClient, ttlSeconds: number, epoch: number): PromptClient {
+    this.#cache.set(key, client, ttlSeconds, epoch);
+    return client;
+  }
+}
+
+function fetchTimeoutMs(options: PromptGetOptions): number {
+  const value = options.fetchTimeoutMs;
+  return typeof value === "number" && Number.isFinite(value) && value > 0 ? value : DEFAULT_PROMPT_FETCH_TIMEOUT_MS;
+}
+
+/** How long a call with a fallback waits for the prompt, retries included. */
+function waitLimit(name: string, options: PromptGetOptions): WaitLimit {
+  const ms = fetchTimeoutMs(options);
+  return {
+    ms,
+    error: () => new SvcAPITimeoutError(`Timeout getting prompt "${name}": no prompt within ${ms} ms (fetchTimeoutMs)`),
+  };
+}
+
+function toClient(prompt: Prompt): PromptClient {
+  if (prompt.type === "chat" || Array.isArray(prompt.prompt)) return new ChatPromptClient(prompt as ChatPromptData);
+  return new TextPromptClient(prompt as TextPromptData);
+}
+
+function fallbackClient(name: string, options: PromptGetOptions): PromptClient {
+  const meta = {
+    name,
+    version: options.version ?? 0,
+    labels: options.label === undefined ? [] : [options.label],
+    config: {},
+    tags: [],
+  };
+  if (options.type === "chat" && Array.isArray(options.fallback)) {
+    const prompt = options.fallback.map((m) => ({ role: m.role, content: m.content, type: "chatmessage" as const }));
+    return new ChatPromptClient({ ...meta, type: "chat", prompt }, true);
+  }
+  const text = typeof options.fallback === "string" ? options.fallback : JSON.stringify(options.fallback);
+  return new TextPromptClient({ ...meta, type: "text", prompt: text }, true);
 }

@@ -1,14 +1,13 @@
 import { type Span, trace } from "@opentelemetry/api";
 import {
   BatchQueue,
-  bindsIoToRequests,
   counted,
-  currentRuntime,
   type DeliveryHealth,
   describeError,
   type ExitWatch,
   gaveUpAfter,
   getGlobalLogger,
+  LOST_SEND_GRACE_MS,
   RepeatLog,
   type SendOutcome,
   sendInHalves,
@@ -17,7 +16,7 @@ import {
   watchQueueForExit,
 } from "@svc/core";
 import type { CreateScoreRequest, ScoreBody } from "../api/generated/types.js";
-import type { RequestRuntime } from "../api/runtime.js";
+import type { RequestRuntime } from "../api/request-runtime.js";
 import { MAX_CONCURRENT_SCORE_REQUESTS, type ScoreManagerConfig } from "./config.js";
 import { postScoreBody, scoreBatchBody, scoreSpill } from "./score-spill.js";
 import { logDroppedScore, prepareUnstampedScore } from "./validate-score.js";
@@ -28,8 +27,6 @@ export type ScoreForSpan =
   | Omit<ScoreBody, "traceId" | "observationId">;
 
 const OWNER = "ScoreManager";
-/** Time beyond its timeout after which an unsettled score request is taken as cancelled by the runtime. */
-const LOST_SEND_GRACE_MS = 5_000;
 
 /**
  * A queued score, held as its JSON text: written once when it is created, joined into a request body when sent.
@@ -94,10 +91,9 @@ export class ScoreManager {
       spill: scoreSpill<QueuedScore>(context, this.#repeats, OWNER),
       server: context.server,
       meterProvider: config.meterProvider,
-      // One request per send, bounded by its timeout where timers run.
-      lostAfterMs: bindsIoToRequests(currentRuntime())
-        ? config.attemptTimeoutSeconds * 1000 + LOST_SEND_GRACE_MS
-        : undefined,
+      attemptTimeoutMs: config.attemptTimeoutSeconds * 1000,
+      // One request per send: lost once it has outlived its timeout and the grace.
+      lostAfterMs: config.attemptTimeoutSeconds * 1000 + LOST_SEND_GRACE_MS,
     });
     if (config.disabled)
       getGlobalLogger().debug(`${OWNER}: OTEL_SDK_DISABLED=true, so scores are neither queued nor sent`);
@@ -156,11 +152,11 @@ export class ScoreManager {
    */
   async flush(): Promise<void> {
     const { flushTimeoutMs } = this.#context.config;
-    const { pending, rechecked } = await this.#queue.flush(Date.now() + flushTimeoutMs);
+    const { pending, unanswered } = await this.#queue.flush(Date.now() + flushTimeoutMs);
     if (pending > 0)
       this.#repeats.warn(
         `${OWNER}: flush() gave up`,
-        `${OWNER}: flush() gave up after ${gaveUpAfter(flushTimeoutMs, rechecked)} with ${counted(pending, "scores")} not yet delivered; they stay queued and are retried`,
+        `${OWNER}: flush() gave up after ${gaveUpAfter(flushTimeoutMs, unanswered)} with ${counted(pending, "scores")} not yet delivered; they stay queued and are retried`,
       );
     this.#repeats.report({ dueOnly: true });
   }

@@ -1,6 +1,6 @@
 import { outcomeOf, type RepeatLog, type SendOutcome, Spill } from "@svc/core";
-import { scoresOps } from "../api/generated/scores.js";
-import type { RequestRuntime } from "../api/runtime.js";
+import type { Operation } from "../api/operation.js";
+import type { RequestRuntime } from "../api/request-runtime.js";
 import type { ScoreManagerConfig } from "./config.js";
 import { rejectionOf } from "./validate-score.js";
 
@@ -15,6 +15,8 @@ interface ScoreSendContext {
 
 /** Lines of partial rejections (HTTP 207) logged in full before the others are counted. */
 const REJECTION_LINES_IN_FULL = 3;
+/** The route of `svc.api.scores.create`, to which the queue posts its batches already encoded. */
+const CREATE_SCORES: Operation = { method: "POST", path: "/api/public/scores", body: true };
 
 /**
  * Posts a score batch body (the JSON array as it goes on the wire) and says what became of its `count` scores:
@@ -29,7 +31,7 @@ export async function postScoreBody(
   owner: string,
 ): Promise<SendOutcome<number> | "tooLarge"> {
   const result = await context.runtime.send(
-    scoresOps.create,
+    CREATE_SCORES,
     {},
     undefined,
     { maxRetries: 0, abortSignal: signal, timeoutInSeconds: context.config.attemptTimeoutSeconds },

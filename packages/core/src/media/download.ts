@@ -30,6 +30,7 @@ export async function downloadMedia(url: string, options: MediaDownloadOptions):
       headers: { "user-agent": userAgent() },
       attemptTimeoutMs: options.timeoutMs,
       maxRetries: options.maxRetries ?? 2,
+      followRedirectsElsewhere: true,
       ...(options.maxBytes === undefined ? {} : { maxResponseBytes: options.maxBytes }),
     },
     options.backend,

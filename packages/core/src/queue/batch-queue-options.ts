@@ -26,14 +26,17 @@ export interface BatchQueueOptions<T> {
   sizeOf: (item: T) => number;
   /**
    * Sends a batch with a signal of its own, which aborts when shutdown stops waiting for it; must not reject (a
-   * rejection counts as a failure that is retried).
+   * rejection counts as a failure that is retried). Calls `live(ms)` as a step begins that may take `ms` (a request
+   * with its timeout): the send is not taken as lost before that step has outlived its time and the grace.
    */
-  send: (batch: T[], signal: AbortSignal) => Promise<SendOutcome<T>>;
+  send: (batch: T[], signal: AbortSignal, live: (stepMs: number) => void) => Promise<SendOutcome<T>>;
   /** Start sending as soon as an item is queued (no waiting for a batch to fill). @defaultValue false */
   immediate?: boolean;
   /**
-   * A send still unsettled this long after it started is taken as lost: a runtime that cancels what an ended request
-   * left running (Cloudflare Workers) never settles it. A flush then queues its items again and sends them.
+   * A send still unsettled this long after it started, and past the steps it announced with `live` (each with its
+   * time and `LOST_SEND_GRACE_MS`), is taken as lost: a runtime that cancels what an ended request left running
+   * (Cloudflare Workers) never settles it. A flush then queues its items again and sends them. The same rule holds
+   * in every runtime; where timers run, a send settles within its own time and is never taken as lost.
    * @defaultValue never
    */
   lostAfterMs?: number;
@@ -49,6 +52,11 @@ export interface BatchQueueOptions<T> {
    * to it instead of being dropped. None by default.
    */
   spill?: QueueSpill<T>;
+  /**
+   * Time one request may take (its timeout): how long a shutdown without an answer of the server yet, or a flush to
+   * a server a flush gave up on, waits for an answer before it stops waiting. Unset: until the deadline.
+   */
+  attemptTimeoutMs?: number;
 }
 
 /** Outcome of waiting for a flush. */
@@ -56,8 +64,9 @@ export interface FlushResult {
   /** Items that were queued when the flush began and are still neither delivered nor dropped. */
   pending: number;
   /**
-   * The flush gave up early, after `UNANSWERED_RECHECK_MS`: an earlier flush had given up on the server without
-   * an answer, and it did not answer this time either.
+   * Set when the wait ended before its deadline, `waitedMs` after it began, because the server answered no request
+   * within one request's timeout (`windowMs`), and none could be answered within it (a shutdown, or a flush after an
+   * earlier flush gave up on the server).
    */
-  rechecked?: boolean;
+  unanswered?: { waitedMs: number; windowMs: number };
 }

@@ -1,6 +1,4 @@
-import { settleWithin } from "../lifecycle/settle-within.js";
 import { describeError } from "../log/describe.js";
-import { getGlobalLogger } from "../log/logger.js";
 import { Backoff } from "./backoff.js";
 import type { BatchQueueOptions, FlushResult } from "./batch-queue-options.js";
 import { DeliveryLog, type DropReason } from "./delivery-log.js";
@@ -8,26 +6,22 @@ import { bindDeliveryMetrics, observeDelivery } from "./delivery-metrics.js";
 import { type DeliveryHealth, DeliveryStats } from "./delivery-stats.js";
 import { FlushWaiters } from "./flush-waiters.js";
 import { type Entry, ItemBuffer } from "./item-buffer.js";
-import type { SendOutcome } from "./outcome.js";
+import { lastRequestEnd, type SendUnderWay, startSend, takeLost, watchLostSends } from "./lost-sends.js";
+import { answeredBy, type SendOutcome } from "./outcome.js";
+import { ShutdownLeftovers } from "./shutdown-leftovers.js";
 import { SpillGate } from "./spill-gate.js";
-import { answeredSince, isGivenUp, noteAnswer, noteGivenUp, UNANSWERED_RECHECK_MS } from "./unanswered-servers.js";
+import {
+  type AnswerWindow,
+  answeredSince,
+  answerWindow,
+  isGivenUp,
+  noteAnswer,
+  noteGivenUp,
+} from "./unanswered-servers.js";
 import { WakeTimer } from "./wake-timer.js";
 
-/** A send under way: the controller of its own signal (made when it starts, in the request that starts it). */
-interface Send<T> {
-  controller: AbortController;
-  batch: Entry<T>[];
-  startedAt: number;
-  /** Given up on as lost: its items were queued again and its late outcome changes nothing. */
-  lost: boolean;
-  outcome?: SendOutcome<T>; // when it ended after the queue closed: a shutdown spills what it did not deliver
-}
-
-/**
- * How long shutdown waits for the sends it has aborted to end: those of the SDK end at once, a send that ignores its
- * signal (user code that never returns) is left behind.
- */
-const ABORTED_SENDS_GRACE_MS = 250;
+/** A send under way: its batch, the controller of its own signal, until when it may be answered. */
+type Send<T> = SendUnderWay<Entry<T>[]>;
 
 /**
  * The one bounded queue of the SDK, for spans and scores alike: items wait in order, bounded in count and in
@@ -54,6 +48,8 @@ export class BatchQueue<T> {
   #inFlightBytes = 0;
   /** A flush rechecks a server that did not answer: one attempt may start at once, beside any under way. */
   #recheckProbe = false;
+  /** The window in which the server has to answer the flush under way, if it has one. */
+  #window: AnswerWindow | undefined;
   /** Whether the server answered the last attempt that ended (undefined before any). */
   #lastAnswered: boolean | undefined;
   #pumpScheduled = false;
@@ -61,6 +57,8 @@ export class BatchQueue<T> {
   #closed = false;
   /** Spill hook: where batches go instead of being dropped; what comes back from disk is recorded as a live outcome. */
   readonly #spill: SpillGate<T> | undefined;
+  /** What a shutdown gives up on: written to the spill directory, or dropped. */
+  readonly #leftovers: ShutdownLeftovers<T>;
 
   constructor(options: BatchQueueOptions<T>) {
     this.#options = options;
@@ -70,6 +68,12 @@ export class BatchQueue<T> {
       failing: () => this.#backoff.failing,
     });
     this.#log = new DeliveryLog(options.owner, options.items, () => this.size, options.spill !== undefined);
+    this.#leftovers = new ShutdownLeftovers({
+      spill: this.#spill,
+      release: (send) => this.#release(send),
+      drop: (count, detail) => this.drop("shutdown", count, detail),
+      lastFailureText: () => this.#stats.lastFailureText(),
+    });
     observeDelivery(this, this.#stats.counts, options.meterProvider);
   }
 
@@ -124,27 +128,33 @@ export class BatchQueue<T> {
 
   /**
    * Sends every item queued before this call, partial batches included, and resolves when each of them was
-   * delivered or dropped, or when `deadline` (epoch ms) passes, whatever the server does. When an earlier flush (of
-   * any queue) gave up on the server because it did not answer, the flush sends at once and waits
-   * `UNANSWERED_RECHECK_MS` at most for an answer; only an answer gives it the time until `deadline`.
+   * delivered or dropped, or when `deadline` (epoch ms) passes, whatever the server does. A shutdown (`final`) whose
+   * queue has no answer of the server yet, and any flush to a server an earlier flush gave up on, sends at once and
+   * waits one request's timeout (`attemptTimeoutMs`) for an answer, in a window shared with the calls that overlap;
+   * only an answer gives it the time until `deadline`.
    */
-  async flush(deadline: number): Promise<FlushResult> {
+  async flush(deadline: number, final = false): Promise<FlushResult> {
     const remaining = this.size;
     if (remaining === 0) return { pending: 0 };
     const started = Date.now();
     const server = this.#options.server;
-    const early = this.#recheckUntil(deadline);
-    if (early !== undefined) {
+    const window = this.#answerWindow(final);
+    const early = window !== undefined && window.until < deadline ? window : undefined;
+    if (window !== undefined) {
       this.#recheckProbe = true;
       this.#backoff.probeNow();
     }
-    const waiting = this.#waiters.wait(
-      this.#buffer.lastSeq,
-      remaining,
-      deadline,
-      early === undefined ? undefined : { at: early, extend: () => answeredSince(server as string, started) },
-    );
-    const stopWatching = this.#watchLost(deadline);
+    this.#window = early;
+    let cut = false;
+    const extend = (): boolean | number => {
+      if (answeredSince(server as string, (early as AnswerWindow).from)) return true;
+      // A request under way (in a window open when this call began) may still be answered: asked again at its end.
+      const end = (early as AnswerWindow).until > started ? lastRequestEnd(this.#sends.values()) : 0;
+      cut = end <= Date.now();
+      return cut ? false : end;
+    };
+    const waiting = this.#waiters.wait(this.#buffer.lastSeq, remaining, deadline, early && { at: early.until, extend });
+    const stopWatching = watchLostSends(this.#sends, deadline, () => this.#reclaimLost(), this.#options.lostAfterMs);
     try {
       this.#reclaimLost();
       // A timer armed during an earlier request may have been cancelled with it: the pump arms one of this flush.
@@ -152,58 +162,61 @@ export class BatchQueue<T> {
       this.#pump();
       const pending = await waiting;
       // Given up without an answer since the flush began, while a request waited for one or the last got none.
-      const unanswered = this.#sends.size > 0 || this.#lastAnswered === false;
-      const silent = pending > 0 && server !== undefined && !answeredSince(server, started);
+      const unanswered = this.#sends.size > 0 || this.#lastAnswered === false || cut;
+      const silent = pending > 0 && server !== undefined && !answeredSince(server, window?.from ?? started);
       if (silent && unanswered) noteGivenUp(server);
-      return silent && early !== undefined ? { pending, rechecked: true } : { pending };
+      if (!cut || pending === 0 || early === undefined) return { pending };
+      return { pending, unanswered: { waitedMs: Date.now() - started, windowMs: early.until - early.from } };
     } finally {
-      if (early !== undefined) this.#recheckProbe = false;
+      if (window !== undefined) this.#recheckProbe = false;
+      this.#window = undefined;
       stopWatching();
       this.#log.report({ dueOnly: true });
     }
   }
 
-  /** When a flush to a server that a flush gave up on stops waiting unless it answers; undefined otherwise. */
-  #recheckUntil(deadline: number): number | undefined {
-    const server = this.#options.server;
-    if (server === undefined || !isGivenUp(server)) return undefined;
-    const at = Date.now() + UNANSWERED_RECHECK_MS;
-    return at < deadline ? at : undefined;
+  /**
+   * The window in which the server has to answer this call: for a flush to a server a flush gave up on, and for a
+   * shutdown whose queue has had no answer yet; undefined otherwise (the call waits until its deadline).
+   */
+  #answerWindow(final: boolean): AnswerWindow | undefined {
+    const { server, attemptTimeoutMs } = this.#options;
+    if (server === undefined || attemptTimeoutMs === undefined) return undefined;
+    if (!isGivenUp(server) && !(final && this.#lastAnswered !== true)) return undefined;
+    return answerWindow(server, attemptTimeoutMs);
   }
 
   /**
-   * Flushes until `deadline`, then stops: sends still running are aborted (and waited for a moment at most) and
-   * whatever is left is dropped and counted (one line). Items pushed afterwards are dropped. Leaves no timer behind.
+   * Flushes until `deadline` (or until the server has answered no request within one request's timeout, see
+   * `flush`), then stops: sends under way get a moment more (`SENDS_GRACE_MS`) for their answer, which counts, and
+   * are then aborted; what is given up on is written to the spill directory when there is one, else dropped and
+   * counted in one line that says what ended the wait (see `ShutdownLeftovers`). A spill directory does not shorten
+   * the wait. Items pushed afterwards are dropped. Leaves no timer behind.
    */
-  async shutdown(until: number): Promise<FlushResult> {
-    const deadline = this.#spill?.shutdownDeadline(until, this.#backoff.failing) ?? until; // Spill hook: no long wait
+  async shutdown(deadline: number): Promise<FlushResult> {
     this.#announceWait(deadline);
-    const result = await this.flush(deadline);
+    const result = await this.flush(deadline, true);
     this.#closed = true;
     this.#timer.cancel();
-    const left = this.size;
-    if (left > 0) {
-      const cause = this.#stats.lastFailureText();
-      for (const send of this.#sends.values()) send.controller.abort();
-      const held = this.#buffer.takeAll();
-      // Spill hook: what the shutdown leaves undelivered goes to disk, for this directory's next process.
-      const settled = (await this.#spill?.atShutdown(held, this.#sends, ABORTED_SENDS_GRACE_MS)) ?? 0;
-      this.#waiters.settle(held);
-      this.drop("shutdown", left - settled, `the shutdown deadline passed before they could be delivered${cause}`);
-      await settleWithin(() => Promise.allSettled([...this.#sends.keys()]), { timeoutMs: ABORTED_SENDS_GRACE_MS });
-    }
-    await this.#spill?.spill.close();
+    const queued = this.#buffer.takeAll();
+    this.#waiters.settle(queued);
+    await this.#leftovers.end(result, queued, this.#sends); // Spill hook: what is left goes to disk, if it can
     this.#log.close();
     return result;
   }
 
-  /** At the start of a shutdown with items held while the server fails: one line with the longest wait, and why. */
+  /**
+   * At the start of a shutdown with items held: how long it waits at most, and why; one line at once when the
+   * server fails or a flush gave up on it, else in the first line of a failure during the shutdown.
+   */
   #announceWait(deadline: number): void {
     const held = this.size;
-    const early = this.#recheckUntil(deadline);
-    if (held === 0 || (!this.#backoff.failing && early === undefined)) return;
+    if (held === 0) return;
+    const until = Math.min(this.#answerWindow(true)?.until ?? deadline, deadline);
+    const givenUp = this.#options.server !== undefined && isGivenUp(this.#options.server);
     const failure = this.#stats.health({ queued: 0, queuedBytes: 0, inFlight: 0, shutdown: false }).lastError;
-    this.#log.shutdownWait({ held, deadline, recheckUntil: early, failure: failure?.description });
+    const failing = this.#backoff.failing;
+    this.#log.shutdownWait({ held, deadline, until, failing, givenUp, failure: failure?.description });
   }
 
   /** Counts for `health()`. */
@@ -261,7 +274,7 @@ export class BatchQueue<T> {
     bindDeliveryMetrics();
     this.#inFlightItems += batch.length;
     for (const entry of batch) this.#inFlightBytes += entry.bytes;
-    const send: Send<T> = { controller: new AbortController(), batch, startedAt: Date.now(), lost: false };
+    const send: Send<T> = startSend(batch, this.#options.lostAfterMs);
     const sending: Promise<void> = this.#sendOne(send).finally(() => {
       this.#sends.delete(sending);
       if (!this.#closed && !send.lost) this.#pump();
@@ -269,47 +282,22 @@ export class BatchQueue<T> {
     this.#sends.set(sending, send);
   }
 
-  /** While a flush waits (until `deadline`), takes back each send as soon as it outlives `lostAfterMs`. */
-  #watchLost(deadline: number): () => void {
-    const { lostAfterMs } = this.#options;
-    if (lostAfterMs === undefined) return () => {};
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const check = (): void => {
-      let earliest = Number.POSITIVE_INFINITY;
-      for (const send of this.#sends.values()) earliest = Math.min(earliest, send.startedAt + lostAfterMs);
-      if (earliest >= deadline) return;
-      timer = setTimeout(
-        () => {
-          this.#reclaimLost();
-          this.#pump();
-          check();
-        },
-        Math.max(0, earliest - Date.now()),
-      );
-    };
-    check();
-    return () => clearTimeout(timer);
-  }
-
-  /** Queues again, at the front, the items of sends that outlived `lostAfterMs` without settling. */
+  /**
+   * Queues again, at the front, the items of sends that outlived their own deadline without settling: past it, no
+   * answer can come any more (their request's timeout has passed), so a body is never sent twice while its first
+   * request may still be answered.
+   */
   #reclaimLost(): void {
-    const { lostAfterMs } = this.#options;
-    if (lostAfterMs === undefined || this.#sends.size === 0) return;
-    const now = Date.now();
+    if (this.#sends.size === 0 || this.#closed) return;
     let reclaimed = 0;
-    for (const [sending, send] of this.#sends) {
-      if (now - send.startedAt < lostAfterMs) continue;
-      send.lost = true;
-      send.controller.abort();
-      this.#sends.delete(sending);
-      this.#release(send.batch);
+    for (const send of takeLost(this.#sends)) {
+      this.#release(send);
       this.#buffer.putBack(send.batch);
       reclaimed += send.batch.length;
     }
-    if (reclaimed > 0)
-      getGlobalLogger().warn(
-        `${this.#options.owner}: ${reclaimed} ${this.#options.items} of sends that never finished (the runtime ended the request that started them) are sent again`,
-      );
+    if (reclaimed === 0) return;
+    this.#pump();
+    this.#log.resent(reclaimed);
   }
 
   async #sendOne(send: Send<T>): Promise<void> {
@@ -319,6 +307,7 @@ export class BatchQueue<T> {
       outcome = await this.#options.send(
         batch.map((e) => e.item),
         send.controller.signal,
+        (stepMs) => send.live(stepMs),
       );
     } catch (error) {
       outcome = {
@@ -327,28 +316,23 @@ export class BatchQueue<T> {
       };
     } finally {
       // No longer in flight before they are requeued, so no count holds them twice.
-      if (!send.lost) this.#release(batch);
+      if (!send.lost) this.#release(send);
     }
     if (send.lost) return; // taken back as lost and queued again: its late outcome changes nothing
     this.#noteAnswer(outcome);
-    // Once shut down, what was still held has been counted (or spilled, by this outcome); a late answer changes nothing.
-    if (!this.#closed) this.#record(batch, outcome);
-    else send.outcome = outcome;
+    this.#record(batch, outcome);
   }
 
-  /** A batch is no longer in flight. */
-  #release(batch: readonly Entry<T>[]): void {
-    this.#inFlightItems -= batch.length;
-    for (const entry of batch) this.#inFlightBytes -= entry.bytes;
+  /** A send is no longer in flight: no answer is waited for any more. */
+  #release(send: Send<T>): void {
+    send.answerBy = 0;
+    this.#inFlightItems -= send.batch.length;
+    for (const entry of send.batch) this.#inFlightBytes -= entry.bytes;
   }
 
   /** Whether the server answered the attempt (accepted it, or answered with a status), for the flushes to come. */
   #noteAnswer(outcome: SendOutcome<T>): void {
-    const faults = [outcome.retry?.fault, ...(outcome.dropped ?? []).map((d) => d.fault)].filter(
-      (f) => f !== undefined,
-    );
-    if (outcome.delivered === 0 && faults.length === 0) return;
-    this.#lastAnswered = outcome.delivered > 0 || faults.some((f) => f.status !== undefined);
+    this.#lastAnswered = answeredBy(outcome) ?? this.#lastAnswered;
     if (this.#lastAnswered && this.#options.server !== undefined) noteAnswer(this.#options.server);
   }
 
@@ -371,7 +355,11 @@ export class BatchQueue<T> {
       this.#spill?.spill.serverAnswered();
       this.#log.delivered(outcome.delivered);
     }
-    if (retry)
+    // Once shut down, nothing is sent again: what is left is counted by the shutdown.
+    if (retry && this.#closed) {
+      this.#stats.failed(retry.fault);
+      this.#leftovers.add(retry.items);
+    } else if (retry)
       this.#requeue(
         batch.filter((e) => retried.has(e.item)),
         retry,
@@ -386,10 +374,14 @@ export class BatchQueue<T> {
     this.#stats.failed(retry.fault);
     const delayMs = this.#backoff.failed(retry.retryAfterMs);
     this.#log.retrying(retry.fault, entries.length, delayMs);
+    const window = this.#window;
     if (this.#recheckProbe) {
       // A flush waits to see whether the server answers now: the probe it was promised goes out at once.
       this.#backoff.probeNow();
       this.#schedulePump();
+    } else if (window !== undefined && this.#inFlightItems === 0 && Date.now() + delayMs >= window.until) {
+      // No attempt can be answered within the window: the flush waiting for one stops now.
+      this.#waiters.endEarly();
     } else this.#arm(delayMs);
   }
 

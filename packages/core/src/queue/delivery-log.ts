@@ -1,6 +1,8 @@
 import { counted } from "../log/describe.js";
 import { getGlobalLogger } from "../log/logger.js";
 import { RepeatLog } from "../log/repeat-log.js";
+import { LOST_SEND_GRACE_MS } from "./lost-sends.js";
+import { inSeconds } from "./unanswered-servers.js";
 
 /**
  * Why items were given up on: the queue was full, an item too large, the server rejected them or the keys, they were
@@ -67,12 +69,14 @@ export class DeliveryLog {
   readonly #lines = new RepeatLog();
   #outage: Outage | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
+  /** Set while a shutdown waits: until when at most, and why that long. */
+  #closing: { until: number; why: string } | undefined;
 
   constructor(
     private readonly owner: string,
     private readonly items: string,
     private readonly waiting: () => number,
-    /** Whether what a shutdown leaves goes to a spill directory (it then waits its own time, not `flushTimeout`). */
+    /** Whether what a shutdown leaves, and what the queue's bounds push out, goes to a spill directory. */
     private readonly spills = false,
   ) {}
 
@@ -102,9 +106,7 @@ export class DeliveryLog {
     const kind = `${this.owner}: cannot deliver ${this.items}`;
     this.#lines.warn(
       kind,
-      `${kind}: ${fault.description}. ${this.#count(count)} kept and retried ` +
-        `(next attempt in ${Math.round(delayMs / 100) / 10} s, ${this.#count(this.waiting())} waiting); ` +
-        `they are dropped only when the queue fills up.${fault.hint ? ` ${fault.hint}` : ""}`,
+      `${kind}: ${fault.description}. ${this.#fate(count, delayMs)}${fault.hint ? ` ${fault.hint}` : ""}`,
     );
     this.#arm();
   }
@@ -145,26 +147,67 @@ export class DeliveryLog {
   }
 
   /**
-   * A shutdown starts with items held while the server fails: how long it waits at most, and why (the last failure,
-   * or that an earlier flush gave up on the server, which then has until `recheckUntil` to answer).
+   * A shutdown starts with `held` items: it waits until `until` at most (epoch ms), the `deadline` or, while the
+   * server has not answered, the end of one request's timeout. Said at once in one line while the server fails or
+   * after a flush gave up on it (with the last `failure`), and else by the first failure during the shutdown.
    */
   shutdownWait(wait: {
     held: number;
     deadline: number;
-    recheckUntil: number | undefined;
+    until: number;
+    failing: boolean;
+    givenUp: boolean;
     failure: string | undefined;
   }): void {
-    const seconds = (at: number) => `${Math.round(Math.max(0, at - Date.now()) / 100) / 10} s`;
-    const { held, deadline, recheckUntil, failure } = wait;
-    const spill = this.spills;
-    const why = failure ? ` (${failure})` : "";
-    const what = `${held} ${this.items}`;
-    const how =
-      recheckUntil === undefined
-        ? `waits at most ${seconds(deadline)} (${spill ? "spill directory set" : "flushTimeout"}) to deliver ${what}, since the last attempt failed${why}`
-        : `waits ${seconds(recheckUntil)} to deliver ${what}, and up to ${seconds(deadline)} (flushTimeout) only if the server answers again: an earlier flush gave up on it without an answer${why}`;
-    const then = spill ? "written to the spill directory" : "dropped";
-    getGlobalLogger().warn(`${this.owner}: shutdown() ${how}; what is not delivered by then is ${then}.`);
+    const { held, deadline, until, failing, givenUp, failure } = wait;
+    const why =
+      until < deadline
+        ? `one request's timeout; up to ${inSeconds(deadline - Date.now())}, the flushTimeout, once the server answers`
+        : "flushTimeout";
+    this.#closing = { until, why };
+    if (!failing && !givenUp) return;
+    const reason = failing
+      ? `the last attempt failed${failure ? ` (${failure})` : ""}`
+      : "an earlier flush gave up on the server without an answer";
+    getGlobalLogger().warn(
+      `${this.owner}: ${this.#waitsAtMost(this.#closing, held)}, since ${reason}; what is not delivered by then is ${this.#then}.`,
+    );
+  }
+
+  /** What happens to the items of a failed attempt: retried until the queue fills up, or until shutdown() ends. */
+  #fate(count: number, delayMs: number): string {
+    const closing = this.#closing;
+    const waiting = this.#count(this.waiting());
+    if (closing === undefined)
+      return (
+        `${this.#count(count)} kept and retried (next attempt in ${Math.round(delayMs / 100) / 10} s, ${waiting} ` +
+        (this.spills
+          ? "waiting); when the queue fills up, the oldest are written to the spill directory."
+          : "waiting); they are dropped only when the queue fills up.")
+      );
+    if (closing.until - Date.now() < 50)
+      return `shutdown() stops waiting now (${closing.why}): ${waiting} not delivered are ${this.#then}.`;
+    return `${this.#waitsAtMost(closing, this.waiting())}, retrying meanwhile; what is not delivered by then is ${this.#then}.`;
+  }
+
+  /** What becomes of what a shutdown does not deliver. */
+  get #then(): string {
+    return this.spills ? "written to the spill directory" : "dropped";
+  }
+
+  /** `shutdown() waits at most 10 s (flushTimeout) to deliver 1 span`. */
+  #waitsAtMost({ until, why }: { until: number; why: string }, held: number): string {
+    return `shutdown() waits at most ${inSeconds(until - Date.now())} (${why}) to deliver ${this.#count(held)}`;
+  }
+
+  /**
+   * Items of sends still unsettled `LOST_SEND_GRACE_MS` past their deadline are queued again: nothing can answer them any more
+   * (their request's timeout has passed).
+   */
+  resent(count: number): void {
+    getGlobalLogger().warn(
+      `${this.owner}: ${this.#count(count)} of sends still unsettled ${LOST_SEND_GRACE_MS / 1000} s past their deadline (the request's timeout) are sent again; a runtime that ends the request that started a send (Cloudflare Workers) leaves it unsettled`,
+    );
   }
 
   /** Logs the drop counts not yet reported (with `dueOnly`, those whose summary interval has passed). */

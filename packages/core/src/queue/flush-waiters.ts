@@ -3,6 +3,8 @@ interface Waiter {
   target: number;
   remaining: number;
   resolve: () => void;
+  /** Ends the wait now if its early check says so (set while the wait has an early end). */
+  checkEarly?: () => void;
 }
 
 /**
@@ -20,13 +22,14 @@ export class FlushWaiters {
   /**
    * Waits until the `remaining` items with a sequence number up to `target` are settled, or until `deadline`
    * (epoch ms); resolves with how many were still pending. With `early`, the wait ends at `early.at` already unless
-   * `early.extend()` then says to go on. Counted in {@link size} from the call on.
+   * `early.extend()` then says to go on (`true`: until `deadline`; a time: to ask again then). Counted in
+   * {@link size} from the call on.
    */
   async wait(
     target: number,
     remaining: number,
     deadline: number,
-    early?: { at: number; extend: () => boolean },
+    early?: { at: number; extend: () => boolean | number },
   ): Promise<number> {
     if (remaining <= 0) return 0;
     const waiter: Waiter = { target, remaining, resolve: () => {} };
@@ -41,9 +44,17 @@ export class FlushWaiters {
         const until = (at: number, then: () => void) => {
           timer = setTimeout(then, Math.max(0, at - Date.now()));
         };
-        if (early && early.at < deadline)
-          until(early.at, () => (early.extend() ? until(deadline, resolve) : resolve()));
-        else until(deadline, resolve);
+        if (early && early.at < deadline) {
+          const check = (): void => {
+            const next = early.extend();
+            clearTimeout(timer);
+            if (next !== false && next !== true && next < deadline) until(next, check);
+            else if (next === false) resolve();
+            else until(deadline, resolve);
+          };
+          waiter.checkEarly = check;
+          until(early.at, check);
+        } else until(deadline, resolve);
       });
       await Promise.race([done, timeout]);
     } finally {
@@ -51,6 +62,14 @@ export class FlushWaiters {
       this.#waiters.delete(waiter);
     }
     return Math.max(0, waiter.remaining);
+  }
+
+  /**
+   * Nothing can be answered before the early ends of the waits: each wait that has one asks its check now, and
+   * ends unless the check says to go on.
+   */
+  endEarly(): void {
+    for (const waiter of this.#waiters) waiter.checkEarly?.();
   }
 
   /** These items (by sequence number) were delivered or dropped. */

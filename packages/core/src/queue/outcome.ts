@@ -15,6 +15,16 @@ export interface SendOutcome<T> {
   retry?: { items: T[]; fault: Fault; retryAfterMs?: number };
 }
 
+/**
+ * Whether the server answered the attempt of this outcome (accepted items, or answered with a status); undefined
+ * when the outcome tells nothing of it (nothing was sent).
+ */
+export function answeredBy(outcome: SendOutcome<unknown>): boolean | undefined {
+  const faults = [outcome.retry?.fault, ...(outcome.dropped ?? []).map((d) => d.fault)].filter((f) => f !== undefined);
+  if (outcome.delivered === 0 && faults.length === 0) return undefined;
+  return outcome.delivered > 0 || faults.some((f) => f.status !== undefined);
+}
+
 /** What went wrong on a request, for log lines and `health()`. */
 export function faultOf(failure: HttpFailure, method: string, url: string): Fault {
   const fault: Fault = { kind: failure.kind, description: describeFailure(failure, method, url) };

@@ -1,17 +1,15 @@
-import { settleWithin } from "../lifecycle/settle-within.js";
 import type { SpillCounts, SpillReport } from "../spill/spill.js";
 import type { DropReason } from "./delivery-log.js";
 import type { DeliveryStats } from "./delivery-stats.js";
 import type { FlushWaiters } from "./flush-waiters.js";
 import type { Entry, ItemBuffer } from "./item-buffer.js";
-import type { SendOutcome } from "./outcome.js";
 
 /** A spill directory as the queue sees it (the core's `Spill`). */
 export interface QueueSpill<T> {
   /** Connects the spill to its queue, which counts what it reports; sending spilled batches again starts. */
   attach(report: SpillReport): void;
-  /** Writes a whole batch (or counts it as dropped for `why`); never rejects. */
-  write(items: T[], why: DropReason): Promise<void>;
+  /** Writes a whole batch (or counts it as dropped for `why`; `detail` says why it was not sent); never rejects. */
+  write(items: T[], why: DropReason, detail?: string): Promise<void>;
   /** The server accepted a live batch: spilled batches may be sent again. */
   serverAnswered(): void;
   /** Spilled, replayed and on-disk counts for `health()`. */
@@ -20,22 +18,12 @@ export interface QueueSpill<T> {
   close(): Promise<void>;
 }
 
-/** A send as a shutdown finds it: its items, and what became of it if it ended after the queue closed. */
-export interface ClosingSend<T> {
-  batch: Entry<T>[];
-  outcome?: SendOutcome<T>;
-}
-
-/**
- * How long a shutdown waits for a server that is failing when there is a spill directory: what is held is written to
- * disk soon after, within the grace period a container gets after SIGTERM (30 s on Kubernetes), and sent from there.
- */
-export const SPILL_SHUTDOWN_WAIT_MS = 2_000;
-
 /**
  * Where the queue meets its spill directory: when the queue is full, the oldest waiting batch goes to disk
  * instead of the new item being dropped; when a shutdown ends with items undelivered, they go to disk instead of
- * being dropped.
+ * being dropped. A spill directory does not shorten a shutdown: it waits by the same rule as without one (the
+ * server's answers decide, see `BatchQueue.flush`), so a server that answers in time still receives what it holds;
+ * only what is left when the wait ends is written.
  */
 export class SpillGate<T> {
   /** Items and bytes on their way to disk: held in memory until written, within the queue's own bounds again. */
@@ -70,7 +58,7 @@ export class SpillGate<T> {
       maxQueueItems: number;
       maxQueueBytes: number;
     },
-    private readonly report: SpillReport,
+    report: SpillReport,
   ) {
     spill.attach(report);
   }
@@ -99,41 +87,18 @@ export class SpillGate<T> {
     return true;
   }
 
-  /** The deadline of a shutdown: `deadline`, or {@link SPILL_SHUTDOWN_WAIT_MS} from now while the server fails. */
-  shutdownDeadline(deadline: number, failing: boolean): number {
-    return failing ? Math.min(deadline, Date.now() + SPILL_SHUTDOWN_WAIT_MS) : deadline;
-  }
-
   /**
-   * A shutdown ends with `held` items waiting and `sends` aborted: waits up to `graceMs` for those sends to end,
-   * then writes to disk everything the server did not accept. Returns how many items are settled: written or
-   * counted by the spill, or delivered by the aborted sends after all (recorded as delivered).
+   * A shutdown ends with `left` items undelivered (its wait is over: the same wait as without a spill directory):
+   * writes them to disk in batches, `ended` saying what ended the wait, and waits for the writes of a full queue
+   * still under way. Returns how many items it settled (written, or counted as dropped by the spill).
    */
-  async atShutdown(
-    held: Entry<T>[],
-    sends: ReadonlyMap<Promise<void>, ClosingSend<T>>,
-    graceMs: number,
-  ): Promise<number> {
-    // Taken now: a send leaves the queue's map as it ends.
-    const aborted = [...sends.values()];
-    await settleWithin(() => Promise.allSettled([...sends.keys()]), { timeoutMs: graceMs });
-    let delivered = 0;
-    const unsent: T[] = held.map((e) => e.item);
-    for (const send of aborted) {
-      const outcome = send.outcome;
-      if (outcome === undefined) unsent.push(...send.batch.map((e) => e.item));
-      else {
-        delivered += outcome.delivered;
-        if (outcome.retry) unsent.push(...outcome.retry.items);
-      }
-    }
+  async atShutdown(left: T[], ended: string): Promise<number> {
     const writes: Promise<void>[] = [];
     const { maxBatchItems } = this.batch;
-    for (let at = 0; at < unsent.length; at += maxBatchItems)
-      writes.push(this.spill.write(unsent.slice(at, at + maxBatchItems), "shutdown"));
+    for (let at = 0; at < left.length; at += maxBatchItems)
+      writes.push(this.spill.write(left.slice(at, at + maxBatchItems), "shutdown", ended));
     await Promise.all([...writes, ...this.#pending]);
-    if (delivered > 0) this.report.record({ delivered });
-    return unsent.length + delivered;
+    return left.length;
   }
 
   #track(writing: Promise<void>, entries: Entry<T>[]): Promise<void> {

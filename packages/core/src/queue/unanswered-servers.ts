@@ -1,25 +1,36 @@
 import { globalSlot } from "../log/slot.js";
 
 /**
- * Servers that a flush gave up on because they did not answer: remembered per origin for every queue of the process
- * (spans and scores, every copy of the SDK), so that a later flush or shutdown to the same server only checks whether
- * it now answers instead of waiting its whole deadline again. Any answer (success or an HTTP error status) ends it.
+ * Servers that a flush gave up on because they did not answer, and the windows in which they have to answer: kept
+ * per origin for every queue of the process (spans and scores, every copy of the SDK). A flush to a server a flush
+ * gave up on, and every shutdown whose queue has no answer of the server yet, waits one request's timeout for an
+ * answer; only an answer (success or an HTTP error status) gives it the time until its deadline. The calls that
+ * overlap share one window, and once a window has passed without an answer the calls that follow end at once, so a
+ * server that stays silent costs the first deadline and one request's timeout, however many calls follow.
  */
 interface ServerState {
   /** When a flush last gave up on the server without an answer; undefined once it answered since. */
   givenUpAt: number | undefined;
   /** When the server last answered a request (epoch ms). */
   answeredAt: number;
+  /** The last window in which the server had to answer (absent in the state of an earlier copy of the SDK). */
+  window?: AnswerWindow | undefined;
+}
+
+/** From when a server has to answer a request, and until when; epoch ms. */
+export interface AnswerWindow {
+  from: number;
+  until: number;
 }
 
 /** Origins remembered at most; the oldest is forgotten first. */
 const MAX_SERVERS = 64;
 
 /**
- * How long a flush or shutdown waits for a server that a flush gave up on to answer a new attempt: past it, it
- * ends as if its deadline had passed; an answer within it gives it its whole deadline.
+ * How long a window that passed without an answer holds: the calls that start within this time after it ended give
+ * up at once; a later call waits a new window.
  */
-export const UNANSWERED_RECHECK_MS = 2_000;
+const MISSED_WINDOW_HOLDS_MS = 30_000;
 
 const servers = globalSlot(
   { name: "svc.unanswered-servers", version: 1, holds: "list of servers that did not answer a flush" },
@@ -31,7 +42,7 @@ function entry(server: string): ServerState {
   let state = map.get(server);
   if (state === undefined) {
     if (map.size >= MAX_SERVERS) map.delete(map.keys().next().value as string);
-    state = { givenUpAt: undefined, answeredAt: 0 };
+    state = { givenUpAt: undefined, answeredAt: 0, window: undefined };
     map.set(server, state);
   }
   return state;
@@ -68,9 +79,45 @@ export function answeredSince(server: string, since: number): boolean {
   return (servers().get(server)?.answeredAt ?? 0) >= since;
 }
 
-/** How long a flush waited before it gave up, in words: its deadline, or the recheck of a server that did not answer. */
-export function gaveUpAfter(flushTimeoutMs: number, rechecked: boolean | undefined): string {
-  return rechecked
-    ? `${UNANSWERED_RECHECK_MS / 1000} s, as the server did not answer an earlier flush either,`
+/**
+ * The window in which the server has to answer a call that starts now: the one under way, if any; the last one, if
+ * it passed without an answer a short while ago (the call then ends at once); else a new one of `lengthMs` (one
+ * request's timeout) from now.
+ */
+export function answerWindow(server: string, lengthMs: number): AnswerWindow {
+  const state = entry(server);
+  const now = Date.now();
+  const last = state.window;
+  if (last !== undefined) {
+    if (now < last.until) return last;
+    const missed = state.answeredAt < last.from;
+    if (missed && now - last.until < MISSED_WINDOW_HOLDS_MS) return last;
+  }
+  state.window = { from: now, until: now + lengthMs };
+  return state.window;
+}
+
+/** `1.5 s`: milliseconds as seconds, to a tenth. */
+export function inSeconds(ms: number): string {
+  return `${Math.round(Math.max(0, ms) / 100) / 10} s`;
+}
+
+/** What ended a shutdown's wait, for the line that counts what it dropped. */
+export function whatEnded({ unanswered }: { unanswered?: { windowMs: number } | undefined }): string {
+  return unanswered
+    ? `the server answered no request within one request's timeout (${inSeconds(unanswered.windowMs)}), so shutdown() stopped waiting before its deadline`
+    : "the shutdown deadline passed before they could be delivered";
+}
+
+/**
+ * How long a flush waited before it gave up, in words: its deadline, or, when the server answered no request in
+ * the window of one request's timeout, that time.
+ */
+export function gaveUpAfter(
+  flushTimeoutMs: number,
+  unanswered: { waitedMs: number; windowMs: number } | undefined,
+): string {
+  return unanswered
+    ? `${inSeconds(unanswered.waitedMs)}, as the server answered no request within one request's timeout (${inSeconds(unanswered.windowMs)}) after an earlier flush gave up on it,`
     : `${flushTimeoutMs / 1000} s`;
 }

@@ -102,10 +102,11 @@ export class Spill<T> {
 
   /**
    * Writes a batch the queue cannot hold (`why`: the queue is full, or a shutdown ends) and resolves once it is on
-   * disk or counted as dropped. Never rejects.
+   * disk or counted as dropped; `detail` says why the batch was not sent (what ended a shutdown's wait). Never
+   * rejects.
    */
-  write(items: T[], why: DropReason): Promise<void> {
-    const writing = this.#writing.run(() => this.#write(items, why));
+  write(items: T[], why: DropReason, detail?: string): Promise<void> {
+    const writing = this.#writing.run(() => this.#write(items, why, detail));
     this.#writes.add(writing);
     return writing.finally(() => this.#writes.delete(writing));
   }
@@ -145,7 +146,7 @@ export class Spill<T> {
     );
   }
 
-  async #write(items: T[], why: DropReason): Promise<void> {
+  async #write(items: T[], why: DropReason, detail: string | undefined): Promise<void> {
     const { owner, items: kind } = this.#owner;
     const { dir, maxBytes } = this.#settings;
     try {
@@ -174,11 +175,17 @@ export class Spill<T> {
       const kindOfLine = `${owner}: ${kind} written to the spill directory (${reason})`;
       this.#lines.warn(
         kindOfLine,
-        `${kindOfLine}: ${counted(items.length, kind)} in ${dir}; they are sent from there, oldest first, once the server answers`,
+        `${kindOfLine}: ${counted(items.length, kind)} in ${dir}${detail ? ` (${detail})` : ""}; they are sent from ` +
+          "there, oldest first, once the server answers",
         { count: items.length, unit: kind },
       );
     } catch (error) {
-      this.#drop(why, items.length, `could not be written to the spill directory ${dir}: ${describeError(error)}`);
+      const ended = detail ? `${detail}, and they ` : "";
+      this.#drop(
+        why,
+        items.length,
+        `${ended}could not be written to the spill directory ${dir}: ${describeError(error)}`,
+      );
     }
   }
 

@@ -11,6 +11,7 @@ import { getGlobalLogger, loggerGeneration } from "../log/logger.js";
 import { globalSlot } from "../log/slot.js";
 import type { OtlpProtocol } from "../otlp/encode.js";
 import type { DeliveryHealth } from "../queue/delivery-stats.js";
+import { randomHex } from "./ids.js";
 import { getSvcTracer } from "./tracer-provider.js";
 
 /**
@@ -47,6 +48,11 @@ export interface ProcessorProbe {
   /** Why no span can be sent at all (no keys, an invalid base URL), or undefined. */
   readonly cannotSend: string | undefined;
   health(): DeliveryHealth;
+  /**
+   * Spans the export filter left out, and by scope those that look like model calls. Optional: processors of
+   * earlier versions do not have it.
+   */
+  filteredOut?(): { spans: number; modelCallScopes: Record<string, number> };
   /** Span starts this processor was given, shut down or not; grows only. */
   starts(): number;
   /**
@@ -154,12 +160,4 @@ function probe(tracer: Tracer, probes: readonly ProcessorProbe[]): "with" | "wit
     return "with";
   }
   return span.isRecording() ? "without" : "unknown";
-}
-
-function randomHex(bytes: number): string {
-  const values = new Uint8Array(bytes);
-  globalThis.crypto.getRandomValues(values);
-  let out = "";
-  for (const value of values) out += value.toString(16).padStart(2, "0");
-  return out === "0".repeat(bytes * 2) ? `${"0".repeat(bytes * 2 - 1)}1` : out;
 }

@@ -77,6 +77,8 @@ function redirectText({ stop, to }: RedirectStop, method: string, url: string): 
       return `: more than ${MAX_REDIRECTS} redirects from ${from}, the last to ${to}`;
     case "not-followed":
       return to ? `: ${from} redirects to ${to}, which is not followed` : " (a redirect that is not followed)";
+    case "other-origin":
+      return `: ${from} redirects to ${to}, another origin, where the SDK never sends data or credentials`;
   }
 }
 
@@ -91,6 +93,8 @@ function printableText(url: string): string {
 /** What to do about a final redirect: point `baseUrl` at the address redirected to, when there is one. */
 function redirectHint({ stop, to }: RedirectStop, url: string): string {
   const setting = "baseUrl (or SVC_BASE_URL)";
+  if (to && stop === "other-origin")
+    return `Set ${setting} to ${baseOf(to, url)}, where the server lives, if that address is yours.`;
   if (to && stop !== "too-many") return `Set ${setting} to ${baseOf(to, url)}, the address the server redirects to.`;
   const { host } = placeOf(url);
   return stop === "too-many"

@@ -40,6 +40,12 @@ export interface HttpRequest {
    * answer; `flush()` and `shutdown()` hold the process while they wait. @defaultValue false
    */
   background?: boolean;
+  /**
+   * Follows redirects to another origin too (without `Authorization`): only for a request that carries neither
+   * telemetry nor credentials beyond its own URL (a signed download URL). Every other request stops at such a
+   * redirect, which is then its failure. @defaultValue false
+   */
+  followRedirectsElsewhere?: boolean;
 }
 
 /** An answer from the server (any status). */
@@ -54,12 +60,13 @@ export interface HttpResponse {
 /**
  * Why a redirect answer was the last one: a 301, 302 or 303 to a request other than a GET (following it would
  * change the method and lose the body), a redirect without a `Location`, one hop more than the transport follows,
- * or a 3xx that is no redirect the transport follows (300, 304...). `to` is where it pointed, as it may be printed
- * (no credentials, no query), when it named a valid http(s) address.
+ * or a 3xx that is no redirect the transport follows (300, 304...), or a redirect to another origin (scheme, host
+ * or port) of a request that carries telemetry or credentials. `to` is where it pointed, as it may be printed (no
+ * credentials, no query), when it named a valid http(s) address.
  */
 export interface RedirectStop {
   /** Why the redirect was not followed. */
-  stop: "method" | "no-location" | "too-many" | "not-followed";
+  stop: "method" | "no-location" | "too-many" | "not-followed" | "other-origin";
   /** Where the redirect pointed, as it may be printed. */
   to?: string;
 }
@@ -109,9 +116,10 @@ const SUPPRESS_TRACING_KEY = createContextKey("OpenTelemetry SDK Context Key SUP
  * whole call a deadline; network errors, timeouts, 408, 429 and 5xx are retried with exponential backoff and
  * jitter (or the server's `Retry-After`) while attempts and time remain; other statuses, an invalid URL and an
  * unsupported scheme end the call at once. Up to five redirects are followed: 307/308 with the method and body
- * replayed, 301/302/303 of a GET; a redirect to another origin never carries `Authorization`. A 3xx that is not
- * followed (a 301, 302 or 303 of a POST, no `Location`, a sixth hop) is a failure, never a success: the data was
- * not delivered. The request runs with OpenTelemetry tracing suppressed, so instrumentation of `http`, `undici` or
+ * replayed, 301/302/303 of a GET, each to the same origin only (a request with `followRedirectsElsewhere` follows
+ * them elsewhere too, without `Authorization`): no header, body or credential of the SDK reaches an origin it was
+ * not addressed to. A 3xx that is not followed (a 301, 302 or 303 of a POST, no `Location`, a sixth hop, another
+ * origin) is a failure, never a success: the data was not delivered. The request runs with OpenTelemetry tracing suppressed, so instrumentation of `http`, `undici` or
  * `fetch` never records the SDK's own calls.
  * Never rejects.
  */
@@ -256,6 +264,7 @@ async function attemptWithRedirects(
     const keepsMethod = answer.status === 307 || answer.status === 308;
     if (!keepsMethod && method !== "GET") return stopped("method");
     if (next.origin !== url.origin) {
+      if (!request.followRedirectsElsewhere) return stopped("other-origin");
       // Credentials stay with the origin they were given for.
       const { authorization: _dropped, ...rest } = headers;
       headers = rest;

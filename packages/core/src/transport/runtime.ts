@@ -71,14 +71,6 @@ export function isServerRuntime(runtime: RuntimeInfo): boolean {
   return runtime.kind === "node" || runtime.kind === "bun" || runtime.kind === "deno";
 }
 
-/**
- * Whether the runtime cancels what a request left running once it ended (Cloudflare Workers): a send started during
- * an earlier request may never settle there.
- */
-export function bindsIoToRequests(runtime: RuntimeInfo): boolean {
-  return runtime.kind === "cloudflare-workers";
-}
-
 /** `node 22.23.3; linux x64`, `cloudflare-workers`: the runtime as the user agent names it. */
 export function describeRuntime(runtime: RuntimeInfo): string {
   const name = runtime.version ? `${runtime.kind} ${runtime.version}` : runtime.kind;

@@ -5,6 +5,8 @@ export interface LlmMessage {
   role?: string;
   content: unknown;
   tool_calls?: unknown;
+  /** The id of the tool call a tool message answers. */
+  tool_call_id?: string;
   additional_kwargs?: Record<string, unknown>;
 }
 
@@ -38,8 +40,13 @@ export function convertMessage(message: BaseMessage): LlmMessage {
       setToolCalls(converted, message, kwargs);
       break;
     case "function":
-    case "tool":
       return { role: message.name, content, additional_kwargs: kwargs };
+    case "tool": {
+      const id = (message as { tool_call_id?: unknown }).tool_call_id;
+      return typeof id === "string"
+        ? { role: message.name, content, tool_call_id: id, additional_kwargs: kwargs }
+        : { role: message.name, content, additional_kwargs: kwargs };
+    }
     default:
       converted = message.name ? { role: message.name, content } : { content };
   }

@@ -1,6 +1,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import type { LLMResult } from "@langchain/core/outputs";
-import { lastGenerationMessage } from "./generation-output.js";
+import { readField } from "@svc/core";
+import { lastGeneration, lastGenerationMessage } from "./generation-output.js";
 import { convertMessages, type LlmMessage } from "./messages.js";
 
 /** Model parameters as recorded on a generation: only string and number values. */
@@ -31,10 +32,42 @@ export function modelNameAtStart(extraParams: Loose | undefined, metadata: Loose
   return typeof fromMetadata === "string" && fromMetadata !== "" ? fromMetadata : undefined;
 }
 
-/** The model name the provider reported (`response_metadata.model_name` of the last message), if any. */
+/**
+ * The model name the provider reported, if any: the last message's `response_metadata.model_name` (OpenAI), its
+ * generation's `generationInfo.model_name` (OpenAI streamed: when a streaming handler is attached, as LangGraph's
+ * stream modes do, LangChain does not copy it into the message), `response_metadata.model` (Anthropic),
+ * `additional_kwargs.model` (Anthropic streamed, from `message_start`), then the run's `llmOutput`.
+ */
 export function modelNameAtEnd(result: LLMResult): string | undefined {
-  const name = (lastGenerationMessage(result)?.response_metadata as Record<string, unknown> | undefined)?.model_name;
-  return typeof name === "string" && name !== "" ? name : undefined;
+  const message = lastGenerationMessage(result);
+  const metadata = readField<Loose>(message, "response_metadata");
+  const info = readField<Loose>(lastGeneration(result), "generationInfo");
+  const kwargs = readField<Loose>(message, "additional_kwargs");
+  const llmOutput = readField<Loose>(result, "llmOutput");
+  for (const candidate of [
+    metadata?.model_name,
+    info?.model_name,
+    metadata?.model,
+    kwargs?.model,
+    llmOutput?.model_name,
+    llmOutput?.model,
+  ]) {
+    const name = unrepeated(candidate);
+    if (name) return name;
+  }
+  return undefined;
+}
+
+/**
+ * The name once: merging the chunks of a stream joins a text field that more than one chunk carries
+ * (`gpt-5gpt-5`), so a name that is one part repeated is that part.
+ */
+function unrepeated(value: unknown): string | undefined {
+  if (typeof value !== "string" || value === "") return undefined;
+  for (let size = 1; size <= value.length / 2; size++)
+    if (value.length % size === 0 && value.slice(0, size).repeat(value.length / size) === value)
+      return value.slice(0, size);
+  return value;
 }
 
 /** The sampling parameters of a model run that are set (temperature, max_tokens, top_p, ...). */

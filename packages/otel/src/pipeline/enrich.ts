@@ -33,6 +33,12 @@ export interface OutgoingSpan {
   span: ReadableSpan;
   /** The attributes to export: masked, media replaced. Unset until enriched. */
   attributes?: Attributes;
+  /** The usage read from other instrumentation's attributes (JSON), to be written as the explicit usage when sent. */
+  usage?: string;
+  /** The provider whose SDK's own tracing also records this span's call, when its instrumentation may repeat it. */
+  repeatsOwnTracing?: string;
+  /** Attributes added to the span's own when it is enriched (the explicit usage). */
+  extra?: Attributes;
 }
 
 function isDataKey(key: string): boolean {
@@ -77,7 +83,7 @@ export class EnrichStage {
 
   /** Enriches one span; returns a promise only when there is asynchronous work (an async mask, media). */
   #enrichOne(item: OutgoingSpan, signal: AbortSignal | undefined): Promise<void> | undefined {
-    const source = item.span.attributes;
+    const source = item.extra ? { ...item.span.attributes, ...item.extra } : item.span.attributes;
     if (!this.mask && !this.uploader) {
       item.attributes = source;
       return undefined;

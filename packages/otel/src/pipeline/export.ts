@@ -55,9 +55,20 @@ export class ExportStage {
     this.#encoding.wake();
   }
 
-  async send(batch: OutgoingSpan[], signal: AbortSignal): Promise<SendOutcome<OutgoingSpan>> {
+  /**
+   * Sends a batch; `live(ms)` is told of each step that may take `ms` (a request and its timeout, a call of the
+   * user's exporter), so that the queue takes the send as lost only once that step has outlived its time.
+   */
+  async send(
+    batch: OutgoingSpan[],
+    signal: AbortSignal,
+    live: (stepMs: number) => void = () => {},
+  ): Promise<SendOutcome<OutgoingSpan>> {
     const { exporter, baseUrlProblem, cannotSend } = this.config;
-    if (exporter) return exportThrough(exporter, batch, this.config.timeoutMs + EXPORTER_GRACE_MS, signal);
+    if (exporter) {
+      live(this.config.timeoutMs + EXPORTER_GRACE_MS);
+      return exportThrough(exporter, batch, this.config.timeoutMs + EXPORTER_GRACE_MS, signal);
+    }
     if (baseUrlProblem !== undefined) {
       // As the client's REST runtime does: a failure of the request, so that health() keeps it as lastError.
       const failure = { kind: "invalid-url" as const, detail: baseUrlProblem };
@@ -68,10 +79,15 @@ export class ExportStage {
         delivered: 0,
         dropped: [{ count: batch.length, reason: "failed", detail: cannotSend }],
       };
-    return this.#post(batch, signal, 0);
+    return this.#post(batch, signal, 0, live);
   }
 
-  async #post(batch: OutgoingSpan[], signal: AbortSignal, cuts: number): Promise<SendOutcome<OutgoingSpan>> {
+  async #post(
+    batch: OutgoingSpan[],
+    signal: AbortSignal,
+    cuts: number,
+    live: (stepMs: number) => void,
+  ): Promise<SendOutcome<OutgoingSpan>> {
     let body: { bytes: Uint8Array; headers: Record<string, string> };
     try {
       body = await this.#encoding.run(() => this.encode(batch));
@@ -82,8 +98,9 @@ export class ExportStage {
       };
     }
     if (body.bytes.byteLength > this.config.maxRequestBytes)
-      return this.#tooLarge(batch, signal, cuts, "over maxRequestBytes");
+      return this.#tooLarge(batch, signal, cuts, "over maxRequestBytes", live);
     const started = Date.now();
+    live(this.config.timeoutMs);
     const result = await httpRequest({
       method: "POST",
       url: this.config.endpoint,
@@ -95,7 +112,7 @@ export class ExportStage {
       background: true,
     });
     if (!result.ok && result.failure.kind === "status" && result.failure.status === 413)
-      return this.#tooLarge(batch, signal, cuts, "the server answered 413");
+      return this.#tooLarge(batch, signal, cuts, "the server answered 413", live);
     if (result.ok && isLogLevelEnabled(LogLevel.DEBUG))
       getGlobalLogger().debug(
         `${PROCESSOR_NAME}: exported ${batch.length} span${batch.length === 1 ? "" : "s"} (${body.bytes.byteLength} bytes, ${Date.now() - started} ms)`,
@@ -109,10 +126,11 @@ export class ExportStage {
     signal: AbortSignal,
     cuts: number,
     why: string,
+    live: (stepMs: number) => void,
   ): Promise<SendOutcome<OutgoingSpan>> {
-    if (batch.length > 1) return sendInHalves(batch, (part) => this.#post(part, signal, cuts));
+    if (batch.length > 1) return sendInHalves(batch, (part) => this.#post(part, signal, cuts, live));
     const [item] = batch as [OutgoingSpan];
-    if (cuts < MAX_CUTS && cutLargestValue(item)) return this.#post(batch, signal, cuts + 1);
+    if (cuts < MAX_CUTS && cutLargestValue(item)) return this.#post(batch, signal, cuts + 1, live);
     return tooLargeOutcome(`span "${item.span.name}"`, why, "maxRequestBytes");
   }
 

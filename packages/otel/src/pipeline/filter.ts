@@ -1,8 +1,25 @@
 import { describeError, RepeatLog } from "@svc/core";
 import { PROCESSOR_NAME, type ShouldExportSpan } from "../config.js";
-import type { ReadableSpan } from "../readable-span.js";
+import { type ReadableSpan, scopeName } from "../readable-span.js";
 import { isDefaultExportSpan } from "../span-filter.js";
 import type { StartedSpan } from "./start.js";
+
+/** Most scopes whose left-out spans are counted by name for the doctor; later ones are counted in the total only. */
+const MAX_NAMED_SCOPES = 32;
+
+/** A scope name that suggests model calls (an LLM client, an instrumentation of one, an agent or MCP library). */
+const MODEL_CALL_SCOPE =
+  /openai|anthropic|claude|gemini|genai|gen_ai|gen-ai|vertex|bedrock|mistral|cohere|groq|ollama|llm|langchain|langgraph|llama|openinference|traceloop|mcp|agent|ai-sdk/i;
+/** Attribute keys that suggest a model call: OpenInference's and Traceloop's, the AI SDK's, token counts, models. */
+const MODEL_CALL_KEY = /^(?:llm|ai|openinference|traceloop|genkit)[.:]|(?:^|[._])(?:model|usage|token_count)(?:[._]|$)/;
+
+/** Spans left out by the export filter: their count, and by scope those that look like model calls. */
+export interface FilteredOut {
+  /** Spans the filter (the default one or `shouldExportSpan`) left out; grows only. */
+  spans: number;
+  /** Of those, the spans whose scope name or attributes look like a model call, by scope name (at most 32 names). */
+  modelCallScopes: Record<string, number>;
+}
 
 /** What the export filter reads of a span: enough to decide at start (for the app-root mark) and at end. */
 export type FilterableSpan = Omit<StartedSpan, "setAttribute" | "parentSpanId">;
@@ -13,6 +30,8 @@ export type FilterableSpan = Omit<StartedSpan, "setAttribute" | "parentSpanId">;
  */
 export class FilterStage {
   readonly #repeats = new RepeatLog();
+  readonly #modelCallScopes = new Map<string, number>();
+  #filteredOut = 0;
 
   /**
    * Whether a span expected at its start is exported without asking again at its end: true for the default filter,
@@ -29,6 +48,7 @@ export class FilterStage {
   accepts(span: ReadableSpan): boolean {
     const accepted = this.#decide(span, true);
     if (!accepted) {
+      this.#count(span);
       const kind = `${PROCESSOR_NAME}: spans filtered out (not exported)`;
       this.#repeats.debug(kind, `${kind}: "${span.name}" from scope "${scopeName(span)}"`, { unit: "spans" });
     }
@@ -44,9 +64,23 @@ export class FilterStage {
     return this.#decide(span, false);
   }
 
+  /** The spans left out so far. */
+  filteredOut(): FilteredOut {
+    return { spans: this.#filteredOut, modelCallScopes: Object.fromEntries(this.#modelCallScopes) };
+  }
+
   /** Logs the counts of repeated lines. */
   report(options: { dueOnly?: boolean } = {}): void {
     this.#repeats.report(options);
+  }
+
+  #count(span: ReadableSpan): void {
+    this.#filteredOut++;
+    const scope = scopeName(span);
+    const known = this.#modelCallScopes.get(scope);
+    if (known !== undefined) this.#modelCallScopes.set(scope, known + 1);
+    else if (this.#modelCallScopes.size < MAX_NAMED_SCOPES && looksLikeModelCall(scope, span))
+      this.#modelCallScopes.set(scope, 1);
   }
 
   #decide(span: FilterableSpan, atEnd: boolean): boolean {
@@ -63,6 +97,8 @@ export class FilterStage {
   }
 }
 
-function scopeName(span: ReadableSpan): string {
-  return span.instrumentationScope?.name ?? span.instrumentationLibrary?.name ?? "";
+function looksLikeModelCall(scope: string, span: ReadableSpan): boolean {
+  if (MODEL_CALL_SCOPE.test(scope)) return true;
+  for (const key in span.attributes) if (MODEL_CALL_KEY.test(key)) return true;
+  return false;
 }

@@ -2,15 +2,18 @@ import { getGlobalLogger, httpRequest, outcomeOf, Spill, type SpillSettings, spi
 import { PROCESSOR_NAME, type ProcessorConfig } from "../config.js";
 import type { EnrichStage, OutgoingSpan } from "./enrich.js";
 import type { ExportStage } from "./export.js";
+import type { UsageStage } from "./usage.js";
 
 /**
  * The span processor's spill directory, when `spillDir` (or SVC_SPILL_DIR) names one on a server runtime: a batch is
- * written enriched (masked, media replaced) and encoded as the export request's body, with its content type and
- * encoding; it is sent again to the same endpoint with the processor's current keys. Undefined without a directory,
- * where the runtime has no disk, and with a custom `exporter` (whose wire format the processor does not know).
+ * written with its usage attributes, enriched (masked, media replaced) and encoded as the export request's body, with
+ * its content type and encoding; it is sent again to the same endpoint with the processor's current keys. Undefined
+ * without a directory, where the runtime has no disk, and with a custom `exporter` (whose wire format the processor
+ * does not know).
  */
 export function spanSpill(
   config: ProcessorConfig,
+  usage: UsageStage,
   enrich: EnrichStage,
   exporter: ExportStage,
 ): Spill<OutgoingSpan> | undefined {
@@ -28,7 +31,8 @@ export function spanSpill(
     items: "spans",
     identity: `${config.endpoint} ${config.publicKey ?? ""}`,
     encode: async (batch) => {
-      // Masked here, as when the batch is sent: nothing the mask removes reaches the disk.
+      // Given its usage and masked here, as when the batch is sent: nothing the mask removes reaches the disk.
+      usage.stamp(batch);
       await enrich.enrich(batch);
       const { bytes, headers } = await exporter.encode(batch);
       const header = { contentType: headers["content-type"] ?? "application/json" };

@@ -1,4 +1,4 @@
-import { parseJsonText, readObservationFields, readTraceFields, usageRepeaters } from "@svc/core";
+import { ownTracingRepeaters, parseJsonText, readObservationFields, readTraceFields, usageRepeaters } from "@svc/core";
 
 /** Trace attributes as a span carries them (`propagateAttributes`), or as a trace gathers them from its spans. */
 export interface TestTraceAttributes {
@@ -37,13 +37,15 @@ export interface TestObservation {
   output: unknown;
   /** `svc.observation.metadata`, one key per top-level key, objects parsed back from their JSON text. */
   metadata: Record<string, unknown>;
-  /** `svc.observation.model.name` (generations and embeddings), else `gen_ai.response.model` or `gen_ai.request.model`. */
+  /** `svc.observation.model.name`, else the model of other instrumentation: `gen_ai.response.model` first, then the requested one. */
   model: string | undefined;
   /** `svc.observation.model.parameters`, parsed. */
   modelParameters: unknown;
   /**
-   * `svc.observation.usage_details`: token counts by kind (`input`, `output`, `total`...); else `gen_ai.usage.*`.
-   * Undefined on an agent span whose model calls below carry the same tokens, as the server counts them once.
+   * `svc.observation.usage_details`: token counts by kind (`input`, `output`, `total`, `input_cached_tokens`...); else
+   * the counts of other instrumentation (`gen_ai.usage.*`, `llm.token_count.*`, `ai.usage.*`), read as the server reads
+   * them. Undefined on a span whose model calls below carry the same tokens (an agent, or a generation wrapping the
+   * client's own), as they are counted once.
    */
   usage: Record<string, number> | undefined;
   /** `svc.observation.cost_details`: costs by kind. */
@@ -126,7 +128,7 @@ function toObservation(span: OtlpSpan, scope: string): TestObservation {
   const a: Record<string, unknown> = {};
   for (const { key, value } of span.attributes ?? []) a[key] = fromAnyValue(value);
   const statusCode = span.status?.code ?? 0;
-  const fields = readObservationFields({ name: span.name, statusCode, statusMessage: span.status?.message }, a);
+  const fields = readObservationFields({ name: span.name, statusCode, statusMessage: span.status?.message, scope }, a);
   const { name, userId, sessionId, tags, metadata } = fields.trace;
   const observation: TestObservation = {
     id: span.spanId,
@@ -215,6 +217,13 @@ export function treeOf(observations: readonly TestObservation[]): { ordered: Tes
       inTrace.map((o) => ({ id: o.id, parentId: o.parentId, type: o.type, hasUsage: o.usage !== undefined })),
     );
     for (const observation of inTrace) if (repeaters.has(observation.id)) observation.usage = undefined;
+  }
+  // A call that a provider SDK's own tracing records too is counted on the SDK's span, in whichever trace each is.
+  const ownRepeaters = ownTracingRepeaters(
+    ordered.map((o) => ({ id: o.id, scope: o.scope, hasUsage: o.usage !== undefined })),
+  );
+  for (const observation of ordered) if (ownRepeaters.has(observation.id)) observation.usage = undefined;
+  for (const trace of traces.values()) {
     const root = trace.roots[0];
     const own = root && readTraceFields(root.attributes);
     trace.input = own?.input !== undefined ? parseJsonText(own.input) : root?.input;

@@ -1,13 +1,7 @@
 import { context, createContextKey, ROOT_CONTEXT, type TracerProvider, trace } from "@opentelemetry/api";
-import {
-  type DeliveryHealth,
-  flushWatched,
-  getGlobalLogger,
-  setSvcTracerProvider,
-  setTransportInterceptor,
-} from "@svc/core";
+import { flushWatched, getGlobalLogger, setSvcTracerProvider, setTransportInterceptor } from "@svc/core";
 import type { MaskFunction, ShouldExportSpan } from "../config.js";
-import { SvcSpanProcessor } from "../span-processor.js";
+import { type SpanProcessorHealth, SvcSpanProcessor } from "../span-processor.js";
 import { AsyncStorageContextManager } from "./context-manager.js";
 import { type TestObservation, type TestTrace, treeOf } from "./observations.js";
 import { type TestMedia, type TestScore, TestSink } from "./sink.js";
@@ -67,8 +61,8 @@ export interface SvcTestData {
 
 /** An installed test kit. */
 export interface SvcTestKit {
-  /** The delivery counts of the kit's span processor (the real pipeline: start, filter, mask, media, export). */
-  health(): DeliveryHealth;
+  /** The counts of the kit's span processor (the real pipeline: start, filter, usage, mask, media, export). */
+  health(): SpanProcessorHealth;
   /** The installed tracer provider, which svc spans go to. */
   readonly provider: TestTracerProvider;
   /** Flushes every span processor and score queue of the process, then returns what was received so far. */

@@ -9,6 +9,7 @@ import {
   V5_API_CLASSES,
 } from "../tables/api.ts";
 import type { Note } from "../tables/exports.ts";
+import { own } from "../tables/own.ts";
 import { SECTIONS } from "../tables/sections.ts";
 import { rewriteRequestObject } from "./request-objects.ts";
 import { markScoreIdReads } from "./score-ids.ts";
@@ -39,7 +40,7 @@ export function rewriteApiCalls(ctx: FileContext): void {
     if (!Node.isPropertyAccessExpression(callee)) return;
     const shortcut = clientShortcut(ctx, callee);
     if (shortcut) {
-      const target = CLIENT_ALIASES[callee.getName()];
+      const target = own(CLIENT_ALIASES, callee.getName());
       if (target && "manager" in target) {
         ctx.replaceNode(callee.getNameNode(), target.manager);
         ctx.changed("client-aliases");
@@ -69,7 +70,7 @@ export function rewriteApiCalls(ctx: FileContext): void {
 
 /** `"typed"` or `"by-name"` when `callee` is a removed shortcut of a v5 client, else undefined. */
 function clientShortcut(ctx: FileContext, callee: PropertyAccessExpression): "typed" | "by-name" | undefined {
-  if (!(callee.getName() in CLIENT_ALIASES)) return undefined;
+  if (own(CLIENT_ALIASES, callee.getName()) === undefined) return undefined;
   const declaration = declarationOf(callee.getNameNode());
   if (declaration === "other") return undefined;
   if (declaration !== "unknown")
@@ -78,7 +79,8 @@ function clientShortcut(ctx: FileContext, callee: PropertyAccessExpression): "ty
   if (!isUntyped(receiver)) return undefined;
   const origin = originOf(receiver);
   if (origin === "v6") return undefined;
-  const untypedProject = !ctx.environment.typedPackages.has("client");
+  // A project that imports @langfuse/client without its types: the client may reach this file through a variable.
+  const untypedProject = ctx.environment.untypedPackages.has("client");
   return origin === "v5" || ctx.referencesV5 || untypedProject ? "by-name" : undefined;
 }
 
@@ -87,7 +89,8 @@ function apiCall(call: CallExpression, callee: PropertyAccessExpression): ApiCal
   const declaration = declarationOf(callee.getNameNode());
   if (declaration === "other") return undefined;
   if (declaration !== "unknown") {
-    const namespace = declaration.pkg === "core" && declaration.owner ? V5_API_CLASSES[declaration.owner] : undefined;
+    const namespace =
+      declaration.pkg === "core" && declaration.owner ? own(V5_API_CLASSES, declaration.owner) : undefined;
     if (!namespace) return undefined;
     const path = `${namespace}.${callee.getName()}`;
     const api = chainBase(callee.getExpression(), namespace.split("."));
@@ -110,7 +113,7 @@ function apiCall(call: CallExpression, callee: PropertyAccessExpression): ApiCal
   const isApi = Node.isPropertyAccessExpression(base) || (Node.isIdentifier(base) && base.getText() === "api");
   if (!isApi || !isUntyped(base)) return undefined;
   const path = names.join(".");
-  if (!(path in REQUEST_OPTIONS_PLACEHOLDER) && !apiChangeOf(path)) return undefined;
+  if (own(REQUEST_OPTIONS_PLACEHOLDER, path) === undefined && !apiChangeOf(path)) return undefined;
   const origin = originOf(base);
   if (origin === "v6") return undefined;
   // v6 kept the name scores.getMany for the v3 read: without types, only v2 filters tell a v5 call apart.
@@ -167,7 +170,7 @@ function rewriteCall(ctx: FileContext, call: ApiCall): void {
   } else if (call.via.kind === "shortcut") {
     retarget(ctx, call, call.path);
   }
-  const pathArguments = REQUEST_OPTIONS_PLACEHOLDER[call.path];
+  const pathArguments = own(REQUEST_OPTIONS_PLACEHOLDER, call.path);
   if (pathArguments !== undefined) insertPlaceholder(ctx, call.call, pathArguments);
 }
 

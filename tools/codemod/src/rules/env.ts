@@ -1,6 +1,7 @@
 import { Node } from "ts-morph";
 import type { FileContext } from "../context.ts";
 import { ENV_NAMES } from "../tables/env.ts";
+import { own } from "../tables/own.ts";
 
 /**
  * Renames the v5 environment variables (`LANGFUSE_PUBLIC_KEY` -> `SVC_PUBLIC_KEY`) wherever code names them: strings
@@ -9,9 +10,16 @@ import { ENV_NAMES } from "../tables/env.ts";
  */
 export function rewriteEnvNames(ctx: FileContext): void {
   ctx.sourceFile.forEachDescendant((node) => {
+    if (Node.isTemplateHead(node) || Node.isTemplateMiddle(node) || Node.isTemplateTail(node)) {
+      mentions(ctx, node.getStart(), node.getLiteralText());
+      return;
+    }
     if (Node.isStringLiteral(node) || Node.isNoSubstitutionTemplateLiteral(node)) {
-      const renamed = ENV_NAMES[node.getLiteralValue()];
-      if (!renamed) return;
+      const renamed = own(ENV_NAMES, node.getLiteralValue());
+      if (!renamed) {
+        mentions(ctx, node.getStart(), node.getLiteralValue());
+        return;
+      }
       const text = node.getText();
       ctx.replaceNode(node, `${text[0]}${renamed}${text[text.length - 1]}`);
       count(ctx, node.getLiteralValue());
@@ -19,7 +27,7 @@ export function rewriteEnvNames(ctx: FileContext): void {
     }
     if (!Node.isIdentifier(node)) return;
     const name = node.getText();
-    const renamed = ENV_NAMES[name];
+    const renamed = own(ENV_NAMES, name);
     if (!renamed) return;
     const parent = node.getParent();
     if (
@@ -40,6 +48,13 @@ export function rewriteEnvNames(ctx: FileContext): void {
     }
     count(ctx, name);
   });
+}
+
+/** Records the v5 variables a message names (`"set LANGFUSE_SECRET_KEY first"`): the report lists them. */
+function mentions(ctx: FileContext, position: number, text: string): void {
+  for (const [name] of text.matchAll(/\bLANGFUSE_[A-Z_]+\b/g)) {
+    if (own(ENV_NAMES, name) !== undefined) ctx.envMentions.push({ position, name });
+  }
 }
 
 function count(ctx: FileContext, name: string): void {

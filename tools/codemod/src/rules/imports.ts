@@ -32,6 +32,7 @@ import {
   typeOnlyNote,
   valueReferences,
 } from "./import-bindings.ts";
+import { MOCK_FACTORY_CALLS, rewriteMockFactory } from "./mocks.ts";
 
 /** Calls whose first argument names a module without binding anything: mocks and resolution helpers of test tools. */
 const MODULE_NAME_CALLS = new Set([
@@ -39,14 +40,13 @@ const MODULE_NAME_CALLS = new Set([
   "jest.mock",
   "jest.doMock",
   "jest.unmock",
-  "jest.requireActual",
-  "jest.requireMock",
   "vi.mock",
   "vi.doMock",
   "vi.unmock",
-  "vi.importActual",
-  "vi.importMock",
 ]);
+
+/** Test-tool calls that return the module object, as `require()` does: `jest.requireActual("@langfuse/client")`. */
+const MODULE_OBJECT_CALLS = new Set(["jest.requireActual", "jest.requireMock", "vi.importActual", "vi.importMock"]);
 
 /**
  * Rewrites the module names of the v5 packages to their v6 packages and every imported name that changed, with the
@@ -151,14 +151,25 @@ function moduleCall(ctx: FileContext, call: CallExpression): void {
   const [literal] = call.getArguments();
   if (!literal || !Node.isStringLiteral(literal) || !v5PackageOf(literal.getLiteralValue())) return;
   const callee = call.getExpression();
-  const isRequire = Node.isIdentifier(callee) && callee.getText() === "require";
+  const isRequire =
+    (Node.isIdentifier(callee) && callee.getText() === "require") || MODULE_OBJECT_CALLS.has(callee.getText());
   const isImport = callee.getKind() === SyntaxKind.ImportKeyword;
   if (!isRequire && !isImport && !MODULE_NAME_CALLS.has(callee.getText())) return;
   const pkg = modulePackage(ctx, literal);
   if (!pkg) return;
   if (!isRequire && !isImport) {
     moduleNameOnly(ctx, pkg, literal);
+    if (MOCK_FACTORY_CALLS.has(callee.getText()) && pkg !== "core") rewriteMockFactory(ctx, pkg, call);
     return;
+  }
+  const mock = call.getParent();
+  if (isImport && Node.isCallExpression(mock) && mock.getArguments()[0] === call && pkg !== "core") {
+    // `vi.mock(import("@langfuse/client"), factory)`
+    if (MOCK_FACTORY_CALLS.has(mock.getExpression().getText())) {
+      moduleNameOnly(ctx, pkg, literal);
+      rewriteMockFactory(ctx, pkg, mock);
+      return;
+    }
   }
   // The module object: `require(...)`, `await import(...)`, possibly in parentheses.
   let object: Node = call;

@@ -1,6 +1,7 @@
 import { type CallExpression, Node, type ObjectLiteralExpression, SyntaxKind } from "ts-morph";
 import type { FileContext, RuleId } from "../context.ts";
 import type { Note } from "../tables/exports.ts";
+import { own } from "../tables/own.ts";
 import { SECTIONS, type Section } from "../tables/sections.ts";
 
 /** How the filters of a v5 read request become those of its v6 replacement. */
@@ -110,7 +111,7 @@ function renameFilter(ctx: FileContext, property: Node, mapping: RequestMapping)
   if (!Node.isPropertyAssignment(property) && !Node.isShorthandPropertyAssignment(property)) return;
   const nameNode = property.getNameNode();
   const key = Node.isStringLiteral(nameNode) ? nameNode.getLiteralValue() : nameNode.getText();
-  const renamed = Node.isComputedPropertyName(nameNode) ? undefined : mapping.renames[key];
+  const renamed = Node.isComputedPropertyName(nameNode) ? undefined : own(mapping.renames, key);
   if (renamed === undefined) {
     ctx.leave(property, mapping.rule, { message: `the filter "${key}" has no v6 form`, section: mapping.section });
     return;

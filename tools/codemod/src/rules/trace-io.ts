@@ -10,7 +10,9 @@ import { SECTIONS } from "../tables/sections.ts";
  */
 export function rewriteTraceIO(ctx: FileContext): void {
   for (const { call, callee, declaration } of memberCalls(ctx.sourceFile, "setTraceIO")) {
-    if (declaration === "unknown" ? !isUntyped(callee.getExpression()) : declaration.pkg !== "tracing") continue;
+    // Without types, only in a file that uses the v5 packages: an untyped `x.setTraceIO()` elsewhere is not the SDK's.
+    const byName = ctx.referencesV5 && isUntyped(callee.getExpression());
+    if (declaration === "unknown" ? !byName : declaration.pkg !== "tracing") continue;
     if (/\bLangfuseEvent\b/.test(callee.getExpression().getType().getText())) {
       ctx.leave(callee.getNameNode(), "trace-io", {
         message: "an event has no update() in v6: set input and output on the root observation",

@@ -1,4 +1,5 @@
 import type { Note } from "./exports.ts";
+import { own } from "./own.ts";
 import { SECTIONS } from "./sections.ts";
 
 /**
@@ -176,10 +177,10 @@ export const API_CHANGES: Record<string, ApiChange> = {
 
 /** The change of the v5 REST method at `path`, if it changed. */
 export function apiChangeOf(path: string): ApiChange | undefined {
-  const exact = API_CHANGES[path];
+  const exact = own(API_CHANGES, path);
   if (exact) return exact;
   const namespace = path.slice(0, path.lastIndexOf("."));
-  const whole = API_CHANGES[`${namespace}.*`];
+  const whole = own(API_CHANGES, `${namespace}.*`);
   if (whole?.kind !== "move") return whole;
   return { ...whole, to: whole.to.replace("*", path.slice(namespace.length + 1)) };
 }

@@ -21,8 +21,8 @@ export const CORE_EXPORTS: Record<string, ExportFate> = {
   LangfuseAPIClient: {
     kind: "export",
     module: "@svc/client",
-    name: "SvcApi",
-    review: { message: "SvcApi is built by SvcClient: use svc.api of a SvcClient", section: SECTIONS.packages },
+    name: "SvcApiClient",
+    review: { message: "SvcApiClient is built by SvcClient: use svc.api of a SvcClient", section: SECTIONS.packages },
   },
   LangfuseMedia: { kind: "export", module: "@svc/client", name: "SvcMedia" },
   LangfuseMediaParams: { kind: "export", module: "@svc/client", name: "SvcMediaParams", typeOnly: true },

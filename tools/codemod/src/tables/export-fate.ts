@@ -10,6 +10,8 @@ export type V6Module = "@svc/client" | "@svc/tracing" | "@svc/otel" | "@svc/lang
 export interface Note {
   message: string;
   section: Section;
+  /** Where the reader is sent instead of the section, for guides outside MIGRATION-v6.md. */
+  link?: string;
 }
 
 /** What becomes of one export of a v5 package. */

@@ -1,6 +1,9 @@
 import { CORE_API_TYPES, CORE_EXPORTS } from "./core-exports.ts";
 import type { ExportFate, Note, V5Package, V6Module } from "./export-fate.ts";
+import { own } from "./own.ts";
 import { SECTIONS } from "./sections.ts";
+import { V4_NAMES } from "./v4-names.ts";
+import { V6_EXPORTS } from "./v6-exports.ts";
 
 export type { ExportFate, Note, V5Package, V6Module } from "./export-fate.ts";
 
@@ -24,10 +27,18 @@ export function v5PackageOf(specifier: string): V5Package | "other" | undefined 
 
 /** What to say about a @langfuse package that has no v6 version of its own. */
 export function otherPackageNote(specifier: string): Note {
+  if (specifier === "@langfuse/openai") return OPENAI_NOTE;
   const replacement =
     specifier === "@langfuse/browser" ? ": its score client is SvcBrowserClient of @svc/client/browser" : "";
   return { message: `${specifier} has no v6 package${replacement}`, section: SECTIONS.packages };
 }
+
+/** `observeOpenAI()` of @langfuse/openai: v6 has no wrapper package; the guide says what takes its place. */
+export const OPENAI_NOTE: Note = {
+  message: "@langfuse/openai (observeOpenAI) has no v6 package: trace the model calls as the guide shows",
+  section: SECTIONS.packages,
+  link: "docs/model-calls.md#coming-from-observeopenai",
+};
 
 const TRACE_IO: Note = {
   message: "trace input and output are now those of the root observation",
@@ -87,16 +98,27 @@ const CHANGED: Record<Exclude<V5Package, "core">, Record<string, ExportFate>> = 
 /** What becomes of the export `name` of the v5 package `pkg`. */
 export function fateOf(pkg: V5Package, name: string): ExportFate {
   if (pkg === "core") return coreFate(name);
-  const changed = CHANGED[pkg][name];
+  const changed = own(CHANGED[pkg], name);
   if (changed) return changed;
+  const v4 = own(V4_NAMES, name);
+  if (v4) return { kind: "removed", note: v4 };
   // Every other export keeps its place; the product name in it becomes Svc (LangfuseSpan -> SvcSpan).
-  return { kind: "export", module: PACKAGE_MAP[pkg], name: name.replace(/Langfuse/g, "Svc") };
+  const module = PACKAGE_MAP[pkg];
+  const renamed = name.replace(/Langfuse/g, "Svc");
+  if (V6_EXPORTS[module].has(renamed)) return { kind: "export", module, name: renamed };
+  return {
+    kind: "removed",
+    note: {
+      message: `${module} exports no ${renamed}: find what replaced ${name} in the migration guide`,
+      section: SECTIONS.packages,
+    },
+  };
 }
 
 function coreFate(name: string): ExportFate {
-  const moved = CORE_EXPORTS[name];
+  const moved = own(CORE_EXPORTS, name);
   if (moved) return moved;
-  const apiType = CORE_API_TYPES[name];
+  const apiType = own(CORE_API_TYPES, name);
   if (apiType !== undefined) return { kind: "api-type", name: apiType === "" ? name : apiType };
   return {
     kind: "removed",

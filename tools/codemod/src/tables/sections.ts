@@ -9,6 +9,9 @@ export const SECTIONS = {
   scores: "scores",
   datasetRuns: "dataset-runs",
   traceIO: "trace-input-and-output",
+  v4: "coming-from-v4",
+  mocks: "tests-that-mock-the-packages",
+  attributes: "span-attributes-written-by-hand",
 } as const;
 
 /** One section of MIGRATION-v6.md. */

@@ -37,6 +37,8 @@ type ItemResult = ExperimentItemResult<unknown, unknown, unknown, unknown>;
 export interface ItemHooks {
   /** Awaited just before the item's trace and task start; the item starts once it resolves. */
   beforeStart?: () => Promise<void>;
+  /** Number of this trial of the item, recorded in its root span's metadata when the run has several. */
+  trial?: number;
 }
 
 /**
@@ -55,6 +57,8 @@ export async function runItem(item: Item, run: RunContext, hooks: ItemHooks = {}
     evaluations: [],
     traceId: undefined,
     evaluationFailures: [],
+    trials: [],
+    scores: {},
   };
   if (run.attempts.signal?.aborted)
     return { ...result, status: "skipped", error: "the run was aborted before the item started" };
@@ -78,7 +82,7 @@ export async function runItem(item: Item, run: RunContext, hooks: ItemHooks = {}
           root.otelSpan.setAttributes({ ...propagated, ...rootOnlyAttributes(item, run) });
           await propagateSpanAttributes(propagated, async () => {
             const outcome = await runAttempts((taskContext) => run.params.task(item, taskContext), run.attempts);
-            recordOutcome(result, outcome, root, rootMetadata(item, run));
+            recordOutcome(result, outcome, root, rootMetadata(item, run, hooks.trial));
           });
         },
         { asType: "span" },
@@ -153,7 +157,7 @@ function propagatedAttributes(item: Item, itemId: string, rootSpanId: string, ru
   return attributes;
 }
 
-function rootMetadata(item: Item, run: RunContext): Record<string, unknown> {
+function rootMetadata(item: Item, run: RunContext, trial: number | undefined): Record<string, unknown> {
   const itemMetadata = isPlainObject(item.metadata) ? item.metadata : {};
   const metadata: Record<string, unknown> = {
     ...itemMetadata,
@@ -163,6 +167,7 @@ function rootMetadata(item: Item, run: RunContext): Record<string, unknown> {
   };
   if (item.datasetId) metadata.dataset_id = item.datasetId;
   if (item.id && item.datasetId) metadata.dataset_item_id = item.id;
+  if (trial !== undefined) metadata.trial = trial;
   return metadata;
 }
 

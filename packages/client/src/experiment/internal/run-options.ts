@@ -12,10 +12,14 @@ import type { ExperimentProgress } from "../types.js";
 
 export { DEFAULT_EXPERIMENT_MAX_CONCURRENCY };
 
+/** Most trials per item. */
+export const MAX_TRIALS = 100;
+
 /** How the run options that shape execution are read; an invalid value warns and falls back to the default. */
 export const RUN_SPECS = {
   maxConcurrency: numberOption(DEFAULT_EXPERIMENT_MAX_CONCURRENCY, { min: 0, integer: true }),
   itemTimeoutMs: numberOption(undefined, { min: 0 }),
+  trials: numberOption(1, { min: 0, max: MAX_TRIALS, integer: true }),
   maxRetries: numberOption(0, { min: 0, minInclusive: true, max: MAX_RETRIES_CAP, integer: true }),
   signal: objectOption<AbortSignal>(["addEventListener", "removeEventListener"], "an AbortSignal"),
   onProgress: functionOption<(progress: ExperimentProgress) => void>(),

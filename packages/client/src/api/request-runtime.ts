@@ -1,0 +1,211 @@
+import { type Backend, type HttpMethod, type HttpRequest, type HttpResult, httpRequest, mergeHeaders } from "@svc/core";
+import { errorFromFailure } from "./error-from-failure.js";
+import { parseBody, responseOf } from "./errors.js";
+import type { Operation } from "./operation.js";
+
+export type { HttpMethod, Operation };
+
+/** Path parameter values by placeholder name. */
+export type PathArgs = Readonly<Record<string, string | number>>;
+
+/**
+ * Request of an operation that has no query parameters and no body: always `{}`.
+ * Its type accepts no keys, so request options passed in its place do not compile.
+ */
+export type EmptyRequest = Record<string, never>;
+
+/** Options accepted as the last argument of every `svc.api` method. */
+export interface RequestOptions {
+  /** Time limit of each attempt, in seconds. @defaultValue the client's `timeout` option, else 60 */
+  timeoutInSeconds?: number;
+  /** Retries after a retryable failure (network error, timeout, 408, 429, 5xx). @defaultValue 2 */
+  maxRetries?: number;
+  /** Aborts the call, including any wait between retries. */
+  abortSignal?: AbortSignal;
+  /** Extra headers; they win over every other header, case-insensitively. `null` removes a header. */
+  headers?: Record<string, string | null | undefined>;
+  /** Extra query parameters; they replace generated ones of the same name. */
+  queryParams?: Record<string, unknown>;
+}
+
+/** A response body together with the response it came from. */
+export interface WithRawResponse<T> {
+  data: T;
+  /** The answer as received; its body has already been read. */
+  rawResponse: Response;
+}
+
+/** The promise of a REST call: resolves to the data; `.withRawResponse()` also gives the response. */
+export class ApiPromise<T> implements Promise<T> {
+  readonly #raw: Promise<WithRawResponse<T>>;
+  readonly [Symbol.toStringTag] = "ApiPromise";
+
+  /** Wraps the pending result of a REST call; the request runtime creates these for the methods of `svc.api`. */
+  constructor(raw: Promise<WithRawResponse<T>>) {
+    this.#raw = raw;
+  }
+
+  /** Resolves to the data and the raw response. */
+  withRawResponse(): Promise<WithRawResponse<T>> {
+    return this.#raw;
+  }
+
+  // biome-ignore lint/suspicious/noThenProperty: this class is a promise
+  then<R1 = T, R2 = never>(
+    onFulfilled?: ((value: T) => R1 | PromiseLike<R1>) | null,
+    onRejected?: ((reason: unknown) => R2 | PromiseLike<R2>) | null,
+  ): Promise<R1 | R2> {
+    return this.#raw.then((r) => r.data).then(onFulfilled, onRejected);
+  }
+
+  catch<R = never>(onRejected?: ((reason: unknown) => R | PromiseLike<R>) | null): Promise<T | R> {
+    return this.then(undefined, onRejected);
+  }
+
+  finally(onFinally?: (() => void) | null): Promise<T> {
+    return this.then().finally(onFinally);
+  }
+}
+
+/** Settings of the request runtime. */
+export interface RuntimeConfig {
+  baseUrl: string;
+  /** Why nothing can be sent (an invalid base URL); calls then fail at once. */
+  baseUrlProblem?: string | undefined;
+  /** Headers of every call: auth (when both keys are set), SDK identity, user agent, client-level extras. */
+  headers: Record<string, string>;
+  /** Default `timeoutInSeconds`. */
+  timeoutSeconds: number;
+  /** Default `maxRetries`. @defaultValue 2 */
+  maxRetries?: number;
+  /** Sends through this backend instead of the runtime's own (the browser client's `fetch` option). */
+  backend?: Backend;
+  /** Waits between retries; replaceable so tests need not wait. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+}
+
+/** Retries of a REST call after its first attempt, unless the call or the client says otherwise. */
+export const DEFAULT_MAX_RETRIES = 2;
+
+function queryValue(value: unknown, json: boolean): string {
+  if (json) return typeof value === "string" ? value : JSON.stringify(value);
+  if (value instanceof Date) return value.toISOString();
+  if (typeof value === "object") return JSON.stringify(value);
+  return String(value);
+}
+
+function appendQuery(params: URLSearchParams, key: string, value: unknown, json: boolean): void {
+  if (value === undefined || value === null) return;
+  if (Array.isArray(value) && !json) {
+    for (const item of value) if (item !== undefined && item !== null) params.append(key, queryValue(item, false));
+    return;
+  }
+  params.append(key, queryValue(value, json));
+}
+
+/** The route of an operation with its path parameters filled in and encoded. */
+export function pathOf(op: Operation, pathArgs: PathArgs): string {
+  return op.path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(String(pathArgs[name])));
+}
+
+/** Builds the URL of a call: encoded path parameters, then query parameters (arrays as repeated keys). */
+export function buildUrl(
+  baseUrl: string,
+  op: Operation,
+  pathArgs: PathArgs,
+  request: object | undefined,
+  extraQuery: Record<string, unknown> | undefined,
+): string {
+  const path = pathOf(op, pathArgs);
+  const params = new URLSearchParams();
+  const fields = (request ?? {}) as Record<string, unknown>;
+  for (const key of op.query ?? []) appendQuery(params, key, fields[key], op.json?.includes(key) === true);
+  for (const [key, value] of Object.entries(extraQuery ?? {})) {
+    params.delete(key);
+    appendQuery(params, key, value, false);
+  }
+  const query = params.toString();
+  return `${baseUrl.replace(/\/+$/, "")}${path}${query ? `?${query}` : ""}`;
+}
+
+/** Sends the requests of every generated method: URL, headers, auth, timeout, abort, retries and typed errors. */
+export class RequestRuntime {
+  readonly #config: RuntimeConfig;
+
+  constructor(config: RuntimeConfig) {
+    this.#config = config;
+  }
+
+  /** Runs one operation and returns its parsed body; rejects with a typed error. */
+  call<T>(op: Operation, pathArgs: PathArgs, request: unknown, options?: RequestOptions): ApiPromise<T> {
+    return new ApiPromise(this.#call<T>(op, pathArgs, request, options ?? {}));
+  }
+
+  /**
+   * Runs one operation in the background and returns the transport's result; never rejects (for queues that
+   * handle failures). `body` is the request already encoded as JSON, when the caller has measured it.
+   */
+  send(
+    op: Operation,
+    pathArgs: PathArgs,
+    request: unknown,
+    options: RequestOptions = {},
+    body?: Uint8Array,
+  ): Promise<HttpResult> {
+    return this.#send({ ...this.#prepare(op, pathArgs, request, options, body), background: true });
+  }
+
+  #prepare(
+    op: Operation,
+    pathArgs: PathArgs,
+    request: unknown,
+    options: RequestOptions,
+    encoded?: Uint8Array,
+  ): HttpRequest {
+    const hasBody = op.body === true;
+    return {
+      method: op.method,
+      url: buildUrl(this.#config.baseUrl, op, pathArgs, hasBody ? undefined : (request as object), options.queryParams),
+      headers: mergeHeaders(
+        { accept: "application/json", "content-type": hasBody ? "application/json" : undefined },
+        this.#config.headers,
+        options.headers,
+      ),
+      body: hasBody ? (encoded ?? JSON.stringify(request ?? {})) : undefined,
+      attemptTimeoutMs: (options.timeoutInSeconds ?? this.#config.timeoutSeconds) * 1000,
+      maxRetries: options.maxRetries ?? this.#config.maxRetries ?? DEFAULT_MAX_RETRIES,
+      signal: options.abortSignal,
+      sleep: this.#config.sleep,
+    };
+  }
+
+  #send(request: HttpRequest): Promise<HttpResult> {
+    const { baseUrlProblem } = this.#config;
+    if (baseUrlProblem !== undefined)
+      return Promise.resolve({
+        ok: false,
+        failure: { kind: "invalid-url", detail: baseUrlProblem },
+        attempts: 0,
+        url: request.url,
+      });
+    return httpRequest(request, this.#config.backend);
+  }
+
+  async #call<T>(
+    op: Operation,
+    pathArgs: PathArgs,
+    request: unknown,
+    options: RequestOptions,
+  ): Promise<WithRawResponse<T>> {
+    const prepared = this.#prepare(op, pathArgs, request, options);
+    const result = await this.#send(prepared);
+    if (!result.ok)
+      throw errorFromFailure(op, prepared.url, result.failure, result.attempts, {
+        path: pathOf(op, pathArgs),
+        sentCredentials: prepared.headers.authorization !== undefined,
+      });
+    const { response } = result;
+    const text = new TextDecoder().decode(response.body);
+    return { data: parseBody(text) as T, rawResponse: responseOf(response, text) };
+  }
+}

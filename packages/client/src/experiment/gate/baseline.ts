@@ -1,0 +1,129 @@
+import { numericValue } from "./assertions.js";
+
+/** A score as the experiment routes list it. */
+interface ListedScore {
+  name: string;
+  value: unknown;
+}
+
+/** The REST calls a comparison makes to read its baseline; `svc.api` has them. */
+export interface GateApi {
+  experiments: {
+    list(request: {
+      fromStartTime: string;
+      datasetId?: string | null;
+      name?: string | null;
+      fields?: string | null;
+      limit?: number | null;
+      cursor?: string | null;
+    }): PromiseLike<{
+      data: { id: string; name: string; datasetId: string | null; scores?: ListedScore[] | null }[];
+      meta?: { cursor?: string | null };
+    }>;
+    listItems(request: {
+      fromStartTime: string;
+      experimentId?: string | null;
+      fields?: string | null;
+      limit?: number | null;
+      cursor?: string | null;
+    }): PromiseLike<{
+      data: { experimentItemId: string; level: string; scores?: ListedScore[] | null }[];
+      meta?: { cursor?: string | null };
+    }>;
+  };
+}
+
+/** A baseline run as read from the server: its run scores and, per item id, the scores and outcome of its trials. */
+export interface BaselineRun {
+  experimentId: string;
+  runName: string;
+  runScores: Map<string, number>;
+  items: Map<string, BaselineTrial[]>;
+}
+
+/** One trace of a baseline item: whether its task failed, and its numeric scores. */
+export interface BaselineTrial {
+  failed: boolean;
+  scores: Map<string, number>;
+}
+
+/** What identifies the run being compared and the one to look for. */
+export interface BaselineQuery {
+  experimentId: string;
+  experimentName: string;
+  datasetId: string | undefined;
+  baselineRunName: string | undefined;
+}
+
+/** Every run on the server is searched: the routes want a start, and a baseline may be old. */
+const FROM_START = "1970-01-01T00:00:00.000Z";
+/** Upper bound on pages read, so that a server that never ends paging cannot loop forever. */
+const MAX_PAGES = 1000;
+const PAGE_SIZE = 100;
+
+/**
+ * Finds the baseline run (the named one, else the latest other run of the same dataset) and reads its scores and
+ * items. `undefined` when there is none. REST errors are thrown as they come.
+ */
+export async function readBaseline(api: GateApi, query: BaselineQuery): Promise<BaselineRun | undefined> {
+  const run = await findRun(api, query);
+  if (!run) return undefined;
+  const runScores = numericScores(run.scores);
+  const items = new Map<string, BaselineTrial[]>();
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const response = await api.experiments.listItems({
+      fromStartTime: FROM_START,
+      experimentId: run.id,
+      fields: "core,scores",
+      limit: PAGE_SIZE,
+      ...(cursor ? { cursor } : {}),
+    });
+    for (const item of response.data) {
+      const trials = items.get(item.experimentItemId) ?? [];
+      trials.push({ failed: item.level === "ERROR", scores: numericScores(item.scores) });
+      items.set(item.experimentItemId, trials);
+    }
+    cursor = response.meta?.cursor ?? undefined;
+    if (!cursor) break;
+  }
+  return { experimentId: run.id, runName: run.name, runScores, items };
+}
+
+type ListedRun = { id: string; name: string; datasetId: string | null; scores?: ListedScore[] | null };
+
+async function findRun(api: GateApi, query: BaselineQuery): Promise<ListedRun | undefined> {
+  const matches = (run: ListedRun): boolean => {
+    if (run.id === query.experimentId) return false;
+    if (query.baselineRunName !== undefined) return run.name === query.baselineRunName;
+    if (query.datasetId !== undefined) return run.datasetId === query.datasetId;
+    return run.datasetId === null && run.name.startsWith(query.experimentName);
+  };
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const response = await api.experiments.list({
+      fromStartTime: FROM_START,
+      fields: "core,scores",
+      limit: PAGE_SIZE,
+      ...(query.datasetId !== undefined ? { datasetId: query.datasetId } : {}),
+      ...(query.baselineRunName !== undefined ? { name: query.baselineRunName } : {}),
+      ...(cursor ? { cursor } : {}),
+    });
+    // Newest first: the first match is the latest.
+    const found = response.data.find(matches);
+    if (found) return found;
+    cursor = response.meta?.cursor ?? undefined;
+    if (!cursor) return undefined;
+  }
+  return undefined;
+}
+
+function numericScores(scores: ListedScore[] | null | undefined): Map<string, number> {
+  const values = new Map<string, number[]>();
+  for (const score of scores ?? []) {
+    const value = numericValue(score.value);
+    if (value === undefined) continue;
+    values.set(score.name, [...(values.get(score.name) ?? []), value]);
+  }
+  return new Map([...values].map(([name, list]) => [name, list.reduce((s, v) => s + v, 0) / list.length]));
+}

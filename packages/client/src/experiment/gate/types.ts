@@ -1,0 +1,79 @@
+/** Options of `result.compareWithBaseline()`: which run to compare with, the thresholds, and where to write. */
+export interface GateOptions {
+  /**
+   * Run name of the baseline. Without it, the latest earlier run of the same dataset (for local data: the latest
+   * earlier run without a dataset whose name starts with the experiment's name, as default run names do).
+   */
+  baseline?: string;
+  /**
+   * Largest drop of a run score that still passes, for every score or per score name (names not listed take the
+   * `"*"` entry, else 0). A score the baseline does not have passes. @defaultValue 0
+   */
+  maxDrop?: number | Record<string, number>;
+  /**
+   * Item assertions that say whether an item passes, such as `"exact_match >= 1"`; an item also needs its task to
+   * have succeeded. Decides the items that flipped.
+   */
+  assertions?: string[];
+  /** Whether an item that went from pass to fail fails the gate. @defaultValue false */
+  failOnFlips?: boolean;
+  /**
+   * File the Markdown table is appended to, for example `process.env.GITHUB_STEP_SUMMARY`, which CI systems show as
+   * the job's summary.
+   */
+  summaryPath?: string;
+  /** File the comparison is written to as JSON, without `markdown` and with `baseline: null` when none was found (replaced when it exists). */
+  jsonPath?: string;
+}
+
+/** One run score of the comparison. */
+export interface GateScore {
+  /** Score name. */
+  name: string;
+  /** `item mean`: the mean of an item evaluation over every item and trial; `run`: a run evaluation. */
+  kind: "item mean" | "run";
+  /** The baseline's value; `undefined` when the baseline has no such score. */
+  baseline: number | undefined;
+  /** This run's value; `undefined` when this run has no such score. */
+  current: number | undefined;
+  /** `current - baseline`, when both are known. */
+  change: number | undefined;
+  /** Largest drop that passes. */
+  maxDrop: number;
+  /** Whether the score passes: no baseline value, or a drop no larger than `maxDrop`. A missing current value fails. */
+  passed: boolean;
+}
+
+/** An item whose pass or fail differs between the baseline and this run. */
+export interface GateFlip {
+  /** Item id (the dataset item's id, or the hash of its input for local data). */
+  itemId: string;
+  /** The item's input. */
+  input: unknown;
+  /** `regressed`: passed in the baseline, fails now; `fixed`: the other way round. */
+  direction: "regressed" | "fixed";
+}
+
+/** The run a comparison was made against. */
+export interface GateBaseline {
+  /** Its experiment id. */
+  experimentId: string;
+  /** Its run name. */
+  runName: string;
+}
+
+/** Outcome of a comparison with a baseline run. */
+export interface GateResult {
+  /** Whether every score passes (and no item regressed, with `failOnFlips`). True when there is no baseline. */
+  passed: boolean;
+  /** Name of the run compared. */
+  runName: string;
+  /** The baseline; `undefined` when no earlier run was found. */
+  baseline: GateBaseline | undefined;
+  /** One entry per score, item means first, by name. */
+  scores: GateScore[];
+  /** Items that flipped, regressions first. */
+  flips: GateFlip[];
+  /** The comparison as a Markdown section: a heading, the score table and the flipped items. */
+  markdown: string;
+}

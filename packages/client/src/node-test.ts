@@ -1,0 +1,32 @@
+// `@svc/client/node-test`: an experiment declared as a suite of Node's own test runner (`node:test`).
+import { before, describe, it } from "node:test";
+import { declareExperimentSuite, type ExperimentSuiteOptions } from "./experiment/ci/suite.js";
+
+export type { ExperimentSuiteOptions } from "./experiment/ci/suite.js";
+export type { GateBaseline, GateFlip, GateOptions, GateResult, GateScore } from "./experiment/gate/types.js";
+
+/**
+ * Declares an experiment as a suite of `node:test`: the experiment runs once (recorded as a run on the server), each
+ * item is a test that fails with its id, input, output and scores when its task failed or an item assertion does not
+ * hold, each run assertion is a test, and with `gate` a comparison with a baseline run is one more.
+ * @example
+ * ```ts
+ * describeExperiment({
+ *   name: "capitals",
+ *   dataset: "capitals",
+ *   task: ({ input }) => answer(String(input)),
+ *   evaluators: [({ output, expectedOutput }) => ({ name: "exact_match", value: output === expectedOutput })],
+ *   assertions: ["exact_match >= 1"],
+ * });
+ * ```
+ */
+export function describeExperiment<Output = unknown>(options: ExperimentSuiteOptions<Output>): void {
+  declareExperimentSuite(
+    {
+      describe: (name, declare) => describe(name, declare),
+      it: (name, check) => it(name, check),
+      beforeAll: (run, timeoutMs) => before(run, { timeout: timeoutMs }),
+    },
+    options,
+  );
+}

@@ -1,0 +1,32 @@
+// `@svc/client/vitest`: an experiment declared as a vitest suite (vitest is an optional peer dependency).
+import { beforeAll, describe, it } from "vitest";
+import { declareExperimentSuite, type ExperimentSuiteOptions } from "./experiment/ci/suite.js";
+
+export type { ExperimentSuiteOptions } from "./experiment/ci/suite.js";
+export type { GateBaseline, GateFlip, GateOptions, GateResult, GateScore } from "./experiment/gate/types.js";
+
+/**
+ * Declares an experiment as a vitest suite: the experiment runs once (recorded as a run on the server), each item is
+ * a test that fails with its id, input, output and scores when its task failed or an item assertion does not hold,
+ * each run assertion is a test, and with `gate` a comparison with a baseline run is one more.
+ * @example
+ * ```ts
+ * describeExperiment({
+ *   name: "capitals",
+ *   dataset: "capitals",
+ *   task: ({ input }) => answer(String(input)),
+ *   evaluators: [({ output, expectedOutput }) => ({ name: "exact_match", value: output === expectedOutput })],
+ *   assertions: ["exact_match >= 1"],
+ * });
+ * ```
+ */
+export function describeExperiment<Output = unknown>(options: ExperimentSuiteOptions<Output>): void {
+  declareExperimentSuite(
+    {
+      describe: (name, declare) => describe(name, declare),
+      it: (name, check) => it(name, check),
+      beforeAll: (run, timeoutMs) => beforeAll(run, timeoutMs),
+    },
+    options,
+  );
+}

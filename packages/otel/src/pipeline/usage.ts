@@ -1,0 +1,142 @@
+import type { Attributes } from "@opentelemetry/api";
+import {
+  getGlobalLogger,
+  PROVIDER_OWN_TRACING,
+  providerOwnTracing,
+  readGenAiType,
+  readUsageDetails,
+  SVC_TRACER_NAME,
+  SvcOtelSpanAttributes,
+} from "@svc/core";
+import { PROCESSOR_NAME } from "../config.js";
+import { type ReadableSpan, scopeName } from "../readable-span.js";
+import type { OutgoingSpan } from "./enrich.js";
+
+/** Most spans remembered as having a counted model call below them; the oldest is forgotten first. */
+const MAX_MARKED = 10_000;
+
+const USAGE_KEY = SvcOtelSpanAttributes.OBSERVATION_USAGE_DETAILS;
+const TYPE_KEY = SvcOtelSpanAttributes.OBSERVATION_TYPE;
+
+/**
+ * The usage stage: writes the usage of other instrumentation's spans as the SDK's explicit usage attribute, which
+ * the server takes as it is (before its own reading of `gen_ai.usage.*`, `llm.token_count.*` and `ai.usage.*`), so
+ * that it stores what the test kit and the dev server show, and counts each model call once:
+ *
+ * - a span with token counts is given them read as the server reads them, with the cache as a detail of the input
+ *   (the spellings and exclusive inputs that the server's own reading gets wrong are read right: `genai-usage.ts`);
+ * - a span whose usage repeats that of an exported model call below it (a generation that wraps the client's own, an
+ *   agent that sums its calls) is given an empty usage: the call nearest to the wire is the one counted, as it has
+ *   the most detail (the Anthropic SDK's own span has the cache counts that Traceloop's span around it lacks).
+ *
+ * - once a provider's client SDK has been seen tracing its own calls (the Anthropic SDK), another instrumentation's
+ *   span of that client's calls is given an empty usage, nested or not, and one warning says how to keep one of the
+ *   two.
+ *
+ * A model call is known at its end, its parent's usage is decided when the parent's batch is sent: a call that ends
+ * after its parent's batch has gone is counted twice (a stream read after the span around it ended), unless the rule
+ * of the SDK's own tracing covers it. svc's own spans and spans with an explicit usage are left as they are.
+ */
+export class UsageStage {
+  /** `traceId:spanId` of spans with a counted model call below them. */
+  readonly #marked = new Set<string>();
+  /** Providers whose SDK's own tracing has been seen, and whether the overlap has been logged. */
+  readonly #ownTracingSeen = new Map<string, boolean>();
+
+  /** Reads an exported span's usage at its end, and marks its parent when it is a counted model call. */
+  onEnd(item: OutgoingSpan): void {
+    const { span } = item;
+    const a = span.attributes;
+    const scope = scopeName(span);
+    const own = scope === SVC_TRACER_NAME;
+    const explicit = a[USAGE_KEY] !== undefined;
+    // svc's own spans are read from their own attributes only: no GenAI reading on the path of every observation.
+    const usage = own || explicit ? undefined : readUsageDetails(scope, a);
+    if (usage !== undefined) {
+      item.usage = JSON.stringify(usage);
+      item.repeatsOwnTracing = this.#repeatsOwnTracing(scope);
+    }
+    let counted = false;
+    if (explicit || usage !== undefined) {
+      const declared = typeof a[TYPE_KEY] === "string" ? (a[TYPE_KEY] as string).toLowerCase() : undefined;
+      const type = declared ?? (own ? undefined : readGenAiType(a));
+      counted = type === "generation" || type === "embedding";
+    }
+    this.#pass(span, counted);
+  }
+
+  /** A span the filter left out is not counted, but passes on the mark of a model call below it to its parent. */
+  onFilteredOut(span: ReadableSpan): void {
+    if (this.#marked.size === 0) return;
+    this.#pass(span, false);
+    this.#marked.delete(keyOf(span));
+  }
+
+  /**
+   * Gives each span of a batch about to leave (sent, or written to the spill directory) its usage attributes, once:
+   * a span already given them, or whose attributes were already made, is left as it is.
+   */
+  stamp(batch: readonly OutgoingSpan[]): void {
+    for (const item of batch) if (item.attributes === undefined) item.extra ??= this.extraAttributes(item);
+  }
+
+  /** The attributes to add to a span of a batch about to be sent: its usage, or none when a call below counts it. */
+  extraAttributes(item: OutgoingSpan): Attributes | undefined {
+    const repeats = this.#marked.size > 0 && this.#marked.delete(keyOf(item.span));
+    if (item.usage === undefined) return undefined;
+    const provider = item.repeatsOwnTracing;
+    const ownCounts = provider !== undefined && this.#ownTracingSeen.has(provider);
+    if (ownCounts) this.#warnOverlap(provider, scopeName(item.span));
+    return { [USAGE_KEY]: repeats || ownCounts ? "{}" : item.usage };
+  }
+
+  /**
+   * For a span with usage from `scope`: the provider whose SDK's own tracing may record the same call (its span is
+   * then not counted once that tracing has been seen), or undefined. Notes a span of the SDK's own tracing.
+   */
+  #repeatsOwnTracing(scope: string): string | undefined {
+    const match = providerOwnTracing(scope);
+    if (match === undefined) return undefined;
+    if (!match.own) return match.provider;
+    if (!this.#ownTracingSeen.has(match.provider)) this.#ownTracingSeen.set(match.provider, false);
+    return undefined;
+  }
+
+  /** Says once per provider that two instrumentations record its calls, and which one is counted. */
+  #warnOverlap(provider: string, scope: string): void {
+    if (this.#ownTracingSeen.get(provider) !== false) return;
+    this.#ownTracingSeen.set(provider, true);
+    const off = PROVIDER_OWN_TRACING.find((p) => p.provider === provider)?.off;
+    getGlobalLogger().warn(
+      `${PROCESSOR_NAME}: the ${provider} SDK's own tracing and "${scope}" both record each ${provider} call; svc ` +
+        `counts the usage on the SDK's own spans and none on the other's. To keep one of the two, set ${off} or ` +
+        `remove "${scope}".`,
+    );
+  }
+
+  #pass(span: ReadableSpan, counted: boolean): void {
+    if (!counted && this.#marked.size === 0) return; // the common case: no model call below anything open
+    const parent = parentKeyOf(span);
+    if (parent !== undefined && (counted || this.#marked.has(keyOf(span)))) this.#mark(parent);
+  }
+
+  #mark(key: string): void {
+    if (this.#marked.has(key)) return;
+    if (this.#marked.size >= MAX_MARKED) {
+      const oldest = this.#marked.values().next().value;
+      if (oldest !== undefined) this.#marked.delete(oldest);
+    }
+    this.#marked.add(key);
+  }
+}
+
+function keyOf(span: ReadableSpan): string {
+  const { traceId, spanId } = span.spanContext();
+  return `${traceId}:${spanId}`;
+}
+
+function parentKeyOf(span: ReadableSpan): string | undefined {
+  // Older SDKs name only the parent's id.
+  const parentId = span.parentSpanContext?.spanId ?? (span as { parentSpanId?: string }).parentSpanId;
+  return parentId ? `${span.spanContext().traceId}:${parentId}` : undefined;
+}
