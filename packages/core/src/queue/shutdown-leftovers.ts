@@ -6,12 +6,6 @@ import type { SpillGate } from "./spill-gate.js";
 import { whatEnded } from "./unanswered-servers.js";
 
 /**
- * How long shutdown, past its deadline, still waits for the sends under way before it aborts them: an answer within it
- * counts (a batch the server accepted is counted sent); a send that ignores its abort (user code) is left behind.
- */
-export const SENDS_GRACE_MS = 250;
-
-/**
  * What a queue's shutdown gives up on once its wait is over: the items still queued, those of sends the server did
  * not accept within `SENDS_GRACE_MS`, and those that a send answered after the queue closed asks to retry. Written to
  * the spill directory when the queue has one, else dropped; what is dropped is counted in one line that says what
@@ -66,3 +60,9 @@ export class ShutdownLeftovers<T> {
     await spill?.spill.close();
   }
 }
+
+/**
+ * How long shutdown, past its deadline, still waits for the sends under way before it aborts them: an answer within it
+ * counts (a batch the server accepted is counted sent); a send that ignores its abort (user code) is left behind.
+ */
+export const SENDS_GRACE_MS = 250;
