@@ -18,11 +18,24 @@ describe("SvcSpanProcessor.health()", () => {
       queuedBytes: 0,
       inFlight: 0,
       sent: 0,
-      dropped: { queueFull: 0, tooLarge: 0, rejected: 0, auth: 0, shutdown: 0, sampledOut: 0, failed: 0 },
+      dropped: {
+        queueFull: 0,
+        tooLarge: 0,
+        rejected: 0,
+        auth: 0,
+        shutdown: 0,
+        sampledOut: 0,
+        failed: 0,
+        spillFull: 0,
+        spillExpired: 0,
+      },
       retries: 0,
       lastError: undefined,
       lastSuccessAt: undefined,
       shutdown: false,
+      spilled: 0,
+      replayed: 0,
+      onDisk: 0,
       filteredOut: 0,
     });
   });
@@ -115,7 +128,7 @@ describe("SvcSpanProcessor.health()", () => {
     svc.startSpan("late").end();
 
     expect(processor.health()).toMatchObject({
-      dropped: { queueFull: 2, rejected: 2, tooLarge: 1, shutdown: 1, auth: 0, failed: 0, sampledOut: 0 },
+      dropped: { queueFull: 2, rejected: 2, tooLarge: 1, shutdown: 1, auth: 0, failed: 0, sampledOut: 0, spillFull: 0 },
       shutdown: true,
       sent: 0,
     });

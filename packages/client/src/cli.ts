@@ -1,6 +1,15 @@
 #!/usr/bin/env node
 // `svc`, the command of @svc/client: `npx @svc/client doctor` checks the set-up of the SDK against the server.
-import { configureGlobalLogger, LogLevel, readEnv, resolveConnection, SDK_VERSION } from "@svc/core";
+import {
+  configureGlobalLogger,
+  LogLevel,
+  readEnv,
+  resolveConnection,
+  resolveOptions,
+  SDK_VERSION,
+  SPILL_SPECS,
+  spillSettings,
+} from "@svc/core";
 import { DEFAULT_DOCTOR_TIMEOUT_SECONDS, runDoctor } from "./doctor/doctor.js";
 import { doctorTarget } from "./doctor/setup-checks.js";
 
@@ -8,7 +17,8 @@ const USAGE = `Usage: npx @svc/client doctor [--base-url <url>] [--timeout <seco
 
 Checks the set-up of the svc SDK, one line per check with what to do when it fails: the keys (SVC_PUBLIC_KEY,
 SVC_SECRET_KEY), the base URL (SVC_BASE_URL), that the server answers and accepts the keys, the clock, and that
-the OTLP endpoint accepts a test span (compression from SVC_OTEL_COMPRESSION and the OTEL_* variables).
+the OTLP endpoint accepts a test span (compression from SVC_OTEL_COMPRESSION and the OTEL_* variables), and the
+spill directory when SVC_SPILL_DIR names one (its size and the oldest batch waiting in it).
 Exits with 1 when a check fails.
 
   --base-url <url>      the server address, instead of SVC_BASE_URL
@@ -78,6 +88,7 @@ async function main(argv: readonly string[]): Promise<{ code: number; text: stri
   const report = await runDoctor(doctorTarget(connection, env), {
     timeout: args.timeout,
     otlpDefaults: { env, appMeterProvider: false },
+    spill: spillSettings("svc doctor", resolveOptions("svc doctor", SPILL_SPECS, {}, env)),
   });
   return { code: report.ok ? 0 : 1, text: report.toString() };
 }

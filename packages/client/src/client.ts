@@ -67,6 +67,7 @@ export class SvcClient {
       config: config.score,
       hasCredentials: config.hasCredentials,
       server: serverOf(config.baseUrl),
+      identity: `${config.baseUrl}/api/public/scores ${config.publicKey ?? ""}`,
     });
     this.prompt = new PromptManager(this.api);
     this.experiment = new ExperimentManager({
@@ -127,7 +128,7 @@ export class SvcClient {
   doctor(options: DoctorOptions = {}): Promise<DoctorReport> {
     // The checks load on the first call: an application that never calls the doctor does not carry them.
     return import("./doctor/client-doctor.js").then(
-      ({ runClientDoctor }) => runClientDoctor(this.#connection, options),
+      ({ runClientDoctor }) => runClientDoctor(this.#connection, options, this.config.score.spill),
       (error: unknown): DoctorReport => {
         const detail = `the checks could not be loaded: ${describeError(error)}`;
         return {

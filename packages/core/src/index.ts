@@ -80,6 +80,7 @@ export { Limiter, mapLimit } from "./queue/limiter.js";
 export { LOST_SEND_GRACE_MS } from "./queue/lost-sends.js";
 export type { SendOutcome } from "./queue/outcome.js";
 export { outcomeOf, sendInHalves, tooLargeOutcome } from "./queue/outcome.js";
+export type { QueueSpill } from "./queue/spill-gate.js";
 export { gaveUpAfter, serverOf } from "./queue/unanswered-servers.js";
 export type { ObservationFields, SpanFacts, TraceFields } from "./read-observation-attributes.js";
 export { parseJsonText, readObservationFields, readTraceFields } from "./read-observation-attributes.js";
@@ -98,6 +99,19 @@ export {
   toJsonSafe,
   truncateText,
 } from "./serialize.js";
+export type { SpillCounts, SpillOwner, SpillReport } from "./spill/spill.js";
+export { REPLAY_INTERVAL_MS, Spill } from "./spill/spill.js";
+export type { SpillFs } from "./spill/spill-fs.js";
+export { loadNodeFs } from "./spill/spill-fs.js";
+export type { SpillSettings } from "./spill/spill-options.js";
+export {
+  DEFAULT_SPILL_MAX_AGE_SECONDS,
+  DEFAULT_SPILL_MAX_BYTES,
+  SPILL_SPECS,
+  spillSettings,
+} from "./spill/spill-options.js";
+export type { SpillFile, SpillHeader, SpillListing } from "./spill/spill-store.js";
+export { parseSpillName, SpillStore } from "./spill/spill-store.js";
 export { randomHex, toHex } from "./tracing/ids.js";
 export type { ProcessorProbe } from "./tracing/processor-presence.js";
 export {

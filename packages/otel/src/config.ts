@@ -23,6 +23,7 @@ import {
   readEnv,
   resolveConnection,
   resolveOptions,
+  SPILL_SPECS,
   type SpecValue,
   sampleRateOption,
   stringOption,
@@ -167,6 +168,25 @@ export interface SvcSpanProcessorParams {
    * the application (`NodeSDK` registers one by default) is given svc's figures. @defaultValue undefined
    */
   meterProvider?: MeterProvider | "global";
+  /**
+   * A directory where batches are written instead of being dropped, on Node, Bun and Deno: when the queue reaches
+   * `maxQueueSize` or `maxQueueBytes`, and when `shutdown()` ends with spans undelivered. They are written masked, as
+   * the request body they would be sent as, and sent again, oldest first, as soon as the server answers, by this
+   * process or the next one started with the same directory (and the same server and public key). Falls back to
+   * SVC_SPILL_DIR. Ignored, with one warning, in Cloudflare Workers, edge runtimes and browsers, and with a custom
+   * `exporter`. @defaultValue none (nothing is written to disk)
+   */
+  spillDir?: string;
+  /**
+   * Bound of the spill directory's size in bytes, all its files counted; a batch that would pass it is dropped and
+   * counted (`spillFull`). Falls back to SVC_SPILL_MAX_BYTES. @defaultValue 512 MiB
+   */
+  spillMaxBytes?: number;
+  /**
+   * Age in seconds past which a spilled batch is dropped and counted (`spillExpired`) instead of sent. Falls back to
+   * SVC_SPILL_MAX_AGE. @defaultValue 86400 (one day)
+   */
+  spillMaxAge?: number;
 }
 
 /** Default spans per export request. */
@@ -225,6 +245,7 @@ export const PROCESSOR_SPECS = {
   flushOnExit: booleanOption(true),
   sampleRate: sampleRateOption(),
   meterProvider: meterProviderOption(),
+  ...SPILL_SPECS,
 } satisfies {
   // Every option but the connection's has a spec, and each spec reads the type its option is declared with.
   [K in Exclude<keyof SvcSpanProcessorParams, "publicKey" | "secretKey" | "baseUrl">]-?: OptionSpec<

@@ -23,6 +23,7 @@ import { EnrichStage, type OutgoingSpan } from "./pipeline/enrich.js";
 import { ExportStage } from "./pipeline/export.js";
 import { FilterStage } from "./pipeline/filter.js";
 import { SampleStage } from "./pipeline/sample.js";
+import { spanSpill } from "./pipeline/spill.js";
 import { type StartedSpan, StartStage } from "./pipeline/start.js";
 import { UsageStage } from "./pipeline/usage.js";
 import type { ReadableSpan } from "./readable-span.js";
@@ -124,8 +125,9 @@ export class SvcSpanProcessor {
       // Before its request, a send runs the mask (bounded by the timeout); the request announces its own time.
       lostAfterMs: config.timeoutMs + LOST_SEND_GRACE_MS,
       sizeOf: (item) => sizeOf(item.span),
+      spill: spanSpill(config, this.#usage, this.#enrich, this.#export),
       send: async (batch, signal, live) => {
-        for (const item of batch) if (item.attributes === undefined) item.extra ??= this.#usage.extraAttributes(item);
+        this.#usage.stamp(batch);
         await this.#enrich.enrich(batch, signal);
         return this.#export.send(batch, signal, live);
       },

@@ -1,8 +1,9 @@
-import { describeError, type Env, SDK_VERSION } from "@svc/core";
+import { describeError, type Env, SDK_VERSION, type SpillSettings } from "@svc/core";
 import { checkOtlpDefaults } from "./otlp-defaults-check.js";
 import { type DoctorCheck, type DoctorReport, doctorReport } from "./report.js";
 import { checkClock, checkCredentials, checkOtlp, checkServer, type ServerSession } from "./server-checks.js";
 import { checkBaseUrl, checkKeys, type DoctorTarget } from "./setup-checks.js";
+import { checkSpill } from "./spill-check.js";
 import { checkTracing, type TracingObservation } from "./tracing-checks.js";
 
 /** Options of `svc.doctor()` and `svc doctor`. */
@@ -18,8 +19,9 @@ export const DEFAULT_DOCTOR_TIMEOUT_SECONDS = 10;
  * Runs the checks in order: the runtime (a line only when Node.js is older than the SDK supports), keys, base URL,
  * server, credentials, clock, OTLP endpoint and, with `tracing` (what `observeTracing()` saw in this process), the
  * tracer provider and span export; with `otlpDefaults`, whether the app's OpenTelemetry SDK exports to a default
- * `localhost:4318` that nothing answers. A check that an earlier failure rules out is skipped. Every request has a
- * time limit and the run a deadline, whatever the server does. Never rejects.
+ * `localhost:4318` that nothing answers; with `spill`, the spill directory (writable, its size, the batches waiting
+ * and the oldest). A check that an earlier failure rules out is skipped. Every request has a time limit and the run a
+ * deadline, whatever the server does. Never rejects.
  */
 export async function runDoctor(
   target: DoctorTarget,
@@ -27,7 +29,12 @@ export async function runDoctor(
     timeout,
     tracing,
     otlpDefaults,
-  }: DoctorOptions & { tracing?: TracingObservation; otlpDefaults?: { env: Env; appMeterProvider: boolean } },
+    spill,
+  }: DoctorOptions & {
+    tracing?: TracingObservation;
+    otlpDefaults?: { env: Env; appMeterProvider: boolean };
+    spill?: SpillSettings | undefined;
+  },
 ): Promise<DoctorReport> {
   const seconds = typeof timeout === "number" && timeout > 0 ? timeout : DEFAULT_DOCTOR_TIMEOUT_SECONDS;
   const session: ServerSession = { target, timeoutMs: seconds * 1000, deadline: Date.now() + 2 * seconds * 1000 };
@@ -64,6 +71,7 @@ export async function runDoctor(
     const found = await guarded("OTLP defaults", async () => (await checkOtlpDefaults(env, appMeterProvider)) ?? []);
     checks.push(...(Array.isArray(found) ? found : [found]));
   }
+  if (spill) checks.push(await guarded("spill directory", () => checkSpill(spill)));
   return doctorReport(`svc doctor: SDK ${SDK_VERSION}, ${runtime()}`, checks);
 }
 

@@ -1,5 +1,14 @@
 import type { MeterProvider } from "@opentelemetry/api";
-import { booleanOption, environmentOption, meterProviderOption, numberOption, sampleRateOption } from "@svc/core";
+import {
+  booleanOption,
+  environmentOption,
+  meterProviderOption,
+  numberOption,
+  SPILL_SPECS,
+  type SpillSettings,
+  sampleRateOption,
+  spillSettings,
+} from "@svc/core";
 
 /** Default queue length that starts a score flush. */
 export const DEFAULT_SCORE_FLUSH_AT = 10;
@@ -60,6 +69,18 @@ export interface ScoreParams {
    * is created. @defaultValue undefined
    */
   meterProvider?: MeterProvider | "global";
+  /**
+   * A directory where score batches are written instead of being dropped, on Node, Bun and Deno: when the queue is
+   * full, and when `shutdown()` ends with scores undelivered; sent again, oldest first, as soon as the server
+   * answers, by this process or the next one started with the same directory (and the same server and public key).
+   * The span processor may share it. Falls back to SVC_SPILL_DIR. Ignored, with one warning, in Cloudflare Workers,
+   * edge runtimes and browsers. @defaultValue none (nothing is written to disk)
+   */
+  spillDir?: string;
+  /** Bound of the spill directory's size in bytes, all its files counted. Falls back to SVC_SPILL_MAX_BYTES. @defaultValue 512 MiB */
+  spillMaxBytes?: number;
+  /** Age in seconds past which a spilled batch is dropped instead of sent. Falls back to SVC_SPILL_MAX_AGE. @defaultValue 86400 */
+  spillMaxAge?: number;
 }
 
 /** Score settings after options, environment and defaults. */
@@ -81,6 +102,8 @@ export interface ScoreManagerConfig {
   attemptTimeoutSeconds: number;
   /** Where the delivery figures are observed as metrics, if anywhere. */
   meterProvider: MeterProvider | "global" | undefined;
+  /** The spill directory and its bounds, when scores are spilled. */
+  spill: SpillSettings | undefined;
 }
 
 /** How the score options are read; resolved together with the client's own options. */
@@ -95,6 +118,7 @@ export const SCORE_SPECS = {
   flushOnExit: booleanOption(true),
   sampleRate: sampleRateOption(),
   meterProvider: meterProviderOption(),
+  ...SPILL_SPECS,
 };
 
 /** Whether `OTEL_SDK_DISABLED` turns OpenTelemetry off (the value `true`, in any case), which turns scores off too. */
@@ -116,6 +140,9 @@ export function scoreConfigFrom(
     sampleRate: number;
     timeout: number;
     meterProvider?: MeterProvider | "global" | undefined;
+    spillDir?: string | undefined;
+    spillMaxBytes?: number;
+    spillMaxAge?: number;
   },
   env: Record<string, string | undefined>,
 ): ScoreManagerConfig {
@@ -133,5 +160,6 @@ export function scoreConfigFrom(
     sampleRate: o.sampleRate,
     attemptTimeoutSeconds: Math.min(o.timeout, SCORE_ATTEMPT_TIMEOUT_SECONDS),
     meterProvider: o.meterProvider,
+    spill: spillSettings("ScoreManager", o),
   };
 }

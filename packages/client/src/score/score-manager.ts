@@ -8,7 +8,6 @@ import {
   gaveUpAfter,
   getGlobalLogger,
   LOST_SEND_GRACE_MS,
-  outcomeOf,
   RepeatLog,
   type SendOutcome,
   sendInHalves,
@@ -17,10 +16,10 @@ import {
   watchQueueForExit,
 } from "@svc/core";
 import type { CreateScoreRequest, ScoreBody } from "../api/generated/types.js";
-import type { Operation } from "../api/operation.js";
 import type { RequestRuntime } from "../api/request-runtime.js";
 import { MAX_CONCURRENT_SCORE_REQUESTS, type ScoreManagerConfig } from "./config.js";
-import { logDroppedScore, prepareUnstampedScore, rejectionOf } from "./validate-score.js";
+import { postScoreBody, scoreBatchBody, scoreSpill } from "./score-spill.js";
+import { logDroppedScore, prepareUnstampedScore } from "./validate-score.js";
 
 /** A score for a span: the trace (and observation) ids come from the span. */
 export type ScoreForSpan =
@@ -28,11 +27,6 @@ export type ScoreForSpan =
   | Omit<ScoreBody, "traceId" | "observationId">;
 
 const OWNER = "ScoreManager";
-/** Time beyond its timeout after which an unsettled score request is taken as cancelled by the runtime. */
-/** Lines of partial rejections (HTTP 207) logged in full before the others are counted. */
-const REJECTION_LINES_IN_FULL = 3;
-/** The route of `svc.api.scores.create`, to which the queue posts its batches already encoded. */
-const CREATE_SCORES: Operation = { method: "POST", path: "/api/public/scores", body: true };
 
 /**
  * A queued score, held as its JSON text: written once when it is created, joined into a request body when sent.
@@ -53,6 +47,8 @@ export interface ScoreManagerContext {
   hasCredentials: boolean;
   /** Origin of the server scores go to, shared with the span processor's queue (see `BatchQueueOptions.server`). */
   server?: string | undefined;
+  /** The server and project scores are for (address and public key): a spill directory keeps them apart. */
+  identity?: string | undefined;
 }
 
 let makeScoreManager: (context: ScoreManagerContext) => ScoreManager;
@@ -92,6 +88,7 @@ export class ScoreManager {
       maxConcurrent: MAX_CONCURRENT_SCORE_REQUESTS,
       sizeOf: (item) => item.json.length,
       send: (batch, signal) => this.#send(batch, signal),
+      spill: scoreSpill<QueuedScore>(context, this.#repeats, OWNER),
       server: context.server,
       meterProvider: config.meterProvider,
       attemptTimeoutMs: config.attemptTimeoutSeconds * 1000,
@@ -235,30 +232,13 @@ export class ScoreManager {
           },
         ],
       };
-    const body = new TextEncoder().encode(`[${queued.map((item) => item.json).join(",")}]`);
+    const body = scoreBatchBody(queued);
     const { maxRequestBytes } = this.#context.config;
     if (body.byteLength > maxRequestBytes) return this.#tooLarge(queued, signal, `${body.byteLength} bytes`);
-    const result = await this.#context.runtime.send(
-      CREATE_SCORES,
-      {},
-      undefined,
-      { maxRetries: 0, abortSignal: signal, timeoutInSeconds: this.#context.config.attemptTimeoutSeconds },
-      body,
-    );
-    if (!result.ok && result.failure.kind === "status" && result.failure.status === 413)
-      return this.#tooLarge(queued, signal, "the server answered 413");
-    if (!result.ok) return outcomeOf(result, queued, "POST");
-    const rejection = rejectionOf(new TextDecoder().decode(result.response.body), queued.length);
-    if (!rejection) return { delivered: queued.length };
-    this.#repeats.error(`${OWNER}: scores rejected by the server`, rejection.line, {
-      count: rejection.rejected,
-      unit: "scores",
-      inFull: REJECTION_LINES_IN_FULL,
-    });
-    return {
-      delivered: queued.length - rejection.rejected,
-      dropped: [{ count: rejection.rejected, reason: "rejected", detail: rejection.line, logged: true }],
-    };
+    const outcome = await postScoreBody(this.#context, body, queued.length, signal, this.#repeats, OWNER);
+    if (outcome === "tooLarge") return this.#tooLarge(queued, signal, "the server answered 413");
+    const { retry, ...settled } = outcome;
+    return retry ? { ...settled, retry: { ...retry, items: queued } } : settled;
   }
 
   /** Halves a batch too large for one request; drops a single score that still does not fit. */

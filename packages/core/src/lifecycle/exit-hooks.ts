@@ -8,6 +8,8 @@ export interface ExitParticipant {
   readonly items: string;
   /** Items neither delivered nor dropped yet. */
   pending(): number;
+  /** Items of its kind waiting in its spill directory, for the next start to send (0 without one). */
+  onDisk?(): number;
   /** Items accepted since it was created; grows only. A flush on exit is tried again only when it has grown. */
   accepted(): number;
   /** Whether to flush when the event loop empties. */
@@ -70,7 +72,7 @@ export interface ExitWatch {
 
 /** Watches a component's delivery queue for exit (see `watchForExit`); keep the result as long as the component. */
 export function watchQueueForExit(
-  queue: { readonly size: number; readonly accepted: number },
+  queue: { readonly size: number; readonly accepted: number; health?(): { onDisk?: number } },
   items: string,
   flushOnExit: boolean,
   flush: () => Promise<void>,
@@ -79,6 +81,7 @@ export function watchQueueForExit(
     items,
     flushOnExit,
     pending: () => queue.size,
+    onDisk: () => queue.health?.().onDisk ?? 0,
     accepted: () => queue.accepted,
     flush,
   };
@@ -121,19 +124,29 @@ function onBeforeExit(): void {
 
 function onExit(): void {
   const pending = new Map<string, number>();
+  const onDisk = new Map<string, number>();
+  const add = (into: Map<string, number>, items: string, count: number) => {
+    if (count > 0) into.set(items, (into.get(items) ?? 0) + count);
+  };
   for (const participant of live()) {
     try {
-      const count = participant.pending();
-      if (count > 0) pending.set(participant.items, (pending.get(participant.items) ?? 0) + count);
+      add(pending, participant.items, participant.pending());
+      add(onDisk, participant.items, participant.onDisk?.() ?? 0);
     } catch {
       // Counted as nothing.
     }
   }
-  if (pending.size === 0) return;
-  const counts = [...pending].map(([items, count]) => counted(count, items)).join(" and ");
+  const list = (counts: Map<string, number>) =>
+    [...counts].map(([items, count]) => counted(count, items)).join(" and ");
+  const disk =
+    onDisk.size === 0 ? "" : ` ${list(onDisk)} are left in the spill directory; the next start with it sends them.`;
+  if (pending.size === 0) {
+    if (disk) getGlobalLogger().warn(`the process is exiting:${disk}`);
+    return;
+  }
   getGlobalLogger().error(
-    `the process is exiting with ${counts} not delivered; await shutdown() of the span processor (or of the tracer ` +
-      `provider) and of SvcClient before the process ends.`,
+    `the process is exiting with ${list(pending)} not delivered; await shutdown() of the span processor (or of the ` +
+      `tracer provider) and of SvcClient before the process ends.${disk}`,
   );
 }
 

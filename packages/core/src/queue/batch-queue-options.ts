@@ -1,5 +1,6 @@
 import type { DeliveryMeterProvider } from "./delivery-metrics.js";
 import type { SendOutcome } from "./outcome.js";
+import type { QueueSpill } from "./spill-gate.js";
 
 /** Settings of a `BatchQueue`. */
 export interface BatchQueueOptions<T> {
@@ -46,6 +47,11 @@ export interface BatchQueueOptions<T> {
    * is shared with every queue that sends there. Unset when the sends go through user code.
    */
   server?: string;
+  /**
+   * A spill directory: a batch that does not fit in the bounds, and what a shutdown leaves undelivered, are written
+   * to it instead of being dropped. None by default.
+   */
+  spill?: QueueSpill<T>;
   /**
    * Time one request may take (its timeout): how long a shutdown without an answer of the server yet, or a flush to
    * a server a flush gave up on, waits for an answer before it stops waiting. Unset: until the deadline.

@@ -1,4 +1,3 @@
-import { settleWithin } from "../lifecycle/settle-within.js";
 import { describeError } from "../log/describe.js";
 import { Backoff } from "./backoff.js";
 import type { BatchQueueOptions, FlushResult } from "./batch-queue-options.js";
@@ -9,6 +8,8 @@ import { FlushWaiters } from "./flush-waiters.js";
 import { type Entry, ItemBuffer } from "./item-buffer.js";
 import { lastRequestEnd, type SendUnderWay, startSend, takeLost, watchLostSends } from "./lost-sends.js";
 import { answeredBy, type SendOutcome } from "./outcome.js";
+import { ShutdownLeftovers } from "./shutdown-leftovers.js";
+import { SpillGate } from "./spill-gate.js";
 import {
   type AnswerWindow,
   answeredSince,
@@ -16,18 +17,11 @@ import {
   isGivenUp,
   noteAnswer,
   noteGivenUp,
-  whatEnded,
 } from "./unanswered-servers.js";
 import { WakeTimer } from "./wake-timer.js";
 
 /** A send under way: its batch, the controller of its own signal, until when it may be answered. */
 type Send<T> = SendUnderWay<Entry<T>[]>;
-
-/**
- * How long shutdown, past its deadline, still waits for the sends under way before it aborts them: an answer within it
- * counts (a batch the server accepted is counted sent); a send that ignores its abort (user code) is left behind.
- */
-const SENDS_GRACE_MS = 250;
 
 /**
  * The one bounded queue of the SDK, for spans and scores alike: items wait in order, bounded in count and in
@@ -61,12 +55,25 @@ export class BatchQueue<T> {
   #pumpScheduled = false;
   #timerDue = false;
   #closed = false;
-  /** Items a shutdown gives up on: those still queued and those of sends that were not accepted in time. */
-  #closingLeft = 0;
+  /** Spill hook: where batches go instead of being dropped; what comes back from disk is recorded as a live outcome. */
+  readonly #spill: SpillGate<T> | undefined;
+  /** What a shutdown gives up on: written to the spill directory, or dropped. */
+  readonly #leftovers: ShutdownLeftovers<T>;
 
   constructor(options: BatchQueueOptions<T>) {
     this.#options = options;
-    this.#log = new DeliveryLog(options.owner, options.items, () => this.size);
+    this.#spill = SpillGate.of(options, this.#buffer, this.#waiters, this.#stats, {
+      drop: (reason, count, detail) => this.drop(reason, count, detail),
+      record: (outcome) => (outcome.retry ? this.#stats.failed(outcome.retry.fault) : this.#record([], outcome)),
+      failing: () => this.#backoff.failing,
+    });
+    this.#log = new DeliveryLog(options.owner, options.items, () => this.size, options.spill !== undefined);
+    this.#leftovers = new ShutdownLeftovers({
+      spill: this.#spill,
+      release: (send) => this.#release(send),
+      drop: (count, detail) => this.drop("shutdown", count, detail),
+      lastFailureText: () => this.#stats.lastFailureText(),
+    });
     observeDelivery(this, this.#stats.counts, options.meterProvider);
   }
 
@@ -98,8 +105,10 @@ export class BatchQueue<T> {
     } catch {
       bytes = 0;
     }
-    const heldBytes = this.#buffer.bytes + this.#inFlightBytes;
-    if (this.size >= maxQueueItems || heldBytes + bytes > maxQueueBytes) {
+    const fits = () => this.size < maxQueueItems && this.#buffer.bytes + this.#inFlightBytes + bytes <= maxQueueBytes;
+    // Spill hook: at the memory bound, the oldest waiting batch goes to disk instead of this item being dropped.
+    if (!fits() && !this.#spill?.makeRoom(fits)) {
+      const heldBytes = this.#buffer.bytes + this.#inFlightBytes;
       const held = `${this.size} ${items} (${Math.round(heldBytes / 1024)} KiB) held`;
       const limits = `limits ${maxQueueItems} ${items}, ${Math.round(maxQueueBytes / 1024)} KiB`;
       this.drop("queueFull", 1, `${held}, ${limits}; raise the queue limits or check that the server is reachable`);
@@ -179,9 +188,10 @@ export class BatchQueue<T> {
 
   /**
    * Flushes until `deadline` (or until the server has answered no request within one request's timeout, see
-   * `flush`), then stops: whatever is still queued is dropped; sends under way get a moment more
-   * (`SENDS_GRACE_MS`) for their answer, which counts, and are then aborted. What is given up on is counted in one
-   * line that says what ended the wait. Items pushed afterwards are dropped. Leaves no timer behind.
+   * `flush`), then stops: sends under way get a moment more (`SENDS_GRACE_MS`) for their answer, which counts, and
+   * are then aborted; what is given up on is written to the spill directory when there is one, else dropped and
+   * counted in one line that says what ended the wait (see `ShutdownLeftovers`). A spill directory does not shorten
+   * the wait. Items pushed afterwards are dropped. Leaves no timer behind.
    */
   async shutdown(deadline: number): Promise<FlushResult> {
     this.#announceWait(deadline);
@@ -190,19 +200,7 @@ export class BatchQueue<T> {
     this.#timer.cancel();
     const queued = this.#buffer.takeAll();
     this.#waiters.settle(queued);
-    this.#closingLeft += queued.length;
-    if (this.#sends.size > 0) {
-      // No grace once the server has answered nothing for a request's timeout: it will not answer in the next moment.
-      if (!result.unanswered)
-        await settleWithin(() => Promise.allSettled([...this.#sends.keys()]), { timeoutMs: SENDS_GRACE_MS });
-      for (const send of takeLost(this.#sends, true)) {
-        this.#release(send);
-        this.#closingLeft += send.batch.length;
-      }
-    }
-    if (this.#closingLeft > 0)
-      this.drop("shutdown", this.#closingLeft, `${whatEnded(result)}${this.#stats.lastFailureText()}`);
-    this.#closingLeft = 0;
+    await this.#leftovers.end(result, queued, this.#sends); // Spill hook: what is left goes to disk, if it can
     this.#log.close();
     return result;
   }
@@ -228,6 +226,7 @@ export class BatchQueue<T> {
       queuedBytes: this.#buffer.bytes,
       inFlight: this.#inFlightItems,
       shutdown: this.#closed,
+      ...this.#spill?.spill.counts(),
     });
   }
 
@@ -353,12 +352,13 @@ export class BatchQueue<T> {
     }
     if (outcome.delivered > 0) {
       if (!retry) this.#backoff.succeeded();
+      this.#spill?.spill.serverAnswered();
       this.#log.delivered(outcome.delivered);
     }
     // Once shut down, nothing is sent again: what is left is counted by the shutdown.
     if (retry && this.#closed) {
       this.#stats.failed(retry.fault);
-      this.#closingLeft += retry.items.length;
+      this.#leftovers.add(retry.items);
     } else if (retry)
       this.#requeue(
         batch.filter((e) => retried.has(e.item)),

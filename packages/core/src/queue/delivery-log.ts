@@ -4,8 +4,20 @@ import { RepeatLog } from "../log/repeat-log.js";
 import { LOST_SEND_GRACE_MS } from "./lost-sends.js";
 import { inSeconds } from "./unanswered-servers.js";
 
-/** Why items were given up on: the queue was full, an item too large, the server rejected them or the keys, they were still queued at shutdown, sampled out, or could not be sent. */
-export type DropReason = "queueFull" | "tooLarge" | "rejected" | "auth" | "shutdown" | "sampledOut" | "failed";
+/**
+ * Why items were given up on: the queue was full, an item too large, the server rejected them or the keys, they were
+ * still queued at shutdown, sampled out, could not be sent, or a spill directory's size or age bound removed them.
+ */
+export type DropReason =
+  | "queueFull"
+  | "tooLarge"
+  | "rejected"
+  | "auth"
+  | "shutdown"
+  | "sampledOut"
+  | "failed"
+  | "spillFull"
+  | "spillExpired";
 
 /** Words for each reason in log lines. */
 const REASON_TEXT: Record<DropReason, string> = {
@@ -16,6 +28,8 @@ const REASON_TEXT: Record<DropReason, string> = {
   shutdown: "not delivered before shutdown",
   sampledOut: "sampled out",
   failed: "could not be sent",
+  spillFull: "the spill directory is full",
+  spillExpired: "older than the spill directory's age bound",
 };
 
 /** What went wrong on a delivery attempt, in words a log line can carry (host, path, status or code). */
@@ -62,6 +76,8 @@ export class DeliveryLog {
     private readonly owner: string,
     private readonly items: string,
     private readonly waiting: () => number,
+    /** Whether what a shutdown leaves, and what the queue's bounds push out, goes to a spill directory. */
+    private readonly spills = false,
   ) {}
 
   /** Whether a fault is going on (including a recovery whose backlog is not yet sent). */
@@ -154,7 +170,7 @@ export class DeliveryLog {
       ? `the last attempt failed${failure ? ` (${failure})` : ""}`
       : "an earlier flush gave up on the server without an answer";
     getGlobalLogger().warn(
-      `${this.owner}: ${this.#waitsAtMost(this.#closing, held)}, since ${reason}; what is not delivered by then is dropped.`,
+      `${this.owner}: ${this.#waitsAtMost(this.#closing, held)}, since ${reason}; what is not delivered by then is ${this.#then}.`,
     );
   }
 
@@ -165,11 +181,18 @@ export class DeliveryLog {
     if (closing === undefined)
       return (
         `${this.#count(count)} kept and retried (next attempt in ${Math.round(delayMs / 100) / 10} s, ${waiting} ` +
-        "waiting); they are dropped only when the queue fills up."
+        (this.spills
+          ? "waiting); when the queue fills up, the oldest are written to the spill directory."
+          : "waiting); they are dropped only when the queue fills up.")
       );
     if (closing.until - Date.now() < 50)
-      return `shutdown() stops waiting now (${closing.why}): ${waiting} not delivered are dropped.`;
-    return `${this.#waitsAtMost(closing, this.waiting())}, retrying meanwhile; what is not delivered by then is dropped.`;
+      return `shutdown() stops waiting now (${closing.why}): ${waiting} not delivered are ${this.#then}.`;
+    return `${this.#waitsAtMost(closing, this.waiting())}, retrying meanwhile; what is not delivered by then is ${this.#then}.`;
+  }
+
+  /** What becomes of what a shutdown does not deliver. */
+  get #then(): string {
+    return this.spills ? "written to the spill directory" : "dropped";
   }
 
   /** `shutdown() waits at most 10 s (flushTimeout) to deliver 1 span`. */

@@ -16,7 +16,7 @@ export interface DeliverySource {
   /** `spans` or `scores`: the value of the {@link DELIVERY_ITEMS_ATTRIBUTE} attribute. */
   readonly items: string;
   /** What the queue holds now (the gauges). */
-  health(): { queued: number; queuedBytes: number; inFlight: number };
+  health(): { queued: number; queuedBytes: number; inFlight: number; onDisk?: number };
 }
 
 /** Names of the instruments, all observed from the queues' `health()` when a reader collects. */
@@ -27,6 +27,9 @@ export const DELIVERY_METRICS = {
   sent: "svc.delivery.sent",
   dropped: "svc.delivery.dropped",
   retries: "svc.delivery.retries",
+  spilled: "svc.delivery.spilled",
+  replayed: "svc.delivery.replayed",
+  onDisk: "svc.delivery.on_disk",
 } as const;
 
 /** The attribute that tells spans from scores on every instrument. */
@@ -135,6 +138,7 @@ interface Figures extends DeliveryCounts {
   queued: number;
   queuedBytes: number;
   inFlight: number;
+  onDisk: number;
 }
 
 /** The instruments, each read from a queue's health (`svc.delivery.dropped`, counted per reason, apart). */
@@ -171,6 +175,24 @@ const FIGURES: {
     kind: "counter",
     description: "Failed delivery attempts that were retried.",
     read: (h) => h.retries,
+  },
+  {
+    name: DELIVERY_METRICS.spilled,
+    kind: "counter",
+    description: "Items written to the spill directory instead of being dropped.",
+    read: (h) => h.spilled,
+  },
+  {
+    name: DELIVERY_METRICS.replayed,
+    kind: "counter",
+    description: "Items sent again from the spill directory and accepted.",
+    read: (h) => h.replayed,
+  },
+  {
+    name: DELIVERY_METRICS.onDisk,
+    kind: "gauge",
+    description: "Items in the spill directory, waiting to be sent again.",
+    read: (h) => h.onDisk,
   },
 ];
 
@@ -211,7 +233,7 @@ function totals(binding: Binding): Map<string, Figures> {
   const at = (items: string): Figures => {
     let figures = out.get(items);
     if (figures === undefined) {
-      figures = { queued: 0, queuedBytes: 0, inFlight: 0, ...deliveryCounts() };
+      figures = { queued: 0, queuedBytes: 0, inFlight: 0, onDisk: 0, ...deliveryCounts() };
       out.set(items, figures);
     }
     return figures;
@@ -233,6 +255,7 @@ function totals(binding: Binding): Map<string, Figures> {
     figures.queued += health.queued;
     figures.queuedBytes += health.queuedBytes;
     figures.inFlight += health.inFlight;
+    figures.onDisk += health.onDisk ?? 0;
     addCounts(figures, registration.counts);
   }
   for (const [items, retired] of binding.retired) addCounts(at(items), retired);
@@ -242,6 +265,8 @@ function totals(binding: Binding): Map<string, Figures> {
 function addCounts(into: DeliveryCounts, from: DeliveryCounts): void {
   into.sent += from.sent;
   into.retries += from.retries;
+  into.spilled += from.spilled ?? 0;
+  into.replayed += from.replayed ?? 0;
   for (const reason of Object.keys(from.dropped) as DropReason[])
     into.dropped[reason] = (into.dropped[reason] ?? 0) + from.dropped[reason];
 }

@@ -22,6 +22,12 @@ export interface DeliveryHealth {
   lastSuccessAt: string | undefined;
   /** Whether the component was shut down. */
   shutdown: boolean;
+  /** Items written to the spill directory by this process (0 without one). */
+  spilled: number;
+  /** Items sent again from the spill directory by this process and accepted (0 without one). */
+  replayed: number;
+  /** Items of this kind in the spill directory now, by every process that shares it (0 without one). */
+  onDisk: number;
 }
 
 /** The counts of a queue that only grow: sent, dropped by reason, retries; and the last error and success. */
@@ -41,6 +47,16 @@ export class DeliveryStats {
   /** Items given up on. */
   dropped(reason: DropReason, count: number): void {
     this.counts.dropped[reason] += count;
+  }
+
+  /** Items written to a spill directory. */
+  spilled(count: number): void {
+    this.counts.spilled += count;
+  }
+
+  /** Items sent again from a spill directory and accepted (counted as sent as well). */
+  replayed(count: number): void {
+    this.counts.replayed += count;
   }
 
   /** An attempt failed and is tried again. */
@@ -69,9 +85,18 @@ export class DeliveryStats {
   }
 
   /** The figures, with what the queue holds now. */
-  health(held: { queued: number; queuedBytes: number; inFlight: number; shutdown: boolean }): DeliveryHealth {
+  health(held: {
+    queued: number;
+    queuedBytes: number;
+    inFlight: number;
+    shutdown: boolean;
+    onDisk?: number;
+  }): DeliveryHealth {
     return {
+      onDisk: 0,
       ...held,
+      spilled: this.counts.spilled,
+      replayed: this.counts.replayed,
       sent: this.counts.sent,
       dropped: { ...this.counts.dropped },
       retries: this.counts.retries,
@@ -85,6 +110,9 @@ export class DeliveryStats {
 export interface DeliveryCounts {
   sent: number;
   retries: number;
+  /** Items written to a spill directory, and sent again from one (absent in the counts of older copies). */
+  spilled: number;
+  replayed: number;
   dropped: Record<DropReason, number>;
 }
 
@@ -93,6 +121,18 @@ export function deliveryCounts(): DeliveryCounts {
   return {
     sent: 0,
     retries: 0,
-    dropped: { queueFull: 0, tooLarge: 0, rejected: 0, auth: 0, shutdown: 0, sampledOut: 0, failed: 0 },
+    spilled: 0,
+    replayed: 0,
+    dropped: {
+      queueFull: 0,
+      tooLarge: 0,
+      rejected: 0,
+      auth: 0,
+      shutdown: 0,
+      sampledOut: 0,
+      failed: 0,
+      spillFull: 0,
+      spillExpired: 0,
+    },
   };
 }

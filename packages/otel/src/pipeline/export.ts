@@ -90,7 +90,7 @@ export class ExportStage {
   ): Promise<SendOutcome<OutgoingSpan>> {
     let body: { bytes: Uint8Array; headers: Record<string, string> };
     try {
-      body = await this.#encoding.run(() => this.#encode(batch));
+      body = await this.#encoding.run(() => this.encode(batch));
     } catch (error) {
       return {
         delivered: 0,
@@ -134,7 +134,8 @@ export class ExportStage {
     return tooLargeOutcome(`span "${item.span.name}"`, why, "maxRequestBytes");
   }
 
-  async #encode(batch: readonly OutgoingSpan[]): Promise<{ bytes: Uint8Array; headers: Record<string, string> }> {
+  /** The request body of a batch (OTLP, compressed as configured) and every header of its request. */
+  async encode(batch: readonly OutgoingSpan[]): Promise<{ bytes: Uint8Array; headers: Record<string, string> }> {
     const items = batch.map((item) => ({ span: item.span, attributes: item.attributes ?? item.span.attributes }));
     const { bytes, gzipped } = await encodeTraces(items, this.config.protocol, this.config.compression);
     return { bytes, headers: gzipped ? { ...this.config.headers, "content-encoding": "gzip" } : this.config.headers };

@@ -72,6 +72,14 @@ export class UsageStage {
     this.#marked.delete(keyOf(span));
   }
 
+  /**
+   * Gives each span of a batch about to leave (sent, or written to the spill directory) its usage attributes, once:
+   * a span already given them, or whose attributes were already made, is left as it is.
+   */
+  stamp(batch: readonly OutgoingSpan[]): void {
+    for (const item of batch) if (item.attributes === undefined) item.extra ??= this.extraAttributes(item);
+  }
+
   /** The attributes to add to a span of a batch about to be sent: its usage, or none when a call below counts it. */
   extraAttributes(item: OutgoingSpan): Attributes | undefined {
     const repeats = this.#marked.size > 0 && this.#marked.delete(keyOf(item.span));

@@ -1,0 +1,324 @@
+import { settleWithin } from "../lifecycle/settle-within.js";
+import { counted, describeError } from "../log/describe.js";
+import { getGlobalLogger } from "../log/logger.js";
+import { RepeatLog } from "../log/repeat-log.js";
+import { Backoff } from "../queue/backoff.js";
+import type { DropReason } from "../queue/delivery-log.js";
+import { Limiter } from "../queue/limiter.js";
+import type { SendOutcome } from "../queue/outcome.js";
+import type { SpillSettings } from "./spill-options.js";
+import { type SpillFile, type SpillHeader, type SpillListing, SpillStore } from "./spill-store.js";
+
+/** Pause between two spilled batches sent again: at most ten requests a second, one at a time, beside live ones. */
+export const REPLAY_INTERVAL_MS = 100;
+/**
+ * Batches encoded and written at the same time: a shutdown that writes a whole queue holds the encoded bodies of two
+ * batches at most, beside the items.
+ */
+const WRITE_CONCURRENCY = 2;
+/** How long a shutdown waits for a spilled batch being sent again before it lets it go (it is sent next time). */
+const REPLAY_STOP_GRACE_MS = 1_000;
+
+/** What a component gives its spill: how a batch is written (after masking) and how a written one is sent. */
+export interface SpillOwner<T> {
+  /** Names the component in log lines (`SvcSpanProcessor`). */
+  owner: string;
+  /** What the items are called (`spans`, `scores`); also the first part of the file names. */
+  items: string;
+  /** The server and project the batches are for (endpoint and public key): files of others are left alone. */
+  identity: string;
+  /** The body the batch would be sent with, masked and encoded, with its content headers. */
+  encode(items: T[]): Promise<{ body: Uint8Array; header: SpillHeader }>;
+  /** Sends a body read back from the disk; `count` items are in it. Never rejects. */
+  send(body: Uint8Array, header: SpillHeader, count: number, signal: AbortSignal): Promise<SendOutcome<number>>;
+}
+
+/** What a spill tells the queue it works for. */
+export interface SpillReport {
+  /** Items given up on (a bound of the directory, a write that failed), counted and logged as any drop. */
+  drop(reason: DropReason, count: number, detail: string): void;
+  /** What became of a spilled batch sent again: counted as the outcome of a live batch is (no items to requeue). */
+  record(outcome: SendOutcome<never>): void;
+  /** Items written to the directory, and items sent again from it and accepted. */
+  counted(figure: "spilled" | "replayed", count: number): void;
+  /** Whether the live queue is waiting out a failure (its own probe then finds out when the server is back). */
+  failing(): boolean;
+}
+
+/** What the spill adds to `health()` besides the counts it reports. */
+export interface SpillCounts {
+  /** Items of this component's kind, server and project in the directory now (any process's), as last seen. */
+  onDisk: number;
+}
+
+/**
+ * A spill directory as one queue uses it: whole batches the queue cannot hold are written to it (encoded as they
+ * would be sent, masked), and are sent again oldest first, one at a time at a bounded rate, as soon as the server
+ * answers, by this process or the next one that starts with the same directory. A file is claimed (renamed) before it
+ * is sent, so processes sharing a directory never send the same batch twice; it is deleted once the server accepted
+ * it or refused it for good. Never throws and never rejects: every failure is a count and a line.
+ */
+export class Spill<T> {
+  readonly #store: SpillStore;
+  readonly #settings: SpillSettings;
+  readonly #owner: SpillOwner<T>;
+  #report: SpillReport | undefined;
+  readonly #tag: string;
+  readonly #lines = new RepeatLog();
+  readonly #backoff = new Backoff();
+  readonly #writing = new Limiter(WRITE_CONCURRENCY);
+  #ready: Promise<void> | undefined;
+  #counts: SpillCounts = { onDisk: 0 };
+  #onDiskBytes = 0;
+  #oldest: number | undefined;
+  #writes = new Set<Promise<void>>();
+  #replaying: Promise<void> | undefined;
+  #sending: AbortController | undefined;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #closed = false;
+
+  constructor(settings: SpillSettings, owner: SpillOwner<T>) {
+    this.#settings = settings;
+    this.#owner = owner;
+    this.#store = new SpillStore(settings.dir, settings.fs);
+    this.#tag = settings.fs.hash(owner.identity);
+  }
+
+  /** Connects the spill to its queue; what an earlier process left is sent as soon as the server answers. */
+  attach(report: SpillReport): void {
+    this.#report = report;
+    this.#kick();
+  }
+
+  /** The directory. */
+  get dir(): string {
+    return this.#settings.dir;
+  }
+
+  /** The figures of `health()`. */
+  counts(): SpillCounts {
+    return { ...this.#counts };
+  }
+
+  /**
+   * Writes a batch the queue cannot hold (`why`: the queue is full, or a shutdown ends) and resolves once it is on
+   * disk or counted as dropped; `detail` says why the batch was not sent (what ended a shutdown's wait). Never
+   * rejects.
+   */
+  write(items: T[], why: DropReason, detail?: string): Promise<void> {
+    const writing = this.#writing.run(() => this.#write(items, why, detail));
+    this.#writes.add(writing);
+    return writing.finally(() => this.#writes.delete(writing));
+  }
+
+  /** The server answered the live queue: spilled batches are sent again now. */
+  serverAnswered(): void {
+    if (this.#counts.onDisk === 0 && this.#replaying === undefined && this.#timer === undefined) return;
+    this.#backoff.probeNow();
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#kick();
+  }
+
+  /**
+   * Stops sending again (a batch being sent is given back for the next process), waits for the writes under way,
+   * and says how much is left on disk for the next start.
+   */
+  async close(): Promise<void> {
+    this.#closed = true;
+    clearTimeout(this.#timer);
+    this.#sending?.abort();
+    await Promise.allSettled([...this.#writes]);
+    await settleWithin(() => this.#replaying ?? Promise.resolve(), { timeoutMs: REPLAY_STOP_GRACE_MS });
+    try {
+      this.#note(await this.#store.list());
+    } catch {
+      // The last count stands.
+    }
+    this.#lines.report();
+    const { onDisk } = this.#counts;
+    if (onDisk === 0) return;
+    const size = `${Math.round((this.#onDiskBytes / 1024 / 1024) * 10) / 10} MiB`;
+    const oldest = this.#oldest === undefined ? "" : `, the oldest from ${new Date(this.#oldest).toISOString()}`;
+    getGlobalLogger().warn(
+      `${this.#owner.owner}: ${counted(onDisk, this.#owner.items)} left on disk in ${this.dir} (${size}${oldest}); ` +
+        "the next start with this spill directory sends them.",
+    );
+  }
+
+  async #write(items: T[], why: DropReason, detail: string | undefined): Promise<void> {
+    const { owner, items: kind } = this.#owner;
+    const { dir, maxBytes } = this.#settings;
+    try {
+      this.#ready ??= this.#store.ensure();
+      await this.#ready;
+      const { body, header } = await this.#owner.encode(items);
+      const listing = await this.#store.list();
+      await this.#sweepExpired(listing);
+      this.#note(listing);
+      if (listing.bytes + body.byteLength > maxBytes) {
+        const held = `${Math.round(listing.bytes / 1024 / 1024)} MiB`;
+        this.#drop(
+          "spillFull",
+          items.length,
+          `the spill directory ${dir} holds ${held}, its bound (spillMaxBytes) is ${Math.round(maxBytes / 1024 / 1024)} MiB; ` +
+            "raise spillMaxBytes, or check that the server is reachable",
+        );
+        return;
+      }
+      const file = await this.#store.write(kind, this.#tag, items.length, header, body);
+      this.#report?.counted("spilled", items.length);
+      this.#counts.onDisk += items.length;
+      this.#onDiskBytes += file.bytes;
+      this.#oldest ??= file.createdAt;
+      const reason = why === "shutdown" ? "still undelivered at shutdown" : "the queue is full";
+      const kindOfLine = `${owner}: ${kind} written to the spill directory (${reason})`;
+      this.#lines.warn(
+        kindOfLine,
+        `${kindOfLine}: ${counted(items.length, kind)} in ${dir}${detail ? ` (${detail})` : ""}; they are sent from ` +
+          "there, oldest first, once the server answers",
+        { count: items.length, unit: kind },
+      );
+    } catch (error) {
+      const ended = detail ? `${detail}, and they ` : "";
+      this.#drop(
+        why,
+        items.length,
+        `${ended}could not be written to the spill directory ${dir}: ${describeError(error)}`,
+      );
+    }
+  }
+
+  /** Starts sending spilled batches again, unless it is under way. */
+  #kick(): void {
+    if (this.#closed || this.#replaying !== undefined) return;
+    this.#replaying = this.#replay()
+      .catch((error: unknown) => {
+        const kind = `${this.#owner.owner}: cannot read the spill directory`;
+        this.#lines.warn(kind, `${kind} ${this.dir}: ${describeError(error)}; its batches stay there`);
+      })
+      .finally(() => {
+        this.#replaying = undefined;
+      });
+  }
+
+  /** Sends spilled batches one at a time, oldest first, until none is left, the server fails, or the spill closes. */
+  async #replay(): Promise<void> {
+    while (!this.#closed) {
+      const waitMs = this.#backoff.remainingMs();
+      if (waitMs > 0) return this.#retryIn(waitMs);
+      if (this.#report?.failing() !== false) return;
+      const file = await this.#claimNext();
+      if (file === undefined) return;
+      const result = await this.#replayOne(file);
+      if (result === "retry") return this.#retryIn(this.#backoff.remainingMs());
+      await this.#pause(REPLAY_INTERVAL_MS);
+    }
+  }
+
+  /** Claims the oldest unclaimed (or abandoned) batch of this kind, server and project; drops those past the age bound. */
+  async #claimNext(): Promise<SpillFile | undefined> {
+    const listing = await this.#store.list();
+    await this.#store.removeStaleTemps(listing.temps);
+    await this.#sweepExpired(listing);
+    this.#note(listing);
+    for (const file of listing.files) {
+      if (this.#closed) return undefined;
+      if (!this.#mine(file) || (file.claim && !(await this.#store.isStale(file)))) continue;
+      const claimed = await this.#store.claim(file);
+      if (claimed !== undefined) return claimed;
+    }
+    return undefined;
+  }
+
+  /** Removes (claims, then deletes) this kind's batches past the age bound, counted as dropped. */
+  async #sweepExpired(listing: SpillListing): Promise<void> {
+    const tooOld = Date.now() - this.#settings.maxAgeMs;
+    for (const file of listing.files) {
+      if (!this.#mine(file) || file.claim || file.createdAt >= tooOld) continue;
+      const claimed = await this.#store.claim(file);
+      if (claimed === undefined) continue;
+      await this.#store.remove(claimed);
+      file.count = 0;
+      this.#drop(
+        "spillExpired",
+        claimed.count,
+        `a spilled batch from ${new Date(claimed.createdAt).toISOString()} in ${this.dir} is older than spillMaxAge ` +
+          `(${Math.round(this.#settings.maxAgeMs / 1000)} s) and was removed unsent; raise spillMaxAge to keep batches longer`,
+      );
+    }
+  }
+
+  async #replayOne(file: SpillFile): Promise<"sent" | "retry" | "dropped"> {
+    const data = await this.#store.read(file);
+    if (data === undefined) {
+      await this.#store.remove(file);
+      this.#drop("failed", file.count, `a spilled batch in ${this.dir} was not whole and was removed`);
+      return "dropped";
+    }
+    const controller = new AbortController();
+    this.#sending = controller;
+    let outcome: SendOutcome<number>;
+    try {
+      outcome = await this.#owner.send(data.body, data.header, file.count, controller.signal);
+    } finally {
+      this.#sending = undefined;
+    }
+    if (outcome.retry) {
+      await this.#store.release(file);
+      this.#backoff.failed(outcome.retry.retryAfterMs);
+      if (!this.#closed) this.#report?.record({ delivered: 0, retry: { ...outcome.retry, items: [] } });
+      return "retry";
+    }
+    // Deleted before it is counted: a crash in between leaves at most a count short, never a batch sent twice.
+    await this.#store.remove(file);
+    this.#counts.onDisk = Math.max(0, this.#counts.onDisk - file.count);
+    this.#onDiskBytes = Math.max(0, this.#onDiskBytes - file.bytes);
+    this.#report?.counted("replayed", outcome.delivered);
+    if (outcome.delivered > 0) this.#backoff.succeeded();
+    this.#report?.record({ ...outcome, retry: undefined });
+    return outcome.delivered > 0 ? "sent" : "dropped";
+  }
+
+  /** Tries again after `ms` (the backoff's wait), on a timer that does not keep the process alive. */
+  #retryIn(ms: number): void {
+    if (this.#closed) return;
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.#kick();
+    }, ms);
+    (this.#timer as { unref?: () => void }).unref?.();
+  }
+
+  #pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      (timer as { unref?: () => void }).unref?.();
+    });
+  }
+
+  #drop(reason: DropReason, count: number, detail: string): void {
+    this.#report?.drop(reason, count, detail);
+  }
+
+  #mine(file: SpillFile): boolean {
+    return file.kind === this.#owner.items && file.tag === this.#tag;
+  }
+
+  /** Takes the on-disk figures from a listing. */
+  #note(listing: SpillListing): void {
+    let count = 0;
+    let bytes = 0;
+    let oldest: number | undefined;
+    for (const file of listing.files) {
+      if (!this.#mine(file)) continue;
+      count += file.count;
+      bytes += file.bytes;
+      oldest ??= file.createdAt;
+    }
+    this.#counts.onDisk = count;
+    this.#onDiskBytes = bytes;
+    this.#oldest = oldest;
+  }
+}
