@@ -1,9 +1,8 @@
 // The outage scenario: the SDK under load while the server fails, then recovers; and how long flush, shutdown
 // and prompt.get take against a server that accepts connections and never answers.
 //   node outage.ts [--seconds 60] [--fault 503|refused|reset] [--skip-deadlines]   (after a build of @svc/*)
-import { createServer, request, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { parseArgs } from "node:util";
+import { startGate } from "./gate.ts";
 import { type ChildEvent, mb, printSdkLines, runScenarioChild, watchDelivery } from "./scenario.ts";
 import { type Sink, startSink } from "./sink.ts";
 
@@ -17,62 +16,6 @@ const { values } = parseArgs({
 const seconds = Number(values.seconds);
 const fault = values.fault as "503" | "refused" | "reset";
 
-type Mode = "fail" | "forward" | "silent";
-
-/**
- * A gate in front of the sink: while failing it answers 503 (or resets connections), while silent it accepts
- * requests and never answers, else it forwards each request to the sink as it came.
- */
-async function startGate(sink: Sink): Promise<{ url: string; set(mode: Mode): void; close(): Promise<void> }> {
-  let mode: Mode = "fail";
-  const target = new URL(sink.url);
-  const server: Server = createServer((req, res) => {
-    if (mode === "silent") return;
-    if (mode === "fail") {
-      if (fault === "reset") {
-        req.socket.destroy();
-        return;
-      }
-      res.writeHead(503, { "content-type": "application/json" });
-      res.end('{"message":"unavailable"}');
-      return;
-    }
-    const forward = request(
-      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      },
-    );
-    forward.on("error", () => res.destroy());
-    req.pipe(forward);
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  const listening = { value: true };
-  return {
-    url: `http://127.0.0.1:${port}`,
-    set(next) {
-      mode = next;
-      // "refused": nothing listens while the server is down.
-      if (fault === "refused" && next === "fail" && listening.value) {
-        server.close();
-        server.closeAllConnections();
-        listening.value = false;
-      } else if (fault === "refused" && next !== "fail" && !listening.value) {
-        server.listen(port, "127.0.0.1");
-        listening.value = true;
-      }
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        if (listening.value) server.close(() => resolve());
-        else resolve();
-      }),
-  };
-}
-
 /** Longest wait for delivery after the server is back. */
 const DELIVERY_LIMIT_MS = 300_000;
 
@@ -81,7 +24,7 @@ const CHILD_LIMIT_MS = seconds * 1000 + DELIVERY_LIMIT_MS + 120_000;
 
 async function outageScenario(): Promise<void> {
   const sink = await startSink();
-  const gate = await startGate(sink);
+  const gate = await startGate(sink, fault);
   gate.set("fail");
   let startedAt = 0;
   let recoveredAt = 0;
@@ -148,7 +91,7 @@ async function outageScenario(): Promise<void> {
 
 async function deadlineScenario(): Promise<void> {
   const sink = await startSink();
-  const gate = await startGate(sink);
+  const gate = await startGate(sink, fault);
   gate.set("silent");
   const rows: string[] = [];
   const started = performance.now();

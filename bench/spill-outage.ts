@@ -9,6 +9,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { startGate } from "./gate.ts";
 import { type ChildEvent, mb, watchDelivery } from "./scenario.ts";
 import { type Sink, startSink } from "./sink.ts";
 
@@ -20,42 +21,6 @@ const RATE = { spans: 500, scores: 50 };
 const DELIVERY_LIMIT_MS = 600_000;
 /** Time without a new span or score at the sink after which the wait for delivery ends. */
 const QUIET_MS = 30_000;
-
-/** A gate in front of the sink: 503 while down, else each request forwarded as it came. */
-async function startGate(sink: Sink): Promise<{ url: string; up(): void; close(): Promise<void> }> {
-  let down = true;
-  const target = new URL(sink.url);
-  const server: Server = createServer((req, res) => {
-    if (down) {
-      req.resume();
-      res.writeHead(503, { "content-type": "application/json" });
-      res.end('{"message":"unavailable"}');
-      return;
-    }
-    const forward = request(
-      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      },
-    );
-    forward.on("error", () => res.destroy());
-    req.pipe(forward);
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    up: () => {
-      down = false;
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
 
 interface Run {
   child: ReturnType<typeof spawn>;
@@ -145,7 +110,7 @@ async function run(withSpill: boolean): Promise<void> {
 
   const second = startChild(gate.url, half, dir);
   const loadDone = await second.on("load-done");
-  gate.up();
+  gate.set("forward");
   const upAt = performance.now();
   const expected = {
     spans: Number(firstEnded.spans) + Number(loadDone.spans),
