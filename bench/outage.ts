@@ -4,7 +4,7 @@
 import { parseArgs } from "node:util";
 import { startGate } from "./gate.ts";
 import { type ChildEvent, mb, printSdkLines, runScenarioChild, watchDelivery } from "./scenario.ts";
-import { type Sink, startSink } from "./sink.ts";
+import { startSink } from "./sink.ts";
 
 const { values } = parseArgs({
   options: {

@@ -4,14 +4,12 @@
 //   node spill-outage.ts [--seconds 300] [--only spill|memory]   (after a build of @svc/*)
 import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
-import { createServer, request, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { startGate } from "./gate.ts";
 import { type ChildEvent, mb, watchDelivery } from "./scenario.ts";
-import { type Sink, startSink } from "./sink.ts";
+import { startSink } from "./sink.ts";
 
 const { values } = parseArgs({
   options: { seconds: { type: "string", default: "300" }, only: { type: "string" } },
