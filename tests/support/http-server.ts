@@ -1,4 +1,4 @@
-import { createServer, type IncomingHttpHeaders } from "node:http";
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { gunzipSync } from "node:zlib";
 
@@ -57,6 +57,19 @@ function parseJson(body: Buffer): unknown {
   }
 }
 
+/** Listens on 127.0.0.1 (`port` 0 picks a free one); gives the base URL and a close that drops open connections. */
+export async function listenOnLoopback(server: Server, port = 0): Promise<{ url: string; close(): Promise<void> }> {
+  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
 /** Starts a recording server. Pass the reply function, or use the default `200 {}`; `port` 0 picks a free one. */
 export async function startServer(
   replyFn: ReplyFn = () => ({ status: 200, json: {} }),
@@ -101,18 +114,13 @@ export async function startServer(
     });
     res.end(payload);
   });
-  await new Promise<void>((resolve) => server.listen(wanted, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
+  const { url, close } = await listenOnLoopback(server, wanted);
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     seen,
     reply(fn) {
       current = fn;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close,
   };
 }

@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { listenOnLoopback } from "./http-server.ts";
 
 // Loopback stand-ins for the OpenAI and Anthropic HTTP APIs, answering as the providers document them: the same
 // usage on every call, streamed (server-sent events, usage where each provider puts it) or not. The numbers are the
@@ -64,17 +64,7 @@ export async function startMockProviders(): Promise<MockProviders> {
       else json(res, 404, { error: { message: `no mock for ${req.method} ${path}` } });
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    seen,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return { ...(await listenOnLoopback(server)), seen };
 }
 
 async function readBody(req: IncomingMessage): Promise<Body> {

@@ -1,5 +1,5 @@
 import { createServer, request } from "node:http";
-import type { AddressInfo } from "node:net";
+import { listenOnLoopback } from "./http-server.ts";
 
 /** What the proxy saw of one request. */
 export interface ProxiedRequest {
@@ -37,17 +37,7 @@ export async function startRecordingProxy(target: string) {
     forwarded.on("error", () => res.destroy());
     req.pipe(forwarded);
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    seen,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return { ...(await listenOnLoopback(server)), seen };
 }
 
 export type RecordingProxy = Awaited<ReturnType<typeof startRecordingProxy>>;

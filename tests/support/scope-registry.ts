@@ -2,8 +2,8 @@ import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { basename, join } from "node:path";
+import { listenOnLoopback } from "./http-server.ts";
 
 /** A loopback stand-in for the npm registry of one scope, and the requests npm made to it. */
 export interface ScopeRegistry {
@@ -51,8 +51,8 @@ export async function startScopeRegistry(scope: string, tarballs: Record<string,
     if (body === undefined) return void res.writeHead(404, { "content-type": "application/json" }).end("{}");
     res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(body));
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const listening = await listenOnLoopback(server);
+  url = listening.url;
   return {
     url,
     asked,
@@ -61,10 +61,6 @@ export async function startScopeRegistry(scope: string, tarballs: Record<string,
       writeFileSync(file, `${scope}:registry=${url}/\n`);
       return file;
     },
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: listening.close,
   };
 }
