@@ -11,7 +11,7 @@ const CORE = "core";
 const PACKAGE_ROOT = "^packages/[^/]+/src/index\\.ts$";
 /** The self-contained modules of core that the test kit and the dev server read span attributes with. */
 const SHARED_READERS =
-  "^packages/core/src/(attributes|genai-attributes|genai-io|genai-usage|read-observation-attributes)\\.ts$";
+  "^packages/core/src/(attributes|genai-attributes|genai-usage|read-observation-attributes)\\.ts$";
 
 /** @type {import("dependency-cruiser").IConfiguration} */
 export default {

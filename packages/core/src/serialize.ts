@@ -71,13 +71,11 @@ export function stableText(value: unknown): string {
 }
 
 /**
- * Turns a value into attribute text: strings as-is, everything else as JSON, cut at
- * {@link MAX_SERIALIZED_LENGTH} on a code-point boundary. Never throws. Plain data goes through `JSON.stringify`
- * once; a value it cannot express faithfully (cycles, BigInt, errors, maps, sets, binary data, throwing getters)
- * goes through a careful walk, where errors become `{name, message, stack, cause}`, maps objects, sets arrays,
- * binary data a short summary (`[Uint8Array: 1048576 bytes]`), cycles and unreadable values markers.
- * Returns `undefined` for `undefined`; a function or symbol given directly becomes a stable text (inside objects
- * they are left out, as JSON does).
+ * A value as attribute text: strings as they are, anything else as JSON, cut at {@link MAX_SERIALIZED_LENGTH}. Plain
+ * data takes one `JSON.stringify`; what it cannot express faithfully goes through {@link toJsonSafe}: errors become
+ * `{name, message, stack, cause}`, maps objects, sets arrays, binary data `[Uint8Array: 1048576 bytes]`, cycles and
+ * unreadable values markers. `undefined` for `undefined`; a function or symbol given directly becomes a stable text
+ * (inside objects they are left out, as JSON does). Never throws.
  */
 export function serializeValue(value: unknown): string | undefined {
   switch (typeof value) {
@@ -143,7 +141,7 @@ function isPlainData(value: unknown, depth: number): boolean {
   }
   const proto: unknown = Object.getPrototypeOf(value);
   if (proto !== Object.prototype && proto !== null) {
-    if (isSpecial(value)) return false;
+    if (value instanceof Error || value instanceof Map || value instanceof Set || binarySummary(value)) return false;
     if (typeof (value as { toJSON?: unknown }).toJSON === "function") return true;
   }
   for (const key in value) {
@@ -152,17 +150,6 @@ function isPlainData(value: unknown, depth: number): boolean {
       return false;
   }
   return true;
-}
-
-function isSpecial(value: object): boolean {
-  return (
-    value instanceof Error ||
-    value instanceof Map ||
-    value instanceof Set ||
-    ArrayBuffer.isView(value) ||
-    value instanceof ArrayBuffer ||
-    (typeof SharedArrayBuffer !== "undefined" && value instanceof SharedArrayBuffer)
-  );
 }
 
 /** Copies `value` into plain JSON data, replacing what JSON cannot express. */
@@ -234,8 +221,8 @@ function walkRecord(obj: Record<string, unknown>, ancestors: Set<object>, depth:
   return out;
 }
 
-/** One property; a getter that throws gives the failure marker (logged). */
-function readItem(obj: object, key: PropertyKey): unknown {
+/** One property; a getter that throws gives {@link FAILED_TO_SERIALIZE} (logged). */
+export function readItem(obj: object, key: PropertyKey): unknown {
   try {
     return (obj as Record<PropertyKey, unknown>)[key];
   } catch (error) {

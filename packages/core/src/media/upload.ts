@@ -1,5 +1,5 @@
 import { Limiter } from "../queue/limiter.js";
-import type { MediaServer, MediaUpload, MediaUploadResult } from "./upload-types.js";
+import type { MediaServer, MediaUpload, MediaUploadResult } from "./upload-once.js";
 
 /** Uploads in flight at the same time; the others wait. */
 const MAX_CONCURRENT_UPLOADS = 8;

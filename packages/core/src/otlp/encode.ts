@@ -1,3 +1,4 @@
+import { enumOption, type OptionSpec } from "../config/options.js";
 import { loadOnce } from "../lifecycle/load-once.js";
 import { concatBytes, runtimeGzip } from "../transport/compress.js";
 import { encodeTraceRequestPieces } from "./otlp-json.js";
@@ -14,6 +15,29 @@ export const OTLP_CONTENT_TYPES: Record<OtlpProtocol, string> = {
   "http/json": "application/json",
   "http/protobuf": "application/x-protobuf",
 };
+
+/**
+ * The encoding of span exports: the option, then OTEL_EXPORTER_OTLP_TRACES_PROTOCOL, then OTEL_EXPORTER_OTLP_PROTOCOL,
+ * then `http/json`; any other value, `grpc` included, is ignored with a warning.
+ */
+export function protocolOption(): OptionSpec<OtlpProtocol> {
+  return enumOption<OtlpProtocol, OtlpProtocol>(["http/json", "http/protobuf"], "http/json", [
+    "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL",
+    "OTEL_EXPORTER_OTLP_PROTOCOL",
+  ]);
+}
+
+/**
+ * The compression of span exports, for the span processor and the doctor's test span: the option, then
+ * SVC_OTEL_COMPRESSION, OTEL_EXPORTER_OTLP_TRACES_COMPRESSION, OTEL_EXPORTER_OTLP_COMPRESSION (any case), then `gzip`.
+ */
+export function compressionOption(): OptionSpec<"gzip" | "none"> {
+  return enumOption<"gzip" | "none", "gzip">(["gzip", "none"], "gzip", [
+    "SVC_OTEL_COMPRESSION",
+    "OTEL_EXPORTER_OTLP_TRACES_COMPRESSION",
+    "OTEL_EXPORTER_OTLP_COMPRESSION",
+  ]);
+}
 
 /** Makes the request body of a batch, in pieces made as they are asked for. */
 type Encoder = (items: readonly ExportItem[]) => Iterator<string | Uint8Array>;

@@ -21,7 +21,10 @@ export const SVC_TRACE_ID_BAGGAGE_KEY = "svc_trace_id";
 const METADATA_BAGGAGE_PREFIX = "svc_metadata_";
 const TRACE_METADATA_PREFIX = `${A.TRACE_METADATA}.`;
 
-/** Span attribute key for each baggage key (the reverse of {@link SPAN_KEY_TO_BAGGAGE}). */
+/**
+ * Span attribute key for each baggage key (the reverse of {@link SPAN_KEY_TO_BAGGAGE}); an experiment key travels as
+ * its own name with `_` for `.` (`svc.experiment.item.id` as `svc_experiment_item_id`).
+ */
 const BAGGAGE_TO_SPAN_KEY: Readonly<Record<string, string>> = {
   svc_user_id: A.TRACE_USER_ID,
   svc_session_id: A.TRACE_SESSION_ID,
@@ -31,16 +34,11 @@ const BAGGAGE_TO_SPAN_KEY: Readonly<Record<string, string>> = {
   svc_environment: A.ENVIRONMENT,
   svc_prompt_name: A.OBSERVATION_PROMPT_NAME,
   svc_prompt_version: A.OBSERVATION_PROMPT_VERSION,
-  svc_experiment_id: A.EXPERIMENT_ID,
-  svc_experiment_name: A.EXPERIMENT_NAME,
-  svc_experiment_description: A.EXPERIMENT_DESCRIPTION,
-  svc_experiment_metadata: A.EXPERIMENT_METADATA,
-  svc_experiment_dataset_id: A.EXPERIMENT_DATASET_ID,
-  svc_experiment_item_id: A.EXPERIMENT_ITEM_ID,
-  svc_experiment_item_version: A.EXPERIMENT_ITEM_VERSION,
-  svc_experiment_item_metadata: A.EXPERIMENT_ITEM_METADATA,
-  svc_experiment_item_root_observation_id: A.EXPERIMENT_ITEM_ROOT_OBSERVATION_ID,
-  svc_experiment_item_expected_output: A.EXPERIMENT_ITEM_EXPECTED_OUTPUT,
+  ...Object.fromEntries(
+    Object.entries(A)
+      .filter(([name]) => name.startsWith("EXPERIMENT_"))
+      .map(([, key]) => [key.replaceAll(".", "_"), key]),
+  ),
 };
 
 const SPAN_KEY_TO_BAGGAGE: Readonly<Record<string, string>> = Object.fromEntries(
