@@ -6,17 +6,13 @@
 import { type SpanAttributeValues, attributeText as text } from "./attributes.ts";
 import { readUsageDetails } from "./genai-usage.ts";
 
-/** What a span that carries no `svc.*` observation attributes says about itself. */
+/** What a span that carries no `svc.*` observation attributes says about itself (see {@link readGenAiFields}). */
 export interface GenAiFields {
-  /** The observation type, lower case (`generation`, `embedding`, `agent`, `tool`, `span`...). */
+  /** Lower case (`generation`, `embedding`, `agent`, `tool`, `span`...). */
   type: string;
-  /** The model: the one that answered, else the one asked for. */
   model: string | undefined;
-  /** Token counts by kind (`input`, `output`, `total`...), or undefined when the span carries none. */
   usage: Record<string, number> | undefined;
-  /** The input messages or prompt, as sent (JSON text). */
   input: unknown;
-  /** The output messages or text, as sent. */
   output: unknown;
 }
 

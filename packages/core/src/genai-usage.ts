@@ -76,10 +76,7 @@ function genericUsage(scope: string, a: SpanAttributeValues): Record<string, num
     if (value !== undefined) raw[name] = value;
   }
   if (Object.keys(raw).length === 0) return undefined;
-  const pick = (keys: readonly string[]) => {
-    for (const key of keys) if (raw[key] !== undefined) return raw[key];
-    return undefined;
-  };
+  const pick = (keys: readonly string[]) => firstCount(raw, keys);
   const out: Record<string, number> = {};
   for (const [key, value] of Object.entries(raw))
     if (!CONSUMED.has(key)) out[key.startsWith("details.") ? key.slice("details.".length) : key] = value;
@@ -105,13 +102,7 @@ function genericUsage(scope: string, a: SpanAttributeValues): Record<string, num
 
 /** The AI SDK's scope `ai` (its legacy integration): counts from `gen_ai.usage.*` and `ai.usage.*`, details from the provider metadata. */
 function aiSdkUsage(a: SpanAttributeValues): Record<string, number> | undefined {
-  const first = (keys: readonly string[]) => {
-    for (const key of keys) {
-      const value = numberOf(a[key]);
-      if (value !== undefined) return value;
-    }
-    return undefined;
-  };
+  const first = (keys: readonly string[]) => firstCount(a, keys);
   const usage: Record<string, number | undefined> = {
     input: first([
       "gen_ai.usage.prompt_tokens",
@@ -182,6 +173,15 @@ function sumOf(usage: Record<string, number | undefined>, keys: readonly string[
 function parseObject(value: unknown): Record<string, unknown> {
   const parsed = parseJsonText(value);
   return isObject(parsed) ? parsed : {};
+}
+
+/** The count under the first of `keys` that holds one. */
+function firstCount(values: SpanAttributeValues, keys: readonly string[]): number | undefined {
+  for (const key of keys) {
+    const value = numberOf(values[key]);
+    if (value !== undefined) return value;
+  }
+  return undefined;
 }
 
 /** A finite number, or numeric text (counts can arrive as OTLP int64 text); anything else is no count. */

@@ -47,63 +47,49 @@ export interface SpanFacts {
   scope?: string;
 }
 
-/** The trace attributes one span carries. */
+/** The trace attributes one span carries, read by {@link readTraceFields}. */
 export interface TraceFields {
-  /** `svc.trace.name`. */
   name: string | undefined;
-  /** `user.id`. */
   userId: string | undefined;
-  /** `session.id`, else `gen_ai.conversation.id`. */
   sessionId: string | undefined;
-  /** `svc.trace.tags`: an array, a JSON array or comma-separated text. */
+  /** From an array, a JSON array or comma-separated text. */
   tags: string[];
-  /** `svc.trace.metadata`, one key per top-level key. */
+  /** One key per top-level key. */
   metadata: Record<string, unknown>;
-  /** `svc.trace.public`. */
   public: boolean;
-  /** `svc.trace.input`, as sent; undefined when absent. */
+  /** As sent; undefined when absent. */
   input: unknown;
-  /** `svc.trace.output`, as sent. */
   output: unknown;
 }
 
-/** The observation fields one span's attributes give. */
+/** The observation fields one span's attributes give, read by {@link readObservationFields}: `svc.*`, then the rest. */
 export interface ObservationFields {
-  /** The observation type, lower case: `svc.observation.type` if it names one, else what the GenAI attributes give. */
+  /** Lower case: `svc.observation.type` if it names one, else what the GenAI attributes give. */
   type: string;
-  /** The input as sent (JSON text or a plain value). */
+  /** As sent (JSON text or a plain value). */
   input: unknown;
-  /** The output as sent. */
   output: unknown;
-  /** `svc.observation.metadata`, one key per top-level key, objects parsed back from their JSON text. */
+  /** One key per top-level key, objects parsed back from their JSON text. */
   metadata: Record<string, unknown>;
-  /** `svc.observation.model.name`, else the GenAI model. */
   model: string | undefined;
-  /** `svc.observation.model.parameters`, an object or array parsed back from its JSON text. */
   modelParameters: unknown;
   /** Token counts by kind; OpenAI usage shapes read as `input`, `output`, `total`. */
   usage: Record<string, number> | undefined;
-  /** `svc.observation.cost_details`: costs by kind. */
   cost: Record<string, number> | undefined;
   /** `DEBUG`, `DEFAULT`, `WARNING` or `ERROR`: the declared level, else `ERROR` for an error status. */
   level: string;
-  /** `svc.observation.status_message`, else the span's status message. */
   statusMessage: string | undefined;
-  /** `svc.environment` of the span, else of the resource (`deployment.environment.name` too), as sent. */
+  /** Of the span, else of the resource. */
   environment: string | undefined;
-  /** `svc.release` of the span, else of the resource. */
   release: string | undefined;
-  /** `svc.version`, else the resource's `service.version`. */
   version: string | undefined;
-  /** The linked prompt's name. */
   promptName: string | undefined;
   /** The linked prompt's version, when an integer. */
   promptVersion: number | undefined;
-  /** When a streamed generation's first token arrived (ISO 8601). */
+  /** ISO 8601. */
   completionStartTime: string | undefined;
   /** Whether the span is to be shown as a root although it has a parent. */
   asRoot: boolean;
-  /** The trace attributes this span carries. */
   trace: TraceFields;
 }
 

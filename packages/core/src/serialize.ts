@@ -15,7 +15,6 @@ export const CIRCULAR_MARKER = "[Circular]";
 /** Written in place of a value nested deeper than {@link MAX_SERIALIZE_DEPTH}. */
 export const MAX_DEPTH_MARKER = "[Max depth]";
 
-/** Reports values replaced by a marker because reading them threw: first line in full, then counts. */
 const unreadable = new RepeatLog();
 
 /** Logs that a value could not be read and was written as {@link FAILED_TO_SERIALIZE} (first time in full, then counts). */
@@ -24,10 +23,7 @@ export function noteUnreadable(error: unknown): void {
   unreadable.warn(kind, `${kind}: ${describeError(error)}`);
 }
 
-/**
- * One field of an object a caller passed: `undefined` when the value is not an object or the field cannot be read
- * (a throwing getter or Proxy, logged once, then counted). Never throws.
- */
+/** One field of an object a caller passed; `undefined` for a non-object or a field that throws (logged). */
 export function readField<T = unknown>(object: unknown, key: string): T | undefined {
   if ((typeof object !== "object" && typeof object !== "function") || object === null) return undefined;
   try {
@@ -38,10 +34,7 @@ export function readField<T = unknown>(object: unknown, key: string): T | undefi
   }
 }
 
-/**
- * `text` cut to at most `max` UTF-16 code units, never inside a surrogate pair, with a marker saying how much was
- * cut; `text` itself when it fits.
- */
+/** `text` cut to at most `max` UTF-16 code units, never inside a surrogate pair, with a marker saying how much. */
 export function truncateText(text: string, max: number): string {
   if (text.length <= max) return text;
   const kept = cutAtCodePoint(text, max);
@@ -98,9 +91,8 @@ export function serializeValue(value: unknown): string | undefined {
 }
 
 /**
- * A copy of `value` as plain JSON data (objects, arrays, strings, finite numbers, booleans, null), with what JSON
- * cannot express replaced as {@link serializeValue} describes; `undefined` for `undefined`, functions and symbols.
- * Strings are not cut. Never throws.
+ * A copy of `value` as plain JSON data, what JSON cannot express replaced as {@link serializeValue} says (strings not
+ * cut); `undefined` for `undefined`, functions and symbols. Never throws.
  */
 export function toJsonSafe(value: unknown): unknown {
   try {
@@ -124,9 +116,8 @@ function careful(value: unknown): string | undefined {
 }
 
 /**
- * Whether `JSON.stringify` writes `value` faithfully: nothing in it is a BigInt, an error, a map, a set or binary
- * data, and it is not nested deeper than the depth limit (a cycle ends up there too, or makes stringify throw).
- * Objects with their own `toJSON` are trusted. May throw (a throwing getter or Proxy): the caller then walks.
+ * Whether `JSON.stringify` writes `value` faithfully: no BigInt, error, map, set or binary data, not nested past the
+ * depth limit (where a cycle ends up too); `toJSON` is trusted. May throw (a throwing getter): the caller then walks.
  */
 function isPlainData(value: unknown, depth: number): boolean {
   if (typeof value !== "object" || value === null) return typeof value !== "bigint";

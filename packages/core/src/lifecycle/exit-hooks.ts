@@ -47,11 +47,9 @@ export interface ExitWatch {
 }
 
 /**
- * Watches a component's delivery queue until `unwatch()` (keep the result as long as the component). When the event
- * loop empties (`beforeExit`) with items pending, the component is flushed if `flushOnExit` (the flush holds the
- * process until it is done; it is flushed again only after it accepted more items, so a server that stays down cannot
- * keep the process alive). When the process exits with items still pending, one line says how many of each kind were
- * not delivered. Held weakly: a component that is garbage collected stops being watched. Does nothing without `process`.
+ * Watches a component's queue (weakly) until `unwatch()`. When the event loop empties with items pending, flushes it
+ * if `flushOnExit`, again only once it accepted more (a server that stays down cannot keep the process alive); when
+ * the process exits with items pending, one line counts what was not delivered. Does nothing without `process`.
  */
 export function watchQueueForExit(
   queue: { readonly size: number; readonly accepted: number; health?(): { onDisk?: number } },
@@ -80,10 +78,7 @@ export function watchQueueForExit(
   return { participant, unwatch: () => s.participants.delete(ref) };
 }
 
-/**
- * Flushes every watched component of the process (span processors and score queues of every copy of the SDK) and
- * resolves when each flush has, within its own deadline. Never rejects.
- */
+/** Flushes every watched component of the process (every copy of the SDK), each within its deadline. Never rejects. */
 export async function flushWatched(): Promise<void> {
   await Promise.allSettled(live().map(async (participant) => participant.flush()));
 }

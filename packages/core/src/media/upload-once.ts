@@ -47,8 +47,8 @@ const API_RETRIES = 2;
 const UPLOAD_DEADLINE_MS = 120_000;
 
 /**
- * One upload of {@link MediaUploader}: registers the media, uploads the content unless the server has it, reports
- * the outcome. Loaded with the first upload.
+ * One upload: registers the media (`POST /api/public/media`), uploads the content to the URL the server hands back
+ * unless it has it already, and reports the outcome (`PATCH /api/public/media/{id}`).
  */
 export async function uploadOnce(server: MediaServer, media: MediaUpload): Promise<MediaUploadResult> {
   const deadline = Date.now() + UPLOAD_DEADLINE_MS;

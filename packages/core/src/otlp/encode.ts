@@ -39,18 +39,10 @@ export function compressionOption(): OptionSpec<"gzip" | "none"> {
   ]);
 }
 
-/** Makes the request body of a batch, in pieces made as they are asked for. */
-type Encoder = (items: readonly ExportItem[]) => Iterator<string | Uint8Array>;
 /** The OTLP/protobuf encoder (opt-in), loaded with the first batch that needs it. */
 const protobufEncoder = loadOnce(() =>
   import("./otlp-protobuf.js").then((module) => module.encodeTraceRequestProtobuf),
 );
-
-/** The encoder of a protocol; OTLP/JSON, the default, is at hand, OTLP/protobuf loads on first use. */
-function encoderOf(protocol: OtlpProtocol): Encoder | Promise<Encoder> {
-  if (protocol === "http/json") return encodeTraceRequestPieces;
-  return protobufEncoder();
-}
 
 /** An encoded export request: its body, and whether the body is gzipped. */
 export interface EncodedTraces {
@@ -67,8 +59,7 @@ export async function encodeTraces(
   protocol: OtlpProtocol,
   compression: "gzip" | "none",
 ): Promise<EncodedTraces> {
-  const encode = await encoderOf(protocol);
-  const pieces = encode(items);
+  const pieces = protocol === "http/json" ? encodeTraceRequestPieces(items) : (await protobufEncoder())(items);
   const gzip = compression === "gzip" ? runtimeGzip() : null;
   if (!gzip) return { bytes: joinPieces(pieces), gzipped: false };
   return { bytes: await gzip(pieces), gzipped: true };

@@ -1,10 +1,8 @@
-import type { HrTime } from "@opentelemetry/api";
+// Protobuf wire encoding in two passes over the same walk of fields: ProtobufMeasure measures every nested message
+// and string (protobuf writes the length of each before its content), then ProtobufChunkWriter writes the bytes with
+// those lengths, into chunks of at most CHUNK_BYTES handed out as they fill up.
 
-/**
- * Protobuf wire encoding in two passes over the same walk of fields: {@link ProtobufMeasure} measures every nested
- * message and string (protobuf writes the length of each before its content), then {@link ProtobufChunkWriter}
- * writes the bytes with those lengths, into chunks of at most {@link CHUNK_BYTES} handed out as they fill up.
- */
+import type { HrTime } from "@opentelemetry/api";
 
 /** Largest piece of body handed out: as large as the steps in which zlib compresses. */
 const CHUNK_BYTES = 64 * 1024;

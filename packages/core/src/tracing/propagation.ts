@@ -52,19 +52,13 @@ const baggageRepeats = new RepeatLog();
 
 /** Options of {@link propagateSpanAttributes}. */
 export interface PropagateSpanAttributesOptions {
-  /**
-   * Also write the attributes as W3C baggage entries `svc_*`, so that they cross process boundaries
-   * when a baggage propagator is installed. Only keys with a baggage name are written.
-   * @defaultValue false
-   */
+  /** Also write the attributes with a baggage name as W3C baggage `svc_*`, to cross processes. @defaultValue false */
   asBaggage?: boolean;
 }
 
 /**
- * Sets wire-encoded span attributes on the active span and on every span started inside `fn`,
- * across `await`. Merges over what is already propagated: a key given here replaces the same key,
- * and its dotted sub-keys (`svc.trace.metadata.a.*` when `svc.trace.metadata.a` is given).
- * Returns what `fn` returns.
+ * Sets wire-encoded span attributes on the active span and every span started inside `fn`, across `await`, over
+ * what is propagated already: a key replaces the same key and its dotted sub-keys. Returns what `fn` returns.
  */
 export function propagateSpanAttributes<R>(
   attributes: Attributes,
@@ -122,9 +116,8 @@ function baggageKeyFor(spanKey: string): string | undefined {
 }
 
 /**
- * The span attributes propagated in `ctx`: those stored by {@link propagateAttributes} and
- * {@link propagateSpanAttributes}, merged over the ones read back from `svc_*` baggage entries
- * (`svc_trace_id` is ignored). The returned object must not be modified.
+ * The span attributes propagated in `ctx` by {@link propagateSpanAttributes}, over those read back from `svc_*`
+ * baggage entries (not `svc_trace_id`). The returned object must not be modified.
  */
 export function getPropagatedAttributes(ctx: Context): Attributes {
   const stored = ctx.getValue(SVC_PROPAGATED_ATTRIBUTES_KEY) as Attributes | undefined;
