@@ -104,22 +104,19 @@ function isAiSdkOperation(a: SpanAttributeValues, operationId: string): boolean 
 
 /** One observation of a trace, as {@link usageRepeaters} needs it. */
 export interface UsageNode {
-  /** The span id. */
   id: string;
-  /** The parent's span id; null or undefined for a root. */
+  /** Null or undefined for a root. */
   parentId: string | null | undefined;
-  /** The observation type, in lower or upper case. */
+  /** In lower or upper case. */
   type: string;
-  /** Whether the observation carries usage. */
   hasUsage: boolean;
 }
 
 /**
- * The observations of one trace whose usage repeats that of the model calls below them: any observation with usage
- * (an agent, a step, or a generation that wraps another, as one instrumentation's span wraps a client's own) that has
- * a generation or an embedding with usage below it. Their usage is not counted, so that a trace's tokens are summed
- * once: the model call nearest to the wire is the one counted (the AI SDK puts a call's tokens on `invoke_agent` and
- * on its `chat` span; Traceloop's Anthropic span wraps the Anthropic SDK's own, which has the cache counts).
+ * The observations of one trace whose usage repeats that of a generation or embedding with usage below them (an
+ * agent, a step, a generation wrapping a client's own), so that a trace's tokens are summed once, on the model call
+ * nearest to the wire (the AI SDK puts a call's tokens on `invoke_agent` and its `chat` span; Traceloop's Anthropic
+ * span wraps the Anthropic SDK's own, which has the cache counts).
  */
 export function usageRepeaters(nodes: readonly UsageNode[]): Set<string> {
   const byId = new Map(nodes.map((node) => [node.id, node]));
@@ -139,9 +136,8 @@ export function usageRepeaters(nodes: readonly UsageNode[]): Set<string> {
 }
 
 /**
- * Providers whose client SDK traces its own calls: the scope of that tracing, the scopes of other instrumentations
- * of the same client, and the setting that turns the SDK's tracing off. When both record a call, the SDK's own span
- * is the one counted, nested or not (a streamed call can leave the other span in a trace of its own).
+ * Providers whose client SDK traces its own calls: its scope, the scopes of other instrumentations of that client, and
+ * the setting that turns it off. When both record a call, the SDK's own span is counted, nested or not.
  */
 export const PROVIDER_OWN_TRACING: readonly { provider: string; own: string; other: RegExp; off: string }[] = [
   {
@@ -165,9 +161,8 @@ export function providerOwnTracing(scope: string): { provider: string; own: bool
 }
 
 /**
- * The observations, across traces, whose model call a provider SDK's own tracing also records: those with usage from
- * another instrumentation of that client, when spans of the SDK's own tracing are among `nodes` of the same `source`
- * (one process: its resource).
+ * The observations, across traces, with usage from another instrumentation of a client whose SDK's own tracing has
+ * spans among `nodes` of the same `source` (one process: its resource): that tracing records the same call.
  */
 export function ownTracingRepeaters(
   nodes: readonly { id: string; scope: string; hasUsage: boolean; source?: string }[],

@@ -35,11 +35,9 @@ const LEVELS: Readonly<Record<string, string>> = Object.fromEntries(
 
 /** The parts of a span besides its attributes that an observation reads. */
 export interface SpanFacts {
-  /** The span name. */
   name: string;
   /** The OpenTelemetry status code: 0 unset, 1 ok, 2 error. */
   statusCode: number;
-  /** The status message, if any. */
   statusMessage: string | undefined;
   /** The resource's attributes, where the span's own leave a value out. */
   resource?: SpanAttributeValues;

@@ -168,9 +168,7 @@ export class ProtobufChunkWriter implements FieldSink {
   }
 
   open(field: number): void {
-    this.#room(7);
-    this.#tag(field, LENGTH_DELIMITED);
-    this.#uint32(this.sizes[this.#next++] as number);
+    this.#lengthPrefix(field, this.sizes[this.#next++] as number);
   }
 
   close(): void {
@@ -179,9 +177,7 @@ export class ProtobufChunkWriter implements FieldSink {
 
   string(field: number, value: string): void {
     const length = this.sizes[this.#next++] as number;
-    this.#room(7);
-    this.#tag(field, LENGTH_DELIMITED);
-    this.#uint32(length);
+    this.#lengthPrefix(field, length);
     if (length === value.length && length <= SHORT_ASCII && this.#pos + length <= this.#chunk.length) {
       const chunk = this.#chunk;
       let pos = this.#pos;
@@ -204,9 +200,7 @@ export class ProtobufChunkWriter implements FieldSink {
 
   id(field: number, hex: string): void {
     const length = hex.length >>> 1;
-    this.#room(7);
-    this.#tag(field, LENGTH_DELIMITED);
-    this.#uint32(length);
+    this.#lengthPrefix(field, length);
     for (let i = 0; i < length; i++) {
       if (this.#pos === this.#chunk.length) this.#flush();
       this.#chunk[this.#pos++] = (hexDigit(hex.charCodeAt(2 * i)) << 4) | hexDigit(hex.charCodeAt(2 * i + 1));
@@ -214,9 +208,7 @@ export class ProtobufChunkWriter implements FieldSink {
   }
 
   bytes(field: number, value: Uint8Array): void {
-    this.#room(7);
-    this.#tag(field, LENGTH_DELIMITED);
-    this.#uint32(value.length);
+    this.#lengthPrefix(field, value.length);
     let from = 0;
     while (from < value.length) {
       if (this.#pos === this.#chunk.length) this.#flush();
@@ -255,6 +247,13 @@ export class ProtobufChunkWriter implements FieldSink {
     this.#tag(field, FIXED64);
     this.#view.setFloat64(this.#pos, value, true);
     this.#pos += 8;
+  }
+
+  /** The tag of a length-delimited field and its length. */
+  #lengthPrefix(field: number, length: number): void {
+    this.#room(7);
+    this.#tag(field, LENGTH_DELIMITED);
+    this.#uint32(length);
   }
 
   #tag(field: number, wireType: number): void {

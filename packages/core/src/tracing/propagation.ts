@@ -65,10 +65,8 @@ export function propagateSpanAttributes<R>(
   fn: () => R,
   options: PropagateSpanAttributesOptions = {},
 ): R {
-  const active = context.active();
-  const next = buildPropagationContext(active, attributes, options);
-  if (next === undefined) return fn();
-  return context.with(next, fn);
+  const next = buildPropagationContext(context.active(), attributes, options);
+  return next === undefined ? fn() : context.with(next, fn);
 }
 
 /** The context that carries `attributes` merged over the ones in `ctx`; `undefined` when nothing changes. */
@@ -168,8 +166,9 @@ export function hasTraceIdClaim(ctx: Context, traceId: string): boolean {
 
 /** `ctx` with the baggage claim for `traceId`; `ctx` itself when it already carries it. */
 export function withTraceIdClaim(ctx: Context, traceId: string): Context {
-  const bag = propagation.getBaggage(ctx);
-  if (bag?.getEntry(SVC_TRACE_ID_BAGGAGE_KEY)?.value === traceId) return ctx;
-  const next = (bag ?? propagation.createBaggage()).setEntry(SVC_TRACE_ID_BAGGAGE_KEY, { value: traceId });
+  if (hasTraceIdClaim(ctx, traceId)) return ctx;
+  const next = (propagation.getBaggage(ctx) ?? propagation.createBaggage()).setEntry(SVC_TRACE_ID_BAGGAGE_KEY, {
+    value: traceId,
+  });
   return propagation.setBaggage(ctx, next);
 }
