@@ -104,11 +104,13 @@ function isAiSdkOperation(a: SpanAttributeValues, operationId: string): boolean 
 
 /** One observation of a trace, as {@link usageRepeaters} needs it. */
 export interface UsageNode {
+  /** The span id. */
   id: string;
-  /** Null or undefined for a root. */
+  /** The parent's span id; null or undefined for a root. */
   parentId: string | null | undefined;
-  /** In lower or upper case. */
+  /** The observation type, in lower or upper case. */
   type: string;
+  /** Whether the observation carries usage. */
   hasUsage: boolean;
 }
 
@@ -122,7 +124,7 @@ export function usageRepeaters(nodes: readonly UsageNode[]): Set<string> {
   const byId = new Map(nodes.map((node) => [node.id, node]));
   const withUsageBelow = new Set<string>();
   for (const node of nodes) {
-    if (!node.hasUsage || !isModelCall(node.type)) continue;
+    if (!node.hasUsage || !/^(generation|embedding)$/i.test(node.type)) continue;
     // Bounded by the number of nodes: a cycle of parent ids cannot loop.
     let parent = node.parentId ? byId.get(node.parentId) : undefined;
     for (let steps = 0; parent !== undefined && steps < nodes.length; steps++) {
@@ -179,11 +181,6 @@ export function ownTracingRepeaters(
     if (match && !match.own && seen.has(`${node.source ?? ""}\u0000${match.provider}`)) out.add(node.id);
   }
   return out;
-}
-
-function isModelCall(type: string): boolean {
-  const lower = type.toLowerCase();
-  return lower === "generation" || lower === "embedding";
 }
 
 /** The first of `keys` present (false and 0 are not), as text. */

@@ -35,9 +35,11 @@ const LEVELS: Readonly<Record<string, string>> = Object.fromEntries(
 
 /** The parts of a span besides its attributes that an observation reads. */
 export interface SpanFacts {
+  /** The span name. */
   name: string;
   /** The OpenTelemetry status code: 0 unset, 1 ok, 2 error. */
   statusCode: number;
+  /** The status message, if any. */
   statusMessage: string | undefined;
   /** The resource's attributes, where the span's own leave a value out. */
   resource?: SpanAttributeValues;
@@ -47,47 +49,61 @@ export interface SpanFacts {
 
 /** The trace attributes one span carries, read by {@link readTraceFields}. */
 export interface TraceFields {
+  /** `svc.trace.name`. */
   name: string | undefined;
+  /** `user.id`. */
   userId: string | undefined;
+  /** `session.id`, else `gen_ai.conversation.id`. */
   sessionId: string | undefined;
-  /** From an array, a JSON array or comma-separated text. */
+  /** `svc.trace.tags`: an array, a JSON array or comma-separated text. */
   tags: string[];
-  /** One key per top-level key. */
+  /** `svc.trace.metadata`, one key per top-level key. */
   metadata: Record<string, unknown>;
+  /** `svc.trace.public`. */
   public: boolean;
-  /** As sent; undefined when absent. */
+  /** `svc.trace.input`, as sent; undefined when absent. */
   input: unknown;
+  /** `svc.trace.output`, as sent. */
   output: unknown;
 }
 
-/** The observation fields one span's attributes give, read by {@link readObservationFields}: `svc.*`, then the rest. */
+/** The observation fields one span's attributes give, read by {@link readObservationFields}. */
 export interface ObservationFields {
   /** Lower case: `svc.observation.type` if it names one, else what the GenAI attributes give. */
   type: string;
-  /** As sent (JSON text or a plain value). */
+  /** The input as sent (JSON text or a plain value). */
   input: unknown;
+  /** The output as sent. */
   output: unknown;
-  /** One key per top-level key, objects parsed back from their JSON text. */
+  /** `svc.observation.metadata`, one key per top-level key, objects parsed back from their JSON text. */
   metadata: Record<string, unknown>;
+  /** `svc.observation.model.name`, else the GenAI model. */
   model: string | undefined;
+  /** `svc.observation.model.parameters`, parsed. */
   modelParameters: unknown;
   /** Token counts by kind; OpenAI usage shapes read as `input`, `output`, `total`. */
   usage: Record<string, number> | undefined;
+  /** `svc.observation.cost_details`: costs by kind. */
   cost: Record<string, number> | undefined;
   /** `DEBUG`, `DEFAULT`, `WARNING` or `ERROR`: the declared level, else `ERROR` for an error status. */
   level: string;
+  /** `svc.observation.status_message`, else the span's status message. */
   statusMessage: string | undefined;
-  /** Of the span, else of the resource. */
+  /** `svc.environment` of the span, else of the resource (`deployment.environment.name` too). */
   environment: string | undefined;
+  /** `svc.release` of the span, else of the resource. */
   release: string | undefined;
+  /** `svc.version`, else the resource's `service.version`. */
   version: string | undefined;
+  /** The linked prompt's name. */
   promptName: string | undefined;
   /** The linked prompt's version, when an integer. */
   promptVersion: number | undefined;
-  /** ISO 8601. */
+  /** When a streamed generation's first token arrived (ISO 8601). */
   completionStartTime: string | undefined;
   /** Whether the span is to be shown as a root although it has a parent. */
   asRoot: boolean;
+  /** The trace attributes this span carries. */
   trace: TraceFields;
 }
 

@@ -185,6 +185,7 @@ function editDistance(a: string, b: string): number {
 
 /** Options of {@link numberOption}. */
 export interface NumberSpec {
+  /** Smallest valid value. */
   min?: number;
   /** Whether `min` itself is valid. @defaultValue false */
   minInclusive?: boolean;

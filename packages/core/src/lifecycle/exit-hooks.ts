@@ -65,8 +65,8 @@ export function watchQueueForExit(
     accepted: () => queue.accepted,
     flush,
   };
-  const proc = nodeProcess();
-  if (proc === undefined) return { participant, unwatch: () => {} };
+  const proc = (globalThis as { process?: Partial<ProcessEvents> }).process;
+  if (typeof proc?.on !== "function") return { participant, unwatch: () => {} };
   const s = state();
   const ref = new WeakRef(participant);
   s.participants.add(ref);
@@ -135,9 +135,4 @@ function onExit(): void {
     `the process is exiting with ${list(pending)} not delivered; await shutdown() of the span processor (or of the ` +
       `tracer provider) and of SvcClient before the process ends.${disk}`,
   );
-}
-
-function nodeProcess(): ProcessEvents | undefined {
-  const proc = (globalThis as { process?: { on?: unknown } }).process;
-  return typeof proc?.on === "function" ? (proc as ProcessEvents) : undefined;
 }

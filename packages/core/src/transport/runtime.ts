@@ -3,6 +3,7 @@ export type RuntimeKind = "node" | "bun" | "deno" | "cloudflare-workers" | "verc
 
 /** The runtime the SDK runs in, as its globals describe it. */
 export interface RuntimeInfo {
+  /** Which runtime it is. */
   kind: RuntimeKind;
   /** The runtime's own version, where it has one (`22.23.3`, `1.4.5`, `2.9.6`). */
   version?: string;
@@ -20,7 +21,9 @@ export interface RuntimeGlobals {
     arch?: string;
     getBuiltinModule?: (name: string) => unknown;
   };
+  /** Set by Bun. */
   Bun?: { version?: string };
+  /** Set by Deno. */
   Deno?: { version?: { deno?: string }; build?: { os?: string; arch?: string } };
   /** Set by the Vercel Edge runtime (`edge-runtime` locally, `vercel` when deployed). */
   EdgeRuntime?: unknown;
