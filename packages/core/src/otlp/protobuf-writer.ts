@@ -41,16 +41,9 @@ function tagSize(field: number): number {
 /** Bytes of a varint: a whole number of uint32 or int64 range (negative numbers take ten). */
 function varintSize(value: number): number {
   if (value < 0) return 10;
-  if (value < 0x80) return 1;
-  if (value < 0x4000) return 2;
-  if (value < 0x200000) return 3;
-  if (value < 0x10000000) return 4;
-  if (value < 2 ** 35) return 5;
-  if (value < 2 ** 42) return 6;
-  if (value < 2 ** 49) return 7;
-  if (value < 2 ** 56) return 8;
-  if (value < 2 ** 63) return 9;
-  return 10;
+  let size = 1;
+  for (let limit = 0x80; value >= limit && size < 10; limit *= 0x80) size++;
+  return size;
 }
 
 /** Bytes of the UTF-8 encoding of a string, lone surrogates counted as U+FFFD, as `TextEncoder` writes them. */
