@@ -1,7 +1,8 @@
 // How the attributes of spans from other instrumentation (OpenTelemetry GenAI conventions, the AI SDK's `ai.*`
 // spans, OpenInference, Traceloop) read as an observation, the way the server reads them for OTLP ingestion: type,
-// model, input and output here, usage in `genai-usage.ts`. Shared by the test kit of @svc/otel and the dev server,
-// which runs from source under Node's type stripping: this module imports only the other readers, by `.ts` paths.
+// model, input and output here, with which observations repeat another's usage; the counts in `genai-usage.ts`.
+// Shared by the test kit of @svc/otel, the usage stage and the dev server, which runs from source under Node's type
+// stripping: this module imports only the other readers, by `.ts` paths.
 
 import { type SpanAttributeValues, attributeText as text } from "./attributes.ts";
 import { readUsageDetails } from "./genai-usage.ts";
@@ -100,87 +101,6 @@ export function readGenAiType(a: SpanAttributeValues): string {
 /** The AI SDK names its operation in `ai.operationId`, and in `operation.name` followed by the function id. */
 function isAiSdkOperation(a: SpanAttributeValues, operationId: string): boolean {
   return text(a["ai.operationId"]) === operationId || text(a["operation.name"])?.startsWith(operationId) === true;
-}
-
-/** One observation of a trace, as {@link usageRepeaters} needs it. */
-export interface UsageNode {
-  /** The span id. */
-  id: string;
-  /** The parent's span id; null or undefined for a root. */
-  parentId: string | null | undefined;
-  /** The observation type, in lower or upper case. */
-  type: string;
-  /** Whether the observation carries usage. */
-  hasUsage: boolean;
-}
-
-/**
- * The observations of one trace whose usage repeats that of a generation or embedding with usage below them (an
- * agent, a step, a generation wrapping a client's own), so that a trace's tokens are summed once, on the model call
- * nearest to the wire (the AI SDK puts a call's tokens on `invoke_agent` and its `chat` span; Traceloop's Anthropic
- * span wraps the Anthropic SDK's own, which has the cache counts).
- */
-export function usageRepeaters(nodes: readonly UsageNode[]): Set<string> {
-  const byId = new Map(nodes.map((node) => [node.id, node]));
-  const withUsageBelow = new Set<string>();
-  for (const node of nodes) {
-    if (!node.hasUsage || !/^(generation|embedding)$/i.test(node.type)) continue;
-    // Bounded by the number of nodes: a cycle of parent ids cannot loop.
-    let parent = node.parentId ? byId.get(node.parentId) : undefined;
-    for (let steps = 0; parent !== undefined && steps < nodes.length; steps++) {
-      withUsageBelow.add(parent.id);
-      parent = parent.parentId ? byId.get(parent.parentId) : undefined;
-    }
-  }
-  const out = new Set<string>();
-  for (const node of nodes) if (node.hasUsage && withUsageBelow.has(node.id)) out.add(node.id);
-  return out;
-}
-
-/**
- * Providers whose client SDK traces its own calls: its scope, the scopes of other instrumentations of that client, and
- * the setting that turns it off. When both record a call, the SDK's own span is counted, nested or not.
- */
-export const PROVIDER_OWN_TRACING: readonly { provider: string; own: string; other: RegExp; off: string }[] = [
-  {
-    provider: "Anthropic",
-    own: "com.anthropic.sdk.typescript",
-    other: /anthropic/i,
-    off: "ANTHROPIC_OPEN_TELEMETRY=false",
-  },
-];
-
-/**
- * For a span of `scope`: the provider whose SDK's own tracing it is (`own: true`), or whose client it instruments
- * beside that tracing (`own: false`); undefined for any other scope.
- */
-export function providerOwnTracing(scope: string): { provider: string; own: boolean } | undefined {
-  for (const { provider, own, other } of PROVIDER_OWN_TRACING) {
-    if (scope.startsWith(own)) return { provider, own: true };
-    if (other.test(scope)) return { provider, own: false };
-  }
-  return undefined;
-}
-
-/**
- * The observations, across traces, with usage from another instrumentation of a client whose SDK's own tracing has
- * spans among `nodes` of the same `source` (one process: its resource): that tracing records the same call.
- */
-export function ownTracingRepeaters(
-  nodes: readonly { id: string; scope: string; hasUsage: boolean; source?: string }[],
-): Set<string> {
-  const seen = new Set<string>();
-  for (const node of nodes) {
-    const match = providerOwnTracing(node.scope);
-    if (match?.own) seen.add(`${node.source ?? ""}\u0000${match.provider}`);
-  }
-  const out = new Set<string>();
-  if (seen.size === 0) return out;
-  for (const node of nodes) {
-    const match = node.hasUsage ? providerOwnTracing(node.scope) : undefined;
-    if (match && !match.own && seen.has(`${node.source ?? ""}\u0000${match.provider}`)) out.add(node.id);
-  }
-  return out;
 }
 
 /** The first of `keys` present (false and 0 are not), as text. */
@@ -307,4 +227,87 @@ function parseJson(json: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+// Which observations' usage repeats another's, so that each model call is counted once.
+
+/** One observation of a trace, as {@link usageRepeaters} needs it. */
+export interface UsageNode {
+  /** The span id. */
+  id: string;
+  /** The parent's span id; null or undefined for a root. */
+  parentId: string | null | undefined;
+  /** The observation type, in lower or upper case. */
+  type: string;
+  /** Whether the observation carries usage. */
+  hasUsage: boolean;
+}
+
+/**
+ * The observations of one trace whose usage repeats that of a generation or embedding with usage below them (an
+ * agent, a step, a generation wrapping a client's own), so that a trace's tokens are summed once, on the model call
+ * nearest to the wire (the AI SDK puts a call's tokens on `invoke_agent` and its `chat` span; Traceloop's Anthropic
+ * span wraps the Anthropic SDK's own, which has the cache counts).
+ */
+export function usageRepeaters(nodes: readonly UsageNode[]): Set<string> {
+  const byId = new Map(nodes.map((node) => [node.id, node]));
+  const withUsageBelow = new Set<string>();
+  for (const node of nodes) {
+    if (!node.hasUsage || !/^(generation|embedding)$/i.test(node.type)) continue;
+    // Bounded by the number of nodes: a cycle of parent ids cannot loop.
+    let parent = node.parentId ? byId.get(node.parentId) : undefined;
+    for (let steps = 0; parent !== undefined && steps < nodes.length; steps++) {
+      withUsageBelow.add(parent.id);
+      parent = parent.parentId ? byId.get(parent.parentId) : undefined;
+    }
+  }
+  const out = new Set<string>();
+  for (const node of nodes) if (node.hasUsage && withUsageBelow.has(node.id)) out.add(node.id);
+  return out;
+}
+
+/**
+ * Providers whose client SDK traces its own calls: its scope, the scopes of other instrumentations of that client, and
+ * the setting that turns it off. When both record a call, the SDK's own span is counted, nested or not.
+ */
+export const PROVIDER_OWN_TRACING: readonly { provider: string; own: string; other: RegExp; off: string }[] = [
+  {
+    provider: "Anthropic",
+    own: "com.anthropic.sdk.typescript",
+    other: /anthropic/i,
+    off: "ANTHROPIC_OPEN_TELEMETRY=false",
+  },
+];
+
+/**
+ * For a span of `scope`: the provider whose SDK's own tracing it is (`own: true`), or whose client it instruments
+ * beside that tracing (`own: false`); undefined for any other scope.
+ */
+export function providerOwnTracing(scope: string): { provider: string; own: boolean } | undefined {
+  for (const { provider, own, other } of PROVIDER_OWN_TRACING) {
+    if (scope.startsWith(own)) return { provider, own: true };
+    if (other.test(scope)) return { provider, own: false };
+  }
+  return undefined;
+}
+
+/**
+ * The observations, across traces, with usage from another instrumentation of a client whose SDK's own tracing has
+ * spans among `nodes` of the same `source` (one process: its resource): that tracing records the same call.
+ */
+export function ownTracingRepeaters(
+  nodes: readonly { id: string; scope: string; hasUsage: boolean; source?: string }[],
+): Set<string> {
+  const seen = new Set<string>();
+  for (const node of nodes) {
+    const match = providerOwnTracing(node.scope);
+    if (match?.own) seen.add(`${node.source ?? ""}\u0000${match.provider}`);
+  }
+  const out = new Set<string>();
+  if (seen.size === 0) return out;
+  for (const node of nodes) {
+    const match = node.hasUsage ? providerOwnTracing(node.scope) : undefined;
+    if (match && !match.own && seen.has(`${node.source ?? ""}\u0000${match.provider}`)) out.add(node.id);
+  }
+  return out;
 }
