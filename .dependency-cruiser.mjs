@@ -10,8 +10,7 @@ const CORE = "core";
 /** The one file of another published package that its name (through tsconfig paths) may reach. */
 const PACKAGE_ROOT = "^packages/[^/]+/src/index\\.ts$";
 /** The self-contained modules of core that the test kit and the dev server read span attributes with. */
-const SHARED_READERS =
-  "^packages/core/src/(attributes|genai-attributes|genai-io|genai-usage|read-observation-attributes)\\.ts$";
+const SHARED_READERS = "^packages/core/src/(attributes|genai-attributes|genai-usage|read-observation-attributes)\\.ts$";
 
 /** @type {import("dependency-cruiser").IConfiguration} */
 export default {

@@ -1,7 +1,7 @@
-/**
- * OpenTelemetry span attribute keys that the svc server reads.
- * Values are the wire names; never change one without a server that reads the new name.
- */
+// The span attribute keys the svc server reads, and the few helpers every reader of attribute values shares. The dev
+// server loads this module from source (ARCHITECTURE.md, "Reading spans as observations"): it imports nothing.
+
+/** OpenTelemetry span attribute keys that the svc server reads (wire names: never change one without the server). */
 export const SvcOtelSpanAttributes = {
   // Trace level
   TRACE_NAME: "svc.trace.name",
@@ -55,3 +55,32 @@ export type SvcOtelSpanAttribute = (typeof SvcOtelSpanAttributes)[keyof typeof S
 
 /** Name and instrumentation scope of the tracer the SDK creates its spans with. */
 export const SVC_TRACER_NAME = "svc-sdk";
+
+/** Attribute values of one span, as read from OTLP (strings, numbers, booleans, arrays). */
+export type SpanAttributeValues = Readonly<Record<string, unknown>>;
+
+/** An attribute value as text: strings as they are, numbers and booleans written out, arrays as JSON text. */
+export function attributeText(value: unknown): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === "string") return value;
+  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  return JSON.stringify(value);
+}
+
+/**
+ * An object or array parsed back from its JSON text; anything else as it is: a string is written as it is, so the text
+ * `42` may be the string "42" or the number, and stays text.
+ */
+export function parseJsonText(value: unknown): unknown {
+  if (typeof value !== "string" || !/^\s*[[{]/.test(value)) return value;
+  try {
+    return JSON.parse(value) as unknown;
+  } catch {
+    return value;
+  }
+}
+
+/** A plain object (not null, not an array), as JSON text parses into. */
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

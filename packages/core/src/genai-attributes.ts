@@ -1,52 +1,33 @@
 // How the attributes of spans from other instrumentation (OpenTelemetry GenAI conventions, the AI SDK's `ai.*`
-// spans, OpenInference) read as an observation, the way the server reads them for OTLP ingestion. Shared by the
-// test kit of @svc/otel and the dev server, which runs from source under Node's type stripping: this module
-// therefore imports only the other readers, by their `.ts` paths.
+// spans, OpenInference, Traceloop) read as an observation, the way the server reads them for OTLP ingestion: type,
+// model, input and output here, with which observations repeat another's usage; the counts in `genai-usage.ts`.
+// Shared by the test kit of @svc/otel, the usage stage and the dev server, which runs from source under Node's type
+// stripping: this module imports only the other readers, by `.ts` paths.
 
-import { readGenAiInputOutput } from "./genai-io.ts";
+import { type SpanAttributeValues, attributeText as text } from "./attributes.ts";
 import { readUsageDetails } from "./genai-usage.ts";
 
-/** Attribute values of one span, as read from OTLP (strings, numbers, booleans, arrays). */
-export type SpanAttributeValues = Readonly<Record<string, unknown>>;
-
-/** What a span that carries no `svc.*` observation attributes says about itself. */
+/** What a span that carries no `svc.*` observation attributes says about itself (see {@link readGenAiFields}). */
 export interface GenAiFields {
-  /** The observation type, lower case (`generation`, `embedding`, `agent`, `tool`, `span`...). */
+  /** Lower case (`generation`, `embedding`, `agent`, `tool`, `span`...). */
   type: string;
-  /** The model: the one that answered, else the one asked for. */
   model: string | undefined;
-  /** Token counts by kind (`input`, `output`, `total`...), or undefined when the span carries none. */
   usage: Record<string, number> | undefined;
-  /** The input messages or prompt, as sent (JSON text). */
   input: unknown;
-  /** The output messages or text, as sent. */
   output: unknown;
 }
 
 /** The observation types, in lower case, as `svc.observation.type` names them. */
-export const OBSERVATION_TYPES: ReadonlySet<string> = new Set([
-  "span",
-  "generation",
-  "event",
-  "embedding",
-  "agent",
-  "tool",
-  "chain",
-  "retriever",
-  "evaluator",
-  "guardrail",
-]);
+export const OBSERVATION_TYPES: ReadonlySet<string> = new Set(
+  "span generation event embedding agent tool chain retriever evaluator guardrail".split(" "),
+);
 
 /** `openinference.span.kind` values the server maps, and the observation type of each (others fall through). */
 const OPENINFERENCE_KINDS: Readonly<Record<string, string>> = {
-  CHAIN: "chain",
-  RETRIEVER: "retriever",
   LLM: "generation",
-  EMBEDDING: "embedding",
-  AGENT: "agent",
-  TOOL: "tool",
-  GUARDRAIL: "guardrail",
-  EVALUATOR: "evaluator",
+  ...Object.fromEntries(
+    ["CHAIN", "RETRIEVER", "EMBEDDING", "AGENT", "TOOL", "GUARDRAIL", "EVALUATOR"].map((k) => [k, k.toLowerCase()]),
+  ),
 };
 
 /** `gen_ai.operation.name` values and the observation type each stands for. */
@@ -112,7 +93,7 @@ export function readGenAiType(a: SpanAttributeValues): string {
   const hasModel = firstText(a, ["ai.model.id", "gen_ai.request.model", "gen_ai.response.model"]) !== undefined;
   for (const [operationId, type] of AI_SDK_MODEL_CALLS) if (hasModel && isAiSdkOperation(a, operationId)) return type;
   if (isAiSdkOperation(a, "ai.toolCall")) return "tool";
-  if (present(a["gen_ai.tool.name"]) || present(a["gen_ai.tool.call.id"])) return "tool";
+  if (firstText(a, ["gen_ai.tool.name", "gen_ai.tool.call.id"]) !== undefined) return "tool";
   if (firstText(a, MODEL_FALLBACK_KEYS) !== undefined) return "generation";
   return "span";
 }
@@ -121,6 +102,134 @@ export function readGenAiType(a: SpanAttributeValues): string {
 function isAiSdkOperation(a: SpanAttributeValues, operationId: string): boolean {
   return text(a["ai.operationId"]) === operationId || text(a["operation.name"])?.startsWith(operationId) === true;
 }
+
+/** The first of `keys` present (false and 0 are not), as text. */
+function firstText(a: SpanAttributeValues, keys: readonly string[]): string | undefined {
+  for (const key of keys) if (present(a[key]) && a[key] !== false && a[key] !== 0) return text(a[key]);
+  return undefined;
+}
+
+// Input and output, in the order the server's `extractInputAndOutput` tries them for the conventions JavaScript
+// libraries emit. Span events are not read: no JavaScript library of these puts its messages there.
+
+/** The input and output a span's attributes give; both undefined when none does. */
+interface InputOutput {
+  input: unknown;
+  output: unknown;
+}
+
+/** Reads the input and output of a span that has no `svc.observation.input` or `.output`. */
+function readGenAiInputOutput(scope: string, a: SpanAttributeValues): InputOutput {
+  if (scope === "ai") {
+    const genAi = genAiMessages(a);
+    return { input: aiSdkInput(a) ?? genAi?.input, output: aiSdkOutput(a) ?? genAi?.output };
+  }
+  for (const [inputKey, outputKey] of [
+    ["traceloop.entity.input", "traceloop.entity.output"],
+    ["input.value", "output.value"],
+  ] as const)
+    if (present(a[inputKey]) || present(a[outputKey])) return { input: a[inputKey], output: a[outputKey] };
+  for (const [inputKey, outputKey] of [
+    ["gen_ai.prompt", "gen_ai.completion"],
+    ["llm.input_messages", "llm.output_messages"],
+  ]) {
+    const io = { input: nested(a, inputKey as string), output: nested(a, outputKey as string) };
+    if (io.input !== undefined || io.output !== undefined) return io;
+  }
+  return genAiMessages(a) ?? { input: undefined, output: undefined };
+}
+
+function aiSdkInput(a: SpanAttributeValues): unknown {
+  for (const key of ["ai.prompt.messages", "ai.prompt", "ai.toolCall.args"]) if (key in a) return a[key];
+  return undefined;
+}
+
+function aiSdkOutput(a: SpanAttributeValues): unknown {
+  if ("ai.response.text" in a && "ai.response.toolCalls" in a)
+    return JSON.stringify({
+      role: "assistant",
+      content: a["ai.response.text"],
+      tool_calls: a["ai.response.toolCalls"],
+    });
+  if (present(a["ai.response.text"])) return a["ai.response.text"];
+  for (const key of [
+    "ai.result.text",
+    "ai.toolCall.result",
+    "ai.response.object",
+    "ai.result.object",
+    "ai.response.toolCalls",
+    "ai.result.toolCalls",
+  ])
+    if (key in a) return a[key];
+  return undefined;
+}
+
+/** The GenAI conventions: messages (system instructions first, as a system message), else a tool call's arguments and result. */
+function genAiMessages(a: SpanAttributeValues): InputOutput | undefined {
+  const input = a["gen_ai.input.messages"];
+  const output = a["gen_ai.output.messages"];
+  if (present(input) || present(output))
+    return { input: present(input) ? withSystemInstructions(input, a["gen_ai.system_instructions"]) : input, output };
+  const args = a["gen_ai.tool.call.arguments"];
+  const result = a["gen_ai.tool.call.result"];
+  if (present(args) || present(result)) return { input: args, output: result };
+  return undefined;
+}
+
+/** Puts the system instructions first as a `system` message, unless the messages have one; as sent otherwise. */
+function withSystemInstructions(input: unknown, instructions: unknown): unknown {
+  if (!present(instructions)) return input;
+  const messages = typeof input === "string" ? parseJson(input) : input;
+  if (!Array.isArray(messages) || messages.some((m) => (m as { role?: unknown })?.role === "system")) return input;
+  const parsed = typeof instructions === "string" ? (parseJson(instructions) ?? instructions) : instructions;
+  const content = Array.isArray(parsed)
+    ? parsed.map((part) => String((part as { content?: unknown })?.content ?? part)).join("\n")
+    : String(parsed);
+  const merged = [{ role: "system", content }, ...messages];
+  return typeof input === "string" ? JSON.stringify(merged) : merged;
+}
+
+const UNSAFE_KEYS: ReadonlySet<string> = new Set(["__proto__", "constructor", "prototype"]);
+/** Most array slots a flattened attribute may ask for (`gen_ai.prompt.99999999.content` allocates nothing). */
+const MAX_INDEX = 10_000;
+
+/** `prefix` itself when sent whole, else the attributes under `prefix.` rebuilt as nested arrays and objects. */
+function nested(a: SpanAttributeValues, prefix: string): unknown {
+  if (present(a[prefix])) return a[prefix];
+  let root: Record<string, unknown> | unknown[] | undefined;
+  for (const key in a) {
+    if (!key.startsWith(`${prefix}.`)) continue;
+    const path = key.slice(prefix.length + 1).split(".");
+    if (path.some((part) => UNSAFE_KEYS.has(part) || (isIndex(part) && Number(part) > MAX_INDEX))) continue;
+    root ??= isIndex(path[0] as string) ? [] : {};
+    let node: Record<string, unknown> = root as Record<string, unknown>;
+    for (let i = 0; i < path.length - 1; i++) {
+      const part = path[i] as string;
+      if (typeof node[part] !== "object" || node[part] === null) node[part] = isIndex(path[i + 1] as string) ? [] : {};
+      node = node[part] as Record<string, unknown>;
+    }
+    node[path[path.length - 1] as string] = a[key];
+  }
+  return root;
+}
+
+function isIndex(part: string): boolean {
+  return /^\d+$/.test(part);
+}
+
+function present(value: unknown): boolean {
+  return value !== undefined && value !== null && value !== "";
+}
+
+function parseJson(json: string): unknown {
+  try {
+    return JSON.parse(json) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+// Which observations' usage repeats another's, so that each model call is counted once.
 
 /** One observation of a trace, as {@link usageRepeaters} needs it. */
 export interface UsageNode {
@@ -135,17 +244,16 @@ export interface UsageNode {
 }
 
 /**
- * The observations of one trace whose usage repeats that of the model calls below them: any observation with usage
- * (an agent, a step, or a generation that wraps another, as one instrumentation's span wraps a client's own) that has
- * a generation or an embedding with usage below it. Their usage is not counted, so that a trace's tokens are summed
- * once: the model call nearest to the wire is the one counted (the AI SDK puts a call's tokens on `invoke_agent` and
- * on its `chat` span; Traceloop's Anthropic span wraps the Anthropic SDK's own, which has the cache counts).
+ * The observations of one trace whose usage repeats that of a generation or embedding with usage below them (an
+ * agent, a step, a generation wrapping a client's own), so that a trace's tokens are summed once, on the model call
+ * nearest to the wire (the AI SDK puts a call's tokens on `invoke_agent` and its `chat` span; Traceloop's Anthropic
+ * span wraps the Anthropic SDK's own, which has the cache counts).
  */
 export function usageRepeaters(nodes: readonly UsageNode[]): Set<string> {
   const byId = new Map(nodes.map((node) => [node.id, node]));
   const withUsageBelow = new Set<string>();
   for (const node of nodes) {
-    if (!node.hasUsage || !isModelCall(node.type)) continue;
+    if (!node.hasUsage || !/^(generation|embedding)$/i.test(node.type)) continue;
     // Bounded by the number of nodes: a cycle of parent ids cannot loop.
     let parent = node.parentId ? byId.get(node.parentId) : undefined;
     for (let steps = 0; parent !== undefined && steps < nodes.length; steps++) {
@@ -159,9 +267,8 @@ export function usageRepeaters(nodes: readonly UsageNode[]): Set<string> {
 }
 
 /**
- * Providers whose client SDK traces its own calls: the scope of that tracing, the scopes of other instrumentations
- * of the same client, and the setting that turns the SDK's tracing off. When both record a call, the SDK's own span
- * is the one counted, nested or not (a streamed call can leave the other span in a trace of its own).
+ * Providers whose client SDK traces its own calls: its scope, the scopes of other instrumentations of that client, and
+ * the setting that turns it off. When both record a call, the SDK's own span is counted, nested or not.
  */
 export const PROVIDER_OWN_TRACING: readonly { provider: string; own: string; other: RegExp; off: string }[] = [
   {
@@ -185,9 +292,8 @@ export function providerOwnTracing(scope: string): { provider: string; own: bool
 }
 
 /**
- * The observations, across traces, whose model call a provider SDK's own tracing also records: those with usage from
- * another instrumentation of that client, when spans of the SDK's own tracing are among `nodes` of the same `source`
- * (one process: its resource).
+ * The observations, across traces, with usage from another instrumentation of a client whose SDK's own tracing has
+ * spans among `nodes` of the same `source` (one process: its resource): that tracing records the same call.
  */
 export function ownTracingRepeaters(
   nodes: readonly { id: string; scope: string; hasUsage: boolean; source?: string }[],
@@ -204,23 +310,4 @@ export function ownTracingRepeaters(
     if (match && !match.own && seen.has(`${node.source ?? ""}\u0000${match.provider}`)) out.add(node.id);
   }
   return out;
-}
-
-function isModelCall(type: string): boolean {
-  const lower = type.toLowerCase();
-  return lower === "generation" || lower === "embedding";
-}
-
-function firstText(a: SpanAttributeValues, keys: readonly string[]): string | undefined {
-  for (const key of keys) if (present(a[key])) return typeof a[key] === "string" ? a[key] : JSON.stringify(a[key]);
-  return undefined;
-}
-
-function present(value: unknown): boolean {
-  return value !== undefined && value !== null && value !== "" && value !== false && value !== 0;
-}
-
-function text(value: unknown): string | undefined {
-  if (typeof value === "string") return value;
-  return typeof value === "number" || typeof value === "boolean" ? String(value) : undefined;
 }

@@ -1,8 +1,8 @@
 // How the token counts of spans from other instrumentation read as usage details, the way the server reads them for
 // OTLP ingestion (its `extractUsageDetails`): the AI SDK's own scope `ai` by its rule, every other scope by the
 // generic rule over `gen_ai.usage.*` and `llm.token_count.*`. Shared by the test kit of @svc/otel, the dev server
-// (which runs it from source under Node's type stripping, so this module imports nothing) and SvcSpanProcessor, which
-// writes what it reads as the span's explicit usage so that the server stores the same.
+// (which runs it from source, so this module imports only `attributes.ts`) and SvcSpanProcessor, which writes what it
+// reads as the span's explicit usage so that the server stores the same.
 //
 // Where this reading differs from the server's, on purpose (each place says so below):
 // - `cache_write.input_tokens` (the Anthropic SDK's spelling) is cache creation; the server keeps it as an unknown
@@ -15,8 +15,7 @@
 //   `ai.usage.tokens` is its input as well as its total (the server records input 0).
 // - When no total is sent, the total is the sum of the buckets, as the server's ingestion adds it.
 
-/** Attribute values of one span, as read from OTLP (strings, numbers, booleans, arrays). */
-type Attributes = Readonly<Record<string, unknown>>;
+import { isObject, parseJsonText, type SpanAttributeValues } from "./attributes.ts";
 
 /** Scopes whose input token count leaves the cache out (Anthropic's own `input_tokens`, passed on as it is). */
 const EXCLUSIVE_INPUT_SCOPES: ReadonlySet<string> = new Set(["@traceloop/instrumentation-anthropic"]);
@@ -57,14 +56,14 @@ const CONSUMED: ReadonlySet<string> = new Set(Object.values(GENERIC_KEYS).flat()
  * (reasoning and audio left out), `total`, `input_cached_tokens`, `input_cache_creation`, `output_reasoning_tokens`,
  * `output_audio_tokens`, and every other count under its own name. Undefined when the span carries no token count.
  */
-export function readUsageDetails(scope: string, attributes: Attributes): Record<string, number> | undefined {
+export function readUsageDetails(scope: string, attributes: SpanAttributeValues): Record<string, number> | undefined {
   const usage = scope === "ai" ? aiSdkUsage(attributes) : genericUsage(scope, attributes);
   if (usage === undefined) return undefined;
   usage.total ??= Object.values(usage).reduce((sum, value) => sum + value, 0);
   return usage;
 }
 
-function genericUsage(scope: string, a: Attributes): Record<string, number> | undefined {
+function genericUsage(scope: string, a: SpanAttributeValues): Record<string, number> | undefined {
   const raw: Record<string, number> = {};
   for (const key in a) {
     const name = key.startsWith("gen_ai.usage.")
@@ -77,10 +76,7 @@ function genericUsage(scope: string, a: Attributes): Record<string, number> | un
     if (value !== undefined) raw[name] = value;
   }
   if (Object.keys(raw).length === 0) return undefined;
-  const pick = (keys: readonly string[]) => {
-    for (const key of keys) if (raw[key] !== undefined) return raw[key];
-    return undefined;
-  };
+  const pick = (keys: readonly string[]) => firstCount(raw, keys);
   const out: Record<string, number> = {};
   for (const [key, value] of Object.entries(raw))
     if (!CONSUMED.has(key)) out[key.startsWith("details.") ? key.slice("details.".length) : key] = value;
@@ -105,14 +101,8 @@ function genericUsage(scope: string, a: Attributes): Record<string, number> | un
 }
 
 /** The AI SDK's scope `ai` (its legacy integration): counts from `gen_ai.usage.*` and `ai.usage.*`, details from the provider metadata. */
-function aiSdkUsage(a: Attributes): Record<string, number> | undefined {
-  const first = (keys: readonly string[]) => {
-    for (const key of keys) {
-      const value = numberOf(a[key]);
-      if (value !== undefined) return value;
-    }
-    return undefined;
-  };
+function aiSdkUsage(a: SpanAttributeValues): Record<string, number> | undefined {
+  const first = (keys: readonly string[]) => firstCount(a, keys);
   const usage: Record<string, number | undefined> = {
     input: first([
       "gen_ai.usage.prompt_tokens",
@@ -181,17 +171,17 @@ function sumOf(usage: Record<string, number | undefined>, keys: readonly string[
 }
 
 function parseObject(value: unknown): Record<string, unknown> {
-  let parsed = value;
-  if (typeof value === "string") {
-    try {
-      parsed = JSON.parse(value) as unknown;
-    } catch {
-      return {};
-    }
+  const parsed = parseJsonText(value);
+  return isObject(parsed) ? parsed : {};
+}
+
+/** The count under the first of `keys` that holds one. */
+function firstCount(values: SpanAttributeValues, keys: readonly string[]): number | undefined {
+  for (const key of keys) {
+    const value = numberOf(values[key]);
+    if (value !== undefined) return value;
   }
-  return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)
-    ? (parsed as Record<string, unknown>)
-    : {};
+  return undefined;
 }
 
 /** A finite number, or numeric text (counts can arrive as OTLP int64 text); anything else is no count. */

@@ -1,8 +1,7 @@
 // The private core, one module per concern. Built into @svc/tracing and served from there to the other packages as
 // @svc/tracing/internal (ARCHITECTURE.md, decision 1): what is listed here is what those packages use, nothing more.
-export type { SvcOtelSpanAttribute } from "./attributes.js";
-export { SVC_TRACER_NAME, SvcOtelSpanAttributes } from "./attributes.js";
-export { compressionOption } from "./config/compression.js";
+export type { SpanAttributeValues, SvcOtelSpanAttribute } from "./attributes.js";
+export { parseJsonText, SVC_TRACER_NAME, SvcOtelSpanAttributes } from "./attributes.js";
 export type { Connection, ConnectionParams } from "./config/connection.js";
 export { DEFAULT_BASE_URL, OTLP_TRACES_PATH, resolveConnection } from "./config/connection.js";
 export { ENVIRONMENT_RULE, environmentOption, isValidEnvironment } from "./config/environment.js";
@@ -31,9 +30,8 @@ export {
   stringRecordOption,
   warnUnknownOptions,
 } from "./config/options.js";
-export { protocolOption } from "./config/protocol.js";
 export { connectionSettings, logStartup, optionSettings } from "./config/startup.js";
-export type { SpanAttributeValues, UsageNode } from "./genai-attributes.js";
+export type { UsageNode } from "./genai-attributes.js";
 export {
   ownTracingRepeaters,
   PROVIDER_OWN_TRACING,
@@ -63,10 +61,10 @@ export { mediaHash, mediaIdOf } from "./media/hash.js";
 export type { MediaReferenceParts } from "./media/reference.js";
 export { formatMediaReference, MEDIA_REFERENCE_PATTERN, parseMediaReference } from "./media/reference.js";
 export { MediaUploader } from "./media/upload.js";
-export type { MediaServer, MediaTarget, MediaUpload, MediaUploadResult } from "./media/upload-types.js";
+export type { MediaServer, MediaTarget, MediaUpload, MediaUploadResult } from "./media/upload-once.js";
 export { isPlainObject, MAX_METADATA_KEY_LENGTH, MAX_METADATA_PATHS, writeMetadata } from "./metadata.js";
 export type { EncodedTraces, OtlpProtocol } from "./otlp/encode.js";
-export { encodeTraces, OTLP_CONTENT_TYPES } from "./otlp/encode.js";
+export { compressionOption, encodeTraces, OTLP_CONTENT_TYPES, protocolOption } from "./otlp/encode.js";
 export type { ExportItem } from "./otlp/otlp-request.js";
 export type { ReadableSpan } from "./otlp/readable-span.js";
 export { MAX_QUEUE_RETRY_DELAY_MS } from "./queue/backoff.js";
@@ -83,7 +81,7 @@ export { outcomeOf, sendInHalves, tooLargeOutcome } from "./queue/outcome.js";
 export type { QueueSpill } from "./queue/spill-gate.js";
 export { gaveUpAfter, serverOf } from "./queue/unanswered-servers.js";
 export type { ObservationFields, SpanFacts, TraceFields } from "./read-observation-attributes.js";
-export { parseJsonText, readObservationFields, readTraceFields } from "./read-observation-attributes.js";
+export { readObservationFields, readTraceFields } from "./read-observation-attributes.js";
 export {
   CIRCULAR_MARKER,
   cutAtCodePoint,

@@ -3,6 +3,7 @@ import {
   FAILED_TO_SERIALIZE,
   MAX_SERIALIZED_LENGTH,
   noteUnreadable,
+  readItem as read,
   serializeValue,
   truncateText,
 } from "./serialize.js";
@@ -15,14 +16,12 @@ export const MAX_METADATA_PATHS = 32;
 export const MAX_METADATA_KEY_LENGTH = 200;
 
 /**
- * Writes metadata under `prefix` into `target`.
- * A plain object gives one attribute per top-level key: strings stay strings, finite numbers and
- * booleans keep their type, anything else is JSON text; nested plain objects are also written
- * leaf by leaf under dotted paths (`prefix.a.b = 1`), bounded by `MAX_METADATA_PATH_DEPTH`
- * and {@link MAX_METADATA_PATHS}. A dotted path never replaces a top-level key of the same name
- * (`{"a.b": 1, "a": {"b": 2}}` keeps `a.b = 1`, and `2` stays in the JSON text of `a`), nor an earlier path.
- * Any other value is written whole as JSON text at `prefix`. A value that cannot be read costs only that
- * value: it is written as {@link FAILED_TO_SERIALIZE} and the other keys go through. Never throws.
+ * Writes metadata under `prefix` into `target`. A plain object gives one attribute per top-level key (strings,
+ * finite numbers and booleans as they are, anything else as JSON text), and its nested plain objects again leaf by
+ * leaf under dotted paths (`prefix.a.b = 1`), bounded by `MAX_METADATA_PATH_DEPTH` and {@link MAX_METADATA_PATHS}.
+ * A dotted path never replaces a top-level key of the same name (`{"a.b": 1, "a": {"b": 2}}` keeps `a.b = 1`) nor
+ * an earlier path. Any other value is written whole as JSON text at `prefix`. A value that cannot be read is
+ * written as {@link FAILED_TO_SERIALIZE}; the other keys go through. Never throws.
  */
 export function writeMetadata(target: Attributes, prefix: string, metadata: unknown): void {
   if (metadata === undefined || metadata === null) return;
@@ -62,12 +61,11 @@ const keyCaches = new Map<string, Map<string, string>>();
 
 /** The cache of "prefix.key" paths of one prefix. */
 function metadataPaths(prefix: string): Map<string, string> {
-  let cache = keyCaches.get(prefix);
-  if (cache === undefined) {
-    cache = new Map();
-    keyCaches.set(prefix, cache);
-  }
-  return cache;
+  const cache = keyCaches.get(prefix);
+  if (cache !== undefined) return cache;
+  const created = new Map<string, string>();
+  keyCaches.set(prefix, created);
+  return created;
 }
 
 function metadataKey(cache: Map<string, string>, prefix: string, key: string): string {
@@ -125,15 +123,6 @@ function ownKeys(obj: object): string[] | undefined {
   } catch (error) {
     noteUnreadable(error);
     return undefined;
-  }
-}
-
-function read(obj: Record<string, unknown>, key: string): unknown {
-  try {
-    return obj[key];
-  } catch (error) {
-    noteUnreadable(error);
-    return FAILED_TO_SERIALIZE;
   }
 }
 

@@ -1,10 +1,16 @@
 // How a span's attributes read as an observation and as trace attributes, the way the server reads them for OTLP
 // ingestion: the `svc.*` attributes first, the GenAI conventions for what they leave out. Shared by the test kit of
-// @svc/otel and the dev server, which runs from source under Node's type stripping: this module imports only
-// modules that import nothing, by their `.ts` paths.
+// @svc/otel and the dev server, which runs from source under Node's type stripping: this module imports only the
+// other readers, by their `.ts` paths.
 
-import { SvcOtelSpanAttributes as A } from "./attributes.ts";
-import { OBSERVATION_TYPES, readGenAiFields, type SpanAttributeValues } from "./genai-attributes.ts";
+import {
+  SvcOtelSpanAttributes as A,
+  attributeText,
+  isObject,
+  parseJsonText,
+  type SpanAttributeValues,
+} from "./attributes.ts";
+import { OBSERVATION_TYPES, readGenAiFields } from "./genai-attributes.ts";
 
 /** Keys the server still reads from spans of earlier SDKs, each beside the key that replaced it. */
 const LEGACY = {
@@ -18,22 +24,14 @@ const LEGACY = {
 } as const;
 
 /** `svc.observation.level` values (upper case) and the level the server stores for each. */
-const LEVELS: Readonly<Record<string, string>> = {
-  DEBUG: "DEBUG",
-  TRACE: "DEBUG",
-  VERBOSE: "DEBUG",
-  DEFAULT: "DEFAULT",
-  INFO: "DEFAULT",
-  LOG: "DEFAULT",
-  NOTICE: "DEFAULT",
-  OK: "DEFAULT",
-  SUCCESS: "DEFAULT",
-  WARNING: "WARNING",
-  WARN: "WARNING",
-  ERROR: "ERROR",
-  FATAL: "ERROR",
-  CRITICAL: "ERROR",
-};
+const LEVELS: Readonly<Record<string, string>> = Object.fromEntries(
+  Object.entries({
+    DEBUG: "DEBUG TRACE VERBOSE",
+    DEFAULT: "DEFAULT INFO LOG NOTICE OK SUCCESS",
+    WARNING: "WARNING WARN",
+    ERROR: "ERROR FATAL CRITICAL",
+  }).flatMap(([level, names]) => names.split(" ").map((name) => [name, level])),
+);
 
 /** The parts of a span besides its attributes that an observation reads. */
 export interface SpanFacts {
@@ -49,7 +47,7 @@ export interface SpanFacts {
   scope?: string;
 }
 
-/** The trace attributes one span carries. */
+/** The trace attributes one span carries, read by {@link readTraceFields}. */
 export interface TraceFields {
   /** `svc.trace.name`. */
   name: string | undefined;
@@ -69,9 +67,9 @@ export interface TraceFields {
   output: unknown;
 }
 
-/** The observation fields one span's attributes give. */
+/** The observation fields one span's attributes give, read by {@link readObservationFields}. */
 export interface ObservationFields {
-  /** The observation type, lower case: `svc.observation.type` if it names one, else what the GenAI attributes give. */
+  /** Lower case: `svc.observation.type` if it names one, else what the GenAI attributes give. */
   type: string;
   /** The input as sent (JSON text or a plain value). */
   input: unknown;
@@ -81,7 +79,7 @@ export interface ObservationFields {
   metadata: Record<string, unknown>;
   /** `svc.observation.model.name`, else the GenAI model. */
   model: string | undefined;
-  /** `svc.observation.model.parameters`, an object or array parsed back from its JSON text. */
+  /** `svc.observation.model.parameters`, parsed. */
   modelParameters: unknown;
   /** Token counts by kind; OpenAI usage shapes read as `input`, `output`, `total`. */
   usage: Record<string, number> | undefined;
@@ -91,7 +89,7 @@ export interface ObservationFields {
   level: string;
   /** `svc.observation.status_message`, else the span's status message. */
   statusMessage: string | undefined;
-  /** `svc.environment` of the span, else of the resource (`deployment.environment.name` too), as sent. */
+  /** `svc.environment` of the span, else of the resource (`deployment.environment.name` too). */
   environment: string | undefined;
   /** `svc.release` of the span, else of the resource. */
   release: string | undefined;
@@ -156,27 +154,6 @@ export function readTraceFields(a: SpanAttributeValues): TraceFields {
   };
 }
 
-/** An attribute value as text: strings as they are, numbers and booleans written out, arrays as JSON text. */
-export function attributeText(value: unknown): string | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (typeof value === "string") return value;
-  if (typeof value === "number" || typeof value === "boolean") return String(value);
-  return JSON.stringify(value);
-}
-
-/**
- * An object or array parsed back from its JSON text; anything else as it is: a string is written as it is, so the text
- * `42` may be the string "42" or the number, and stays text.
- */
-export function parseJsonText(value: unknown): unknown {
-  if (typeof value !== "string" || !/^\s*[[{]/.test(value)) return value;
-  try {
-    return JSON.parse(value) as unknown;
-  } catch {
-    return value;
-  }
-}
-
 function firstText(a: SpanAttributeValues, keys: readonly string[]): string | undefined {
   for (const key of keys) {
     const value = attributeText(a[key]);
@@ -187,10 +164,6 @@ function firstText(a: SpanAttributeValues, keys: readonly string[]): string | un
 
 function isTrue(value: unknown): boolean {
   return value === true || value === "true";
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function numbers(value: unknown): Record<string, number> | undefined {

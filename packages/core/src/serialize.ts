@@ -15,7 +15,6 @@ export const CIRCULAR_MARKER = "[Circular]";
 /** Written in place of a value nested deeper than {@link MAX_SERIALIZE_DEPTH}. */
 export const MAX_DEPTH_MARKER = "[Max depth]";
 
-/** Reports values replaced by a marker because reading them threw: first line in full, then counts. */
 const unreadable = new RepeatLog();
 
 /** Logs that a value could not be read and was written as {@link FAILED_TO_SERIALIZE} (first time in full, then counts). */
@@ -24,10 +23,7 @@ export function noteUnreadable(error: unknown): void {
   unreadable.warn(kind, `${kind}: ${describeError(error)}`);
 }
 
-/**
- * One field of an object a caller passed: `undefined` when the value is not an object or the field cannot be read
- * (a throwing getter or Proxy, logged once, then counted). Never throws.
- */
+/** One field of an object a caller passed; `undefined` for a non-object or a field that throws (logged). */
 export function readField<T = unknown>(object: unknown, key: string): T | undefined {
   if ((typeof object !== "object" && typeof object !== "function") || object === null) return undefined;
   try {
@@ -38,10 +34,7 @@ export function readField<T = unknown>(object: unknown, key: string): T | undefi
   }
 }
 
-/**
- * `text` cut to at most `max` UTF-16 code units, never inside a surrogate pair, with a marker saying how much was
- * cut; `text` itself when it fits.
- */
+/** `text` cut to at most `max` UTF-16 code units, never inside a surrogate pair, with a marker saying how much. */
 export function truncateText(text: string, max: number): string {
   if (text.length <= max) return text;
   const kept = cutAtCodePoint(text, max);
@@ -71,13 +64,11 @@ export function stableText(value: unknown): string {
 }
 
 /**
- * Turns a value into attribute text: strings as-is, everything else as JSON, cut at
- * {@link MAX_SERIALIZED_LENGTH} on a code-point boundary. Never throws. Plain data goes through `JSON.stringify`
- * once; a value it cannot express faithfully (cycles, BigInt, errors, maps, sets, binary data, throwing getters)
- * goes through a careful walk, where errors become `{name, message, stack, cause}`, maps objects, sets arrays,
- * binary data a short summary (`[Uint8Array: 1048576 bytes]`), cycles and unreadable values markers.
- * Returns `undefined` for `undefined`; a function or symbol given directly becomes a stable text (inside objects
- * they are left out, as JSON does).
+ * A value as attribute text: strings as they are, anything else as JSON, cut at {@link MAX_SERIALIZED_LENGTH}. Plain
+ * data takes one `JSON.stringify`; what it cannot express faithfully goes through {@link toJsonSafe}: errors become
+ * `{name, message, stack, cause}`, maps objects, sets arrays, binary data `[Uint8Array: 1048576 bytes]`, cycles and
+ * unreadable values markers. `undefined` for `undefined`; a function or symbol given directly becomes a stable text
+ * (inside objects they are left out, as JSON does). Never throws.
  */
 export function serializeValue(value: unknown): string | undefined {
   switch (typeof value) {
@@ -100,9 +91,8 @@ export function serializeValue(value: unknown): string | undefined {
 }
 
 /**
- * A copy of `value` as plain JSON data (objects, arrays, strings, finite numbers, booleans, null), with what JSON
- * cannot express replaced as {@link serializeValue} describes; `undefined` for `undefined`, functions and symbols.
- * Strings are not cut. Never throws.
+ * A copy of `value` as plain JSON data, what JSON cannot express replaced as {@link serializeValue} says (strings not
+ * cut); `undefined` for `undefined`, functions and symbols. Never throws.
  */
 export function toJsonSafe(value: unknown): unknown {
   try {
@@ -126,9 +116,8 @@ function careful(value: unknown): string | undefined {
 }
 
 /**
- * Whether `JSON.stringify` writes `value` faithfully: nothing in it is a BigInt, an error, a map, a set or binary
- * data, and it is not nested deeper than the depth limit (a cycle ends up there too, or makes stringify throw).
- * Objects with their own `toJSON` are trusted. May throw (a throwing getter or Proxy): the caller then walks.
+ * Whether `JSON.stringify` writes `value` faithfully: no BigInt, error, map, set or binary data, not nested past the
+ * depth limit (where a cycle ends up too); `toJSON` is trusted. May throw (a throwing getter): the caller then walks.
  */
 function isPlainData(value: unknown, depth: number): boolean {
   if (typeof value !== "object" || value === null) return typeof value !== "bigint";
@@ -143,7 +132,7 @@ function isPlainData(value: unknown, depth: number): boolean {
   }
   const proto: unknown = Object.getPrototypeOf(value);
   if (proto !== Object.prototype && proto !== null) {
-    if (isSpecial(value)) return false;
+    if (value instanceof Error || value instanceof Map || value instanceof Set || binarySummary(value)) return false;
     if (typeof (value as { toJSON?: unknown }).toJSON === "function") return true;
   }
   for (const key in value) {
@@ -152,17 +141,6 @@ function isPlainData(value: unknown, depth: number): boolean {
       return false;
   }
   return true;
-}
-
-function isSpecial(value: object): boolean {
-  return (
-    value instanceof Error ||
-    value instanceof Map ||
-    value instanceof Set ||
-    ArrayBuffer.isView(value) ||
-    value instanceof ArrayBuffer ||
-    (typeof SharedArrayBuffer !== "undefined" && value instanceof SharedArrayBuffer)
-  );
 }
 
 /** Copies `value` into plain JSON data, replacing what JSON cannot express. */
@@ -234,8 +212,8 @@ function walkRecord(obj: Record<string, unknown>, ancestors: Set<object>, depth:
   return out;
 }
 
-/** One property; a getter that throws gives the failure marker (logged). */
-function readItem(obj: object, key: PropertyKey): unknown {
+/** One property; a getter that throws gives {@link FAILED_TO_SERIALIZE} (logged). */
+export function readItem(obj: object, key: PropertyKey): unknown {
   try {
     return (obj as Record<PropertyKey, unknown>)[key];
   } catch (error) {

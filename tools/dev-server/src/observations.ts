@@ -1,5 +1,6 @@
+import { attributeText as str } from "../../../packages/core/src/attributes.ts";
 import { ownTracingRepeaters, usageRepeaters } from "../../../packages/core/src/genai-attributes.ts";
-import { readObservationFields, attributeText as str } from "../../../packages/core/src/read-observation-attributes.ts";
+import { readObservationFields } from "../../../packages/core/src/read-observation-attributes.ts";
 import { type TraceContext, traceContext } from "./attribute-values.ts";
 import type { DevStore, StoredSpan } from "./store.ts";
 

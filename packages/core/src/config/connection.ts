@@ -72,15 +72,10 @@ export function resolveConnection(
     log.warn(`${component}: no ${keys}; until both keys are set, ${withoutKeys}. Pass ${how}.`);
   }
   const fromOption = typeof params.baseUrl === "string" && params.baseUrl !== "" ? params.baseUrl : undefined;
-  const given = fromOption ?? nonEmpty(env.SVC_BASE_URL) ?? nonEmpty(env.SVC_BASEURL) ?? DEFAULT_BASE_URL;
+  const variable = (["SVC_BASE_URL", "SVC_BASEURL"] as const).find((name) => nonEmpty(env[name]) !== undefined);
+  const given = fromOption ?? (variable && nonEmpty(env[variable])) ?? DEFAULT_BASE_URL;
   const sources = {
-    baseUrl: fromOption
-      ? "option"
-      : nonEmpty(env.SVC_BASE_URL)
-        ? "SVC_BASE_URL"
-        : nonEmpty(env.SVC_BASEURL)
-          ? "SVC_BASEURL"
-          : "default",
+    baseUrl: fromOption ? "option" : (variable ?? "default"),
     publicKey: keySource(params.publicKey, publicKey, "SVC_PUBLIC_KEY", env, standIn?.publicKey),
     secretKey: keySource(params.secretKey, secretKey, "SVC_SECRET_KEY", env, standIn?.secretKey),
   };

@@ -9,9 +9,8 @@ const ENVIRONMENT_PATTERN = /^[a-z0-9_-]+$/;
 export const ENVIRONMENT_RULE = `1-${MAX_ENVIRONMENT_LENGTH} characters of a-z, 0-9, _ or -, not starting with "svc"`;
 
 /**
- * Whether `value` is a valid environment name: 1-40 characters of `a-z 0-9 _ -`, not starting with `svc` (the
- * server keeps that prefix for itself). One rule for the `environment` options, `SVC_TRACING_ENVIRONMENT`,
- * `propagateAttributes({ environment })` and the `svc_environment` baggage entry.
+ * Whether `value` is a valid environment name ({@link ENVIRONMENT_RULE}; the server keeps `svc` for itself): one rule
+ * for the `environment` options, `SVC_TRACING_ENVIRONMENT`, `propagateAttributes` and the `svc_environment` baggage.
  */
 export function isValidEnvironment(value: unknown): value is string {
   return (

@@ -48,10 +48,9 @@ export type Resolved<S extends Record<string, OptionSpec<unknown>>> = { [K in ke
 export const SOURCES: unique symbol = Symbol("sources");
 
 /**
- * Resolves a component's options, first valid value wins: the option, then each variable in the order given,
- * then the default. Never throws: an invalid value (from an option or a variable alike) logs one warning that
- * names it, what was expected and the value used instead, and falls through to the next setting. An unknown
- * option name logs one warning with the closest known name. `known` names options the component reads itself.
+ * Resolves a component's options, first valid value wins: the option, each variable in order, the default. An invalid
+ * value logs one warning (the value, what was expected, what is used instead) and falls through; an unknown option
+ * name logs one with the closest known name. `known` names options the component reads itself. Never throws.
  */
 export function resolveOptions<S extends Record<string, OptionSpec<unknown>>>(
   component: string,
@@ -100,7 +99,6 @@ export function warnUnknownOptions(component: string, options: object, known: re
     getGlobalLogger().warn(`${component}: ${warned - MAX_UNKNOWN_OPTION_LINES} more unknown options are ignored`);
 }
 
-/** Unknown option names named one by one at most; the others are counted in one line. */
 const MAX_UNKNOWN_OPTION_LINES = 10;
 
 function resolveOne(
@@ -185,13 +183,11 @@ function editDistance(a: string, b: string): number {
   return previous[b.length] ?? 0;
 }
 
-// Spec builders.
-
 /** Options of {@link numberOption}. */
 export interface NumberSpec {
   /** Smallest valid value. */
   min?: number;
-  /** Whether `min` itself is valid. @defaultValue false (the value must be greater) */
+  /** Whether `min` itself is valid. @defaultValue false */
   minInclusive?: boolean;
   max?: number;
   integer?: boolean;

@@ -23,7 +23,7 @@ export function optionSettings<S extends Record<string, OptionSpec<unknown>>>(
   resolved: Resolved<S>,
 ): string[] {
   return Object.keys(specs).map((name) => {
-    const value = spec(specs, name).secret ? REDACTED : settingValue(resolved[name as keyof S]);
+    const value = specs[name]?.secret ? REDACTED : settingValue(resolved[name as keyof S]);
     return `${name}=${value} (${resolved[SOURCES][name as keyof S]})`;
   });
 }
@@ -38,18 +38,13 @@ export function connectionSettings(connection: Connection): string[] {
   ];
 }
 
-function spec(specs: Record<string, OptionSpec<unknown>>, name: string): OptionSpec<unknown> {
-  return specs[name] as OptionSpec<unknown>;
-}
-
 /** A value as a start-up line shows it: headers by name only, since their values may be credentials. */
 function settingValue(value: unknown): string {
   if (value === undefined) return "none";
-  if (typeof value === "object" && value !== null && !Array.isArray(value) && isStringRecord(value))
-    return `{${Object.keys(value).join(", ")}}`;
-  return show(value);
-}
-
-function isStringRecord(value: object): boolean {
-  return Object.getPrototypeOf(value) === Object.prototype && Object.values(value).every((v) => typeof v === "string");
+  const isHeaders =
+    typeof value === "object" &&
+    value !== null &&
+    Object.getPrototypeOf(value) === Object.prototype &&
+    Object.values(value).every((v) => typeof v === "string");
+  return isHeaders ? `{${Object.keys(value).join(", ")}}` : show(value);
 }

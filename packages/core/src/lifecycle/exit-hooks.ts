@@ -39,30 +39,6 @@ const state = globalSlot<ExitState>(
   }),
 );
 
-/**
- * Watches a component until the returned function is called (at its shutdown): when the event loop empties
- * (`beforeExit`) with items pending, the component is flushed if it asks for it (the flush holds the process
- * until it is done; a component is flushed again only after it accepted more items, so a server that stays down
- * cannot keep the process alive). When the process exits (`process.exit()`, or the end of the loop) with items
- * still pending, one line says how many of each kind were not delivered. Held weakly: a component that is
- * garbage collected stops being watched. Does nothing where there is no `process`.
- */
-export function watchForExit(participant: ExitParticipant): () => void {
-  const proc = nodeProcess();
-  if (proc === undefined) return () => {};
-  const s = state();
-  const ref = new WeakRef(participant);
-  s.participants.add(ref);
-  if (!s.installed) {
-    s.installed = true;
-    proc.on("beforeExit", onBeforeExit);
-    proc.on("exit", onExit);
-  }
-  return () => {
-    s.participants.delete(ref);
-  };
-}
-
 /** What a component keeps while it is watched: the watcher holds the participant only weakly. */
 export interface ExitWatch {
   readonly participant: ExitParticipant;
@@ -70,7 +46,11 @@ export interface ExitWatch {
   unwatch(): void;
 }
 
-/** Watches a component's delivery queue for exit (see `watchForExit`); keep the result as long as the component. */
+/**
+ * Watches a component's queue (weakly) until `unwatch()`. When the event loop empties with items pending, flushes it
+ * if `flushOnExit`, again only once it accepted more (a server that stays down cannot keep the process alive); when
+ * the process exits with items pending, one line counts what was not delivered. Does nothing without `process`.
+ */
 export function watchQueueForExit(
   queue: { readonly size: number; readonly accepted: number; health?(): { onDisk?: number } },
   items: string,
@@ -85,13 +65,20 @@ export function watchQueueForExit(
     accepted: () => queue.accepted,
     flush,
   };
-  return { participant, unwatch: watchForExit(participant) };
+  const proc = (globalThis as { process?: Partial<ProcessEvents> }).process;
+  if (typeof proc?.on !== "function") return { participant, unwatch: () => {} };
+  const s = state();
+  const ref = new WeakRef(participant);
+  s.participants.add(ref);
+  if (!s.installed) {
+    s.installed = true;
+    proc.on("beforeExit", onBeforeExit);
+    proc.on("exit", onExit);
+  }
+  return { participant, unwatch: () => s.participants.delete(ref) };
 }
 
-/**
- * Flushes every watched component of the process (span processors and score queues of every copy of the SDK) and
- * resolves when each flush has, within its own deadline. Never rejects.
- */
+/** Flushes every watched component of the process (every copy of the SDK), each within its deadline. Never rejects. */
 export async function flushWatched(): Promise<void> {
   await Promise.allSettled(live().map(async (participant) => participant.flush()));
 }
@@ -148,9 +135,4 @@ function onExit(): void {
     `the process is exiting with ${list(pending)} not delivered; await shutdown() of the span processor (or of the ` +
       `tracer provider) and of SvcClient before the process ends.${disk}`,
   );
-}
-
-function nodeProcess(): ProcessEvents | undefined {
-  const proc = (globalThis as { process?: { on?: unknown; versions?: { node?: string } } }).process;
-  return typeof proc?.on === "function" ? (proc as ProcessEvents) : undefined;
 }

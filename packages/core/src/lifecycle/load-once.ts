@@ -1,7 +1,6 @@
 /**
- * A loader for code used on first call: runs `load` once and shares its promise; when that promise rejects, the next
- * call runs `load` again. Write the `import()` inside `load` with a literal path, so that bundlers split it off:
- * `loadOnce(() => import("./service.js").then(({ Service }) => new Service()))`.
+ * Runs `load` once and shares its promise; after a rejection the next call runs it again. Write the `import()` in
+ * `load` with a literal path, so that bundlers split it off.
  */
 export function loadOnce<T>(load: () => Promise<T>): () => Promise<T> {
   let loading: Promise<T> | undefined;

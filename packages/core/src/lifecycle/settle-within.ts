@@ -14,11 +14,9 @@ export interface SettleWithinOptions {
 }
 
 /**
- * Calls `fn` with a signal of its own and waits for what it returns (a value or a promise) to settle, at most
- * `timeoutMs`, and no longer than `signal` stays unaborted. Never rejects: a throw or a rejection is the `error`
- * outcome. When the wait stops first, the signal given to `fn` aborts (a `TimeoutError` on time-out, the caller's
- * reason on abort), so that work which honours it stops; the call is then left to settle on its own, and its outcome,
- * a rejection included, is ignored.
+ * Calls `fn` with a signal of its own and waits for its result to settle, at most `timeoutMs` and while `signal` is
+ * not aborted. Never rejects: a throw or rejection is the `error` outcome. When the wait stops first, `fn`'s signal
+ * aborts (`TimeoutError`, or the caller's reason) and the call's own outcome, a rejection included, is ignored.
  */
 export async function settleWithin<T>(
   fn: (signal: AbortSignal) => T | PromiseLike<T>,

@@ -14,10 +14,9 @@ interface SystemErrorLike {
 }
 
 /**
- * A one-line description of a thrown value, for log lines and error messages: the error's name and message,
- * the system error code and address of network failures (`ECONNREFUSED 127.0.0.1:4000`), and the messages of
- * its causes. Registered secrets and URL credentials are redacted; the text is capped; it never throws and
- * never prints the properties of an arbitrary object (a response object stays one short line).
+ * A one-line description of a thrown value for log lines and error messages: name and message, the code and address
+ * of a system error (`ECONNREFUSED 127.0.0.1:4000`), its causes; secrets redacted, capped, never an object's
+ * properties (a response object stays one short line). Never throws.
  */
 export function describeError(error: unknown): string {
   let text: string;
@@ -51,19 +50,8 @@ function systemDetail(error: SystemErrorLike): string {
 }
 
 function describeValue(value: unknown): string {
-  switch (typeof value) {
-    case "string":
-      return value;
-    case "number":
-    case "boolean":
-    case "bigint":
-    case "undefined":
-    case "symbol":
-      return String(value);
-    case "function":
-      return `a function${value.name ? ` (${value.name})` : ""}`;
-  }
-  if (value === null) return "null";
+  if (typeof value === "function") return `a function${value.name ? ` (${value.name})` : ""}`;
+  if (typeof value !== "object" || value === null) return String(value);
   const name = constructorName(value as object);
   const message = (value as { message?: unknown }).message;
   if (typeof message === "string") return `${name}: ${message}`;
@@ -79,10 +67,7 @@ function constructorName(value: object): string {
   }
 }
 
-/**
- * The message of a thrown value as recorded on an observation (its status message): an error's own message
- * (its name when the message is empty), any other value as text. Secrets redacted; never throws.
- */
+/** A thrown value's message as an observation records it: an error's message (else its name), else the value as text. */
 export function messageOf(error: unknown): string {
   let text: string;
   try {

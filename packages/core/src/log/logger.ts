@@ -34,9 +34,8 @@ const LEVEL_OF: Record<Method, LogLevel> = {
 };
 
 /**
- * What every copy of the SDK in a process shares: the level and sink a user set, and a counter of
- * reconfigurations. Two copies of the SDK in one process (two versions, or the ES module and CommonJS builds) each hold this module; the slot is the one place
- * they meet, so a level set through any package applies to all of them.
+ * What every copy of the SDK in a process (two versions, or both module formats) shares, so that a level set through
+ * any package applies to all of them.
  */
 interface LoggerState {
   level: LogLevel;
@@ -59,15 +58,11 @@ const state = globalSlot<LoggerState>(
 );
 
 /** Reads the level from `SVC_DEBUG` (`true` forces DEBUG) then `SVC_LOG_LEVEL`; INFO otherwise. */
-export function resolveLogLevel(env: Env = processEnv()): LogLevel {
+export function resolveLogLevel(env: Env = typeof process === "undefined" ? {} : process.env): LogLevel {
   if (env.SVC_DEBUG?.trim().toLowerCase() === "true") return LogLevel.DEBUG;
   const named = env.SVC_LOG_LEVEL?.trim().toUpperCase();
   if (named && named in LogLevel && Number.isNaN(Number(named))) return LogLevel[named as keyof typeof LogLevel];
   return LogLevel.INFO;
-}
-
-function processEnv(): Env {
-  return typeof process === "undefined" ? {} : process.env;
 }
 
 /**
@@ -82,23 +77,11 @@ function emit(method: Method, message: string, args: unknown[]): void {
   const toDiag = !toSink && s.toDiag && s.level !== LogLevel.NONE && diagIsSet();
   if (!toSink && !toDiag) return;
   const line = `${PREFIX} ${redactSecrets(message)}`;
-  if (toDiag) {
-    writeToDiag(method, line);
-    return;
-  }
   try {
-    s.sink[method](line, ...args);
+    if (toDiag) diag[method](line);
+    else s.sink[method](line, ...args);
   } catch {
     // A sink that throws must not turn a log line into an error in user code.
-  }
-}
-
-/** Writes to OpenTelemetry's `diag` logger, which logs nothing until the application sets one. */
-function writeToDiag(method: Method, line: string): void {
-  try {
-    diag[method](line);
-  } catch {
-    // diag is best effort.
   }
 }
 
@@ -143,10 +126,9 @@ export interface LoggerOptions {
   forwardToDiag?: boolean;
 }
 
-/** Runs before each reconfiguration, while the old level and sink are still in place (set by the repeat log). */
 let beforeReconfigure: (() => void) | undefined;
 
-/** Sets what runs before each reconfiguration of the logger: logging the repeat counts held so far. */
+/** Sets what runs before each reconfiguration, while the old level and sink are in place: the repeat log's counts. */
 export function setBeforeReconfigure(hook: () => void): void {
   beforeReconfigure = hook;
 }

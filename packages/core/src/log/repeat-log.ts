@@ -24,11 +24,10 @@ interface KindState {
   level: Level;
   /** What is counted, for the summary line ("time(s)", "spans"). */
   unit: string;
-  /** Counted but not yet reported. */
   unreported: number;
   /** Counted since the first line of this kind. */
   total: number;
-  /** When a line of this kind (first line or summary) was last logged, from `Date.now()`. */
+  /** When a line of this kind (first line or summary) was last logged. */
   loggedAt: number;
   /** Lines still to be logged in full before repeats are counted. */
   fullLeft: number;
@@ -47,7 +46,7 @@ export interface RepeatLineOptions {
 interface HeldState {
   /** The RepeatLogs of every copy of the core that hold counts not yet logged. */
   logs: Set<{ report(): void }>;
-  /** Whether the process `exit` listener that logs them is installed. */
+  /** Whether the `exit` listener that logs them is installed. */
   installed: boolean;
 }
 
@@ -82,17 +81,12 @@ function holdUntilExit(log: { report(): void }): void {
 
 /**
  * Log lines that can repeat many times (bad input, a server that keeps failing): the first line of each kind (or the
- * first `inFull` lines) is logged at once through the global logger; repeats are counted and logged as one summary line
- * (`<kind>: happened N more time(s) since the last message`, or `<kind>: N more spans since the last message (T in
- * total)` for counted items) once per `summaryIntervalMs` while they go on
- * (an unref'd timer, so it never keeps a process alive), on {@link RepeatLog.report}, and when the process exits, so
- * that the lines always add up to what happened. A kind that stays quiet
- * for `summaryIntervalMs` logs its next line in full again.
- *
- * The kind names one cause and stays the same for every occurrence (`"ScoreManager: score dropped: empty
- * name"`); the message may carry detail. Reconfiguring the global logger starts every RepeatLog afresh, after
- * the counts held were logged (where the lines they repeat went), so the log still adds up. Each
- * component owns its RepeatLog and reports it itself.
+ * first `inFull`) is logged at once; repeats are counted and logged as one summary line (`<kind>: happened N more
+ * time(s) since the last message`, or `<kind>: N more spans since the last message (T in total)`) once per
+ * `summaryIntervalMs` while they go on (an unref'd timer), on {@link RepeatLog.report}, and when the process exits, so
+ * the lines add up to what happened. A kind quiet for `summaryIntervalMs` logs its next line in full again. The kind
+ * names one cause (`"ScoreManager: score dropped: empty name"`); the message may carry detail. Reconfiguring the
+ * global logger logs the counts held (where their lines went), then starts every RepeatLog afresh.
  */
 export class RepeatLog {
   readonly #kinds = new Map<string, KindState>();
@@ -156,15 +150,9 @@ export class RepeatLog {
     if (state === undefined || (state.unreported === 0 && now - state.loggedAt >= this.#intervalMs)) {
       if (state !== undefined) this.#kinds.delete(kind);
       const fullLeft = Math.max(1, options?.inFull ?? 1) - 1;
+      const unit = options?.unit ?? TIMES;
       if (this.#hasRoom(now))
-        this.#kinds.set(kind, {
-          level,
-          unit: options?.unit ?? TIMES,
-          unreported: 0,
-          total: count,
-          loggedAt: now,
-          fullLeft,
-        });
+        this.#kinds.set(kind, { level, unit, unreported: 0, total: count, loggedAt: now, fullLeft });
       getGlobalLogger()[level](message);
       return;
     }

@@ -19,8 +19,8 @@ export interface MediaDownloadOptions {
 export type MediaDownload = { ok: true; bytes: Uint8Array } | { ok: false; reason: string };
 
 /**
- * Downloads media content from its signed URL. The URL is its own credential: no SDK header but the user agent
- * travels with it, and a redirect elsewhere is followed without them. Any answer but 2xx is a failure. Never rejects.
+ * Downloads media content from its signed URL, its own credential: no SDK header but the user agent travels with it,
+ * a redirect elsewhere is followed. Any answer but 2xx is a failure. Never rejects.
  */
 export async function downloadMedia(url: string, options: MediaDownloadOptions): Promise<MediaDownload> {
   const result = await httpRequest(

@@ -1,7 +1,43 @@
 import { getGlobalLogger } from "../log/logger.js";
+import type { Backend } from "../transport/backend.js";
 import { describeFailure } from "../transport/failure-text.js";
 import { type HttpResult, httpRequest } from "../transport/http.js";
-import type { MediaServer, MediaUpload, MediaUploadResult } from "./upload-types.js";
+
+// One upload of media, loaded with the first one (most applications never send media), and what it is made of.
+
+/** What a piece of media belongs to on the server. */
+export interface MediaTarget {
+  field: string;
+  traceId?: string;
+  observationId?: string;
+  datasetId?: string;
+  datasetItemId?: string;
+}
+
+/** One piece of media to store. */
+export interface MediaUpload {
+  mediaId: string;
+  sha256Hash: string;
+  contentType: string;
+  bytes: Uint8Array;
+  target: MediaTarget;
+}
+
+/** The server and credentials media is registered with. */
+export interface MediaServer {
+  baseUrl: string;
+  /** Auth and identity headers of REST calls. */
+  headers: Record<string, string>;
+  /** Time limit of each request attempt. */
+  timeoutMs: number;
+  /** Uploads run in the background, started by the span processor rather than awaited by a caller. @defaultValue false */
+  background?: boolean;
+  /** Sends through this backend instead of the runtime's own (the client's `fetch` option). */
+  backend?: Backend;
+}
+
+/** The outcome of an upload; `reason` says what failed. */
+export type MediaUploadResult = { ok: true; alreadyStored: boolean } | { ok: false; reason: string };
 
 /** Attempts of the content upload after the first one, on a retryable failure. */
 const PUT_RETRIES = 3;
@@ -11,8 +47,8 @@ const API_RETRIES = 2;
 const UPLOAD_DEADLINE_MS = 120_000;
 
 /**
- * One upload of {@link MediaUploader}: registers the media, uploads the content unless the server has it, reports
- * the outcome. Loaded with the first upload.
+ * One upload: registers the media (`POST /api/public/media`), uploads the content to the URL the server hands back
+ * unless it has it already, and reports the outcome (`PATCH /api/public/media/{id}`).
  */
 export async function uploadOnce(server: MediaServer, media: MediaUpload): Promise<MediaUploadResult> {
   const deadline = Date.now() + UPLOAD_DEADLINE_MS;
@@ -45,12 +81,12 @@ export async function uploadOnce(server: MediaServer, media: MediaUpload): Promi
     server.backend,
   );
   const status = put.ok ? put.response.status : put.failure.kind === "status" ? put.failure.status : 0;
+  const failure = put.ok ? undefined : describeFailure(put.failure, "PUT", answer.uploadUrl);
   // The server records what the storage answered: its body for an error status, else what went wrong.
-  const error = put.ok
-    ? null
-    : put.failure.kind === "status"
-      ? new TextDecoder().decode(put.failure.response.body.subarray(0, 1000))
-      : describeFailure(put.failure, "PUT", answer.uploadUrl);
+  const error =
+    put.ok || put.failure.kind !== "status"
+      ? (failure ?? null)
+      : new TextDecoder().decode(put.failure.response.body.subarray(0, 1000));
   const reported = await callApi(
     server,
     "PATCH",
@@ -63,11 +99,7 @@ export async function uploadOnce(server: MediaServer, media: MediaUpload): Promi
       uploadTimeMs: Date.now() - started,
     },
   );
-  if (!put.ok)
-    return {
-      ok: false,
-      reason: `uploading the content failed: ${describeFailure(put.failure, "PUT", answer.uploadUrl)}`,
-    };
+  if (failure !== undefined) return { ok: false, reason: `uploading the content failed: ${failure}` };
   if (!reported.ok)
     getGlobalLogger().warn(`media ${media.mediaId} uploaded, but reporting it failed: ${reported.reason}`);
   getGlobalLogger().debug(`media ${media.mediaId} uploaded (${media.bytes.byteLength} bytes)`);

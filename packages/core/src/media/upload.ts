@@ -1,14 +1,12 @@
 import { Limiter } from "../queue/limiter.js";
-import type { MediaServer, MediaUpload, MediaUploadResult } from "./upload-types.js";
+import type { MediaServer, MediaUpload, MediaUploadResult } from "./upload-once.js";
 
 /** Uploads in flight at the same time; the others wait. */
 const MAX_CONCURRENT_UPLOADS = 8;
 
 /**
- * Stores media on the server, once per media and target: registers it (`POST /api/public/media`), uploads the
- * content to the URL the server hands back unless it has it already, then reports the upload's outcome
- * (`PATCH /api/public/media/{id}`). Used by the span processor and the client alike. Never rejects. The code that
- * talks to the server loads with the first upload: most applications never send media.
+ * Stores media on the server, once per media and target, for the span processor and the client (`uploadOnce`, loaded
+ * with the first upload). Never rejects.
  */
 export class MediaUploader {
   readonly #server: MediaServer;

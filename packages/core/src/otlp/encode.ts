@@ -1,3 +1,4 @@
+import { enumOption, type OptionSpec } from "../config/options.js";
 import { loadOnce } from "../lifecycle/load-once.js";
 import { concatBytes, runtimeGzip } from "../transport/compress.js";
 import { encodeTraceRequestPieces } from "./otlp-json.js";
@@ -15,18 +16,33 @@ export const OTLP_CONTENT_TYPES: Record<OtlpProtocol, string> = {
   "http/protobuf": "application/x-protobuf",
 };
 
-/** Makes the request body of a batch, in pieces made as they are asked for. */
-type Encoder = (items: readonly ExportItem[]) => Iterator<string | Uint8Array>;
+/**
+ * The encoding of span exports: the option, then OTEL_EXPORTER_OTLP_TRACES_PROTOCOL, then OTEL_EXPORTER_OTLP_PROTOCOL,
+ * then `http/json`; any other value, `grpc` included, is ignored with a warning.
+ */
+export function protocolOption(): OptionSpec<OtlpProtocol> {
+  return enumOption<OtlpProtocol, OtlpProtocol>(["http/json", "http/protobuf"], "http/json", [
+    "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL",
+    "OTEL_EXPORTER_OTLP_PROTOCOL",
+  ]);
+}
+
+/**
+ * The compression of span exports, for the span processor and the doctor's test span: the option, then
+ * SVC_OTEL_COMPRESSION, OTEL_EXPORTER_OTLP_TRACES_COMPRESSION, OTEL_EXPORTER_OTLP_COMPRESSION (any case), then `gzip`.
+ */
+export function compressionOption(): OptionSpec<"gzip" | "none"> {
+  return enumOption<"gzip" | "none", "gzip">(["gzip", "none"], "gzip", [
+    "SVC_OTEL_COMPRESSION",
+    "OTEL_EXPORTER_OTLP_TRACES_COMPRESSION",
+    "OTEL_EXPORTER_OTLP_COMPRESSION",
+  ]);
+}
+
 /** The OTLP/protobuf encoder (opt-in), loaded with the first batch that needs it. */
 const protobufEncoder = loadOnce(() =>
   import("./otlp-protobuf.js").then((module) => module.encodeTraceRequestProtobuf),
 );
-
-/** The encoder of a protocol; OTLP/JSON, the default, is at hand, OTLP/protobuf loads on first use. */
-function encoderOf(protocol: OtlpProtocol): Encoder | Promise<Encoder> {
-  if (protocol === "http/json") return encodeTraceRequestPieces;
-  return protobufEncoder();
-}
 
 /** An encoded export request: its body, and whether the body is gzipped. */
 export interface EncodedTraces {
@@ -43,8 +59,7 @@ export async function encodeTraces(
   protocol: OtlpProtocol,
   compression: "gzip" | "none",
 ): Promise<EncodedTraces> {
-  const encode = await encoderOf(protocol);
-  const pieces = encode(items);
+  const pieces = protocol === "http/json" ? encodeTraceRequestPieces(items) : (await protobufEncoder())(items);
   const gzip = compression === "gzip" ? runtimeGzip() : null;
   if (!gzip) return { bytes: joinPieces(pieces), gzipped: false };
   return { bytes: await gzip(pieces), gzipped: true };

@@ -1,12 +1,10 @@
+// OTLP/JSON encoding of ended spans (ExportTraceServiceRequest), field for field and in the same key order as the
+// OpenTelemetry JS JSON serializer, so request bodies are byte-identical to what
+// `@opentelemetry/exporter-trace-otlp-http` sends for the same spans.
+
 import type { Attributes, AttributeValue, HrTime, Link, SpanContext } from "@opentelemetry/api";
 import { toBase64 } from "../transport/identity.js";
 import { type ExportItem, groupByResourceAndScope, type ResourceLike, type Scope, spanFlags } from "./otlp-request.js";
-
-/**
- * OTLP/JSON encoding of ended spans (ExportTraceServiceRequest), field for field and in the same
- * key order as the OpenTelemetry JS JSON serializer, so request bodies are byte-identical to what
- * `@opentelemetry/exporter-trace-otlp-http` sends for the same spans.
- */
 
 type AnyValue =
   | { stringValue: string }
@@ -142,7 +140,7 @@ function toLink(link: Link) {
 }
 
 /** Nanoseconds since the epoch as a decimal string, without floating-point loss. */
-export function hrTimeToNanos(time: HrTime): string {
+function hrTimeToNanos(time: HrTime): string {
   const [seconds, nanos] = time;
   if (Number.isSafeInteger(seconds) && seconds > 0 && Number.isInteger(nanos) && nanos >= 0 && nanos < 1e9)
     return `${seconds}${String(nanos).padStart(9, "0")}`;

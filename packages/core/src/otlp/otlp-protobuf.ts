@@ -1,15 +1,12 @@
+// OTLP/protobuf encoding of ended spans (`ExportTraceServiceRequest` of opentelemetry/proto/collector/trace/v1),
+// field for field and in the same order as the OpenTelemetry JS protobuf serializer, so request bodies are
+// byte-identical to what `@opentelemetry/exporter-trace-otlp-proto` sends. The walk over the request runs twice, to
+// measure and to write (`protobuf-writer.ts`); the bytes are handed out span by span, never the whole body at once.
+
 import type { Attributes, Link } from "@opentelemetry/api";
 import { type ExportItem, groupByResourceAndScope, type ResourceGroup, type Scope, spanFlags } from "./otlp-request.js";
 import { type FieldSink, ProtobufChunkWriter, ProtobufMeasure } from "./protobuf-writer.js";
 import type { ReadableSpan } from "./readable-span.js";
-
-/**
- * OTLP/protobuf encoding of ended spans (`ExportTraceServiceRequest` of opentelemetry/proto/collector/trace/v1),
- * written straight from the spans, field for field and in the same order as the OpenTelemetry JS protobuf
- * serializer, so request bodies are byte-identical to what `@opentelemetry/exporter-trace-otlp-proto` sends for the
- * same spans. The walk over the request runs twice, to measure and to write (see `protobuf-writer.ts`); the bytes
- * are handed out span by span, so that the whole body is never held at once.
- */
 
 const INT64_LIMIT = 2 ** 63;
 
@@ -20,10 +17,7 @@ const INT64_LIMIT = 2 ** 63;
 export function* encodeTraceRequestProtobuf(items: readonly ExportItem[]): Generator<Uint8Array, void, undefined> {
   const groups = groupByResourceAndScope(items);
   const measure = new ProtobufMeasure();
-  const measuring = walkRequest(measure, groups);
-  while (!measuring.next().done) {
-    // Each step measures one span.
-  }
+  for (const _span of walkRequest(measure, groups));
   const writer = new ProtobufChunkWriter(measure.sizes, measure.total);
   for (const _span of walkRequest(writer, groups)) if (writer.hasReady) yield* writer.take();
   writer.finish();

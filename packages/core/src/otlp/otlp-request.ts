@@ -1,10 +1,8 @@
+// What both OTLP encodings (JSON and protobuf) read from a batch of ended spans: the spans grouped by resource and
+// scope, in the order the request lists them, and the span flags.
+
 import type { Attributes } from "@opentelemetry/api";
 import type { ReadableSpan } from "./readable-span.js";
-
-/**
- * What both OTLP encodings (JSON and protobuf) read from a batch of ended spans: the spans grouped by resource and
- * scope, in the order the request lists them, and the span flags.
- */
 
 /** A span queued for export, with the attributes to send (masked or media-rewritten when they differ). */
 export interface ExportItem {
@@ -30,13 +28,7 @@ export interface ResourceLike {
 /** The spans of one resource, by scope. */
 export interface ResourceGroup {
   resource: ResourceLike;
-  scopes: ScopeGroup[];
-}
-
-/** The spans of one scope. */
-export interface ScopeGroup {
-  scope: Scope;
-  items: ExportItem[];
+  scopes: { scope: Scope; items: ExportItem[] }[];
 }
 
 const HAS_IS_REMOTE = 0x100;
@@ -44,7 +36,7 @@ const IS_REMOTE = 0x200;
 const NO_SCOPE: Scope = { name: "" };
 
 /** The scope a span was created with, on both SDK lines. */
-export function spanScope(span: ReadableSpan): Scope {
+function spanScope(span: ReadableSpan): Scope {
   return (span.instrumentationScope ?? span.instrumentationLibrary ?? NO_SCOPE) as Scope;
 }
 
@@ -53,19 +45,13 @@ export function groupByResourceAndScope(items: readonly ExportItem[]): ResourceG
   const byResource = new Map<ResourceLike, Map<string, ExportItem[]>>();
   for (const item of items) {
     const resource = item.span.resource as ResourceLike;
-    let byScope = byResource.get(resource);
-    if (!byScope) {
-      byScope = new Map();
-      byResource.set(resource, byScope);
-    }
+    const byScope = byResource.get(resource) ?? new Map<string, ExportItem[]>();
+    byResource.set(resource, byScope);
     const scope = spanScope(item.span);
     const key = `${scope.name}@${scope.version || ""}:${scope.schemaUrl || ""}`;
-    let list = byScope.get(key);
-    if (!list) {
-      list = [];
-      byScope.set(key, list);
-    }
-    list.push(item);
+    const list = byScope.get(key);
+    if (list) list.push(item);
+    else byScope.set(key, [item]);
   }
   return [...byResource].map(([resource, byScope]) => ({
     resource,

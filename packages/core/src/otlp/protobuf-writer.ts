@@ -1,10 +1,8 @@
-import type { HrTime } from "@opentelemetry/api";
+// Protobuf wire encoding in two passes over the same walk of fields: ProtobufMeasure measures every nested message
+// and string (protobuf writes the length of each before its content), then ProtobufChunkWriter writes the bytes with
+// those lengths, into chunks of at most CHUNK_BYTES handed out as they fill up.
 
-/**
- * Protobuf wire encoding in two passes over the same walk of fields: {@link ProtobufMeasure} measures every nested
- * message and string (protobuf writes the length of each before its content), then {@link ProtobufChunkWriter}
- * writes the bytes with those lengths, into chunks of at most {@link CHUNK_BYTES} handed out as they fill up.
- */
+import type { HrTime } from "@opentelemetry/api";
 
 /** Largest piece of body handed out: as large as the steps in which zlib compresses. */
 const CHUNK_BYTES = 64 * 1024;
@@ -43,16 +41,9 @@ function tagSize(field: number): number {
 /** Bytes of a varint: a whole number of uint32 or int64 range (negative numbers take ten). */
 function varintSize(value: number): number {
   if (value < 0) return 10;
-  if (value < 0x80) return 1;
-  if (value < 0x4000) return 2;
-  if (value < 0x200000) return 3;
-  if (value < 0x10000000) return 4;
-  if (value < 2 ** 35) return 5;
-  if (value < 2 ** 42) return 6;
-  if (value < 2 ** 49) return 7;
-  if (value < 2 ** 56) return 8;
-  if (value < 2 ** 63) return 9;
-  return 10;
+  let size = 1;
+  for (let limit = 0x80; value >= limit && size < 10; limit *= 0x80) size++;
+  return size;
 }
 
 /** Bytes of the UTF-8 encoding of a string, lone surrogates counted as U+FFFD, as `TextEncoder` writes them. */
@@ -170,9 +161,7 @@ export class ProtobufChunkWriter implements FieldSink {
   }
 
   open(field: number): void {
-    this.#room(7);
-    this.#tag(field, LENGTH_DELIMITED);
-    this.#uint32(this.sizes[this.#next++] as number);
+    this.#lengthPrefix(field, this.sizes[this.#next++] as number);
   }
 
   close(): void {
@@ -181,9 +170,7 @@ export class ProtobufChunkWriter implements FieldSink {
 
   string(field: number, value: string): void {
     const length = this.sizes[this.#next++] as number;
-    this.#room(7);
-    this.#tag(field, LENGTH_DELIMITED);
-    this.#uint32(length);
+    this.#lengthPrefix(field, length);
     if (length === value.length && length <= SHORT_ASCII && this.#pos + length <= this.#chunk.length) {
       const chunk = this.#chunk;
       let pos = this.#pos;
@@ -206,9 +193,7 @@ export class ProtobufChunkWriter implements FieldSink {
 
   id(field: number, hex: string): void {
     const length = hex.length >>> 1;
-    this.#room(7);
-    this.#tag(field, LENGTH_DELIMITED);
-    this.#uint32(length);
+    this.#lengthPrefix(field, length);
     for (let i = 0; i < length; i++) {
       if (this.#pos === this.#chunk.length) this.#flush();
       this.#chunk[this.#pos++] = (hexDigit(hex.charCodeAt(2 * i)) << 4) | hexDigit(hex.charCodeAt(2 * i + 1));
@@ -216,9 +201,7 @@ export class ProtobufChunkWriter implements FieldSink {
   }
 
   bytes(field: number, value: Uint8Array): void {
-    this.#room(7);
-    this.#tag(field, LENGTH_DELIMITED);
-    this.#uint32(value.length);
+    this.#lengthPrefix(field, value.length);
     let from = 0;
     while (from < value.length) {
       if (this.#pos === this.#chunk.length) this.#flush();
@@ -257,6 +240,13 @@ export class ProtobufChunkWriter implements FieldSink {
     this.#tag(field, FIXED64);
     this.#view.setFloat64(this.#pos, value, true);
     this.#pos += 8;
+  }
+
+  /** The tag of a length-delimited field and its length. */
+  #lengthPrefix(field: number, length: number): void {
+    this.#room(7);
+    this.#tag(field, LENGTH_DELIMITED);
+    this.#uint32(length);
   }
 
   #tag(field: number, wireType: number): void {

@@ -15,9 +15,8 @@ import { randomHex } from "./ids.js";
 import { getSvcTracer } from "./tracer-provider.js";
 
 /**
- * Whether an `SvcSpanProcessor` sees the spans svc starts. The processor counts every span start it is given; the
- * tracing package compares the count before and after it starts a span (`startSpan` calls `onStart` synchronously),
- * so it knows, per span and at the cost of a counter, that no provider with the processor recorded it.
+ * Whether an `SvcSpanProcessor` sees the spans svc starts: the processor counts the starts it is given, and the tracing
+ * package compares the count around each start (`startSpan` calls `onStart` synchronously).
  */
 interface PresenceState {
   starts: number;
@@ -95,10 +94,8 @@ export function processorStarts(): number {
 }
 
 /**
- * Logs, once, that the observation `name` (whose span no `SvcSpanProcessor` saw start) does not reach svc, and how
- * to fix it, whatever the provider's sampler decided: a span it recorded, one it left unrecorded, one with no
- * provider at all. A span left unrecorded by the sampler of a provider that has a `SvcSpanProcessor` is not reported:
- * it is meant to go nowhere.
+ * Logs, once per logger configuration, that the observation `name` (whose span no `SvcSpanProcessor` saw start) does
+ * not reach svc, and how to fix it; not for a span the sampler of a provider with a `SvcSpanProcessor` left out.
  */
 export function warnUnprocessedObservation(name: string, span: Span): void {
   const s = state();
@@ -133,12 +130,10 @@ export function warnUnprocessedObservation(name: string, span: Span): void {
 
 /**
  * Whether a `SvcSpanProcessor` sees the spans of `tracer`'s provider, when its sampler left a span unrecorded (a
- * processor is told only of recorded spans). Known without asking when no `SvcSpanProcessor` exists in the process, or
- * when an earlier span of the provider was recorded and none saw it start. Otherwise asked by a probe span under a
- * remote parent that is sampled, which parent-based samplers (the default, and Sentry's) record: a `SvcSpanProcessor`
- * that sees it claims it and drops it at its end, and it is ended at once, so that every processor of the application
- * sees its end as well as its start (a processor that exports whatever ends, next to none of svc's, exports this one
- * span, once per tracer). A sampler that records nothing leaves the question open.
+ * processor is told only of recorded spans). Known when no `SvcSpanProcessor` exists, or an earlier recorded span of
+ * the provider was not seen. Otherwise asked by a probe span under a sampled remote parent, which parent-based
+ * samplers record: a `SvcSpanProcessor` that sees it claims and drops it; it is ended at once, so every processor sees
+ * its end as well as its start (one that exports whatever ends exports this one span, once per tracer).
  */
 function providerVerdict(tracer: Tracer): "with" | "without" | "unknown" {
   const s = state();

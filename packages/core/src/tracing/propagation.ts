@@ -21,7 +21,10 @@ export const SVC_TRACE_ID_BAGGAGE_KEY = "svc_trace_id";
 const METADATA_BAGGAGE_PREFIX = "svc_metadata_";
 const TRACE_METADATA_PREFIX = `${A.TRACE_METADATA}.`;
 
-/** Span attribute key for each baggage key (the reverse of {@link SPAN_KEY_TO_BAGGAGE}). */
+/**
+ * Span attribute key for each baggage key (the reverse of {@link SPAN_KEY_TO_BAGGAGE}); an experiment key travels as
+ * its own name with `_` for `.` (`svc.experiment.item.id` as `svc_experiment_item_id`).
+ */
 const BAGGAGE_TO_SPAN_KEY: Readonly<Record<string, string>> = {
   svc_user_id: A.TRACE_USER_ID,
   svc_session_id: A.TRACE_SESSION_ID,
@@ -31,16 +34,11 @@ const BAGGAGE_TO_SPAN_KEY: Readonly<Record<string, string>> = {
   svc_environment: A.ENVIRONMENT,
   svc_prompt_name: A.OBSERVATION_PROMPT_NAME,
   svc_prompt_version: A.OBSERVATION_PROMPT_VERSION,
-  svc_experiment_id: A.EXPERIMENT_ID,
-  svc_experiment_name: A.EXPERIMENT_NAME,
-  svc_experiment_description: A.EXPERIMENT_DESCRIPTION,
-  svc_experiment_metadata: A.EXPERIMENT_METADATA,
-  svc_experiment_dataset_id: A.EXPERIMENT_DATASET_ID,
-  svc_experiment_item_id: A.EXPERIMENT_ITEM_ID,
-  svc_experiment_item_version: A.EXPERIMENT_ITEM_VERSION,
-  svc_experiment_item_metadata: A.EXPERIMENT_ITEM_METADATA,
-  svc_experiment_item_root_observation_id: A.EXPERIMENT_ITEM_ROOT_OBSERVATION_ID,
-  svc_experiment_item_expected_output: A.EXPERIMENT_ITEM_EXPECTED_OUTPUT,
+  ...Object.fromEntries(
+    Object.entries(A)
+      .filter(([name]) => name.startsWith("EXPERIMENT_"))
+      .map(([, key]) => [key.replaceAll(".", "_"), key]),
+  ),
 };
 
 const SPAN_KEY_TO_BAGGAGE: Readonly<Record<string, string>> = Object.fromEntries(
@@ -54,29 +52,21 @@ const baggageRepeats = new RepeatLog();
 
 /** Options of {@link propagateSpanAttributes}. */
 export interface PropagateSpanAttributesOptions {
-  /**
-   * Also write the attributes as W3C baggage entries `svc_*`, so that they cross process boundaries
-   * when a baggage propagator is installed. Only keys with a baggage name are written.
-   * @defaultValue false
-   */
+  /** Also write the attributes with a baggage name as W3C baggage `svc_*`, to cross processes. @defaultValue false */
   asBaggage?: boolean;
 }
 
 /**
- * Sets wire-encoded span attributes on the active span and on every span started inside `fn`,
- * across `await`. Merges over what is already propagated: a key given here replaces the same key,
- * and its dotted sub-keys (`svc.trace.metadata.a.*` when `svc.trace.metadata.a` is given).
- * Returns what `fn` returns.
+ * Sets wire-encoded span attributes on the active span and every span started inside `fn`, across `await`, over
+ * what is propagated already: a key replaces the same key and its dotted sub-keys. Returns what `fn` returns.
  */
 export function propagateSpanAttributes<R>(
   attributes: Attributes,
   fn: () => R,
   options: PropagateSpanAttributesOptions = {},
 ): R {
-  const active = context.active();
-  const next = buildPropagationContext(active, attributes, options);
-  if (next === undefined) return fn();
-  return context.with(next, fn);
+  const next = buildPropagationContext(context.active(), attributes, options);
+  return next === undefined ? fn() : context.with(next, fn);
 }
 
 /** The context that carries `attributes` merged over the ones in `ctx`; `undefined` when nothing changes. */
@@ -124,9 +114,8 @@ function baggageKeyFor(spanKey: string): string | undefined {
 }
 
 /**
- * The span attributes propagated in `ctx`: those stored by {@link propagateAttributes} and
- * {@link propagateSpanAttributes}, merged over the ones read back from `svc_*` baggage entries
- * (`svc_trace_id` is ignored). The returned object must not be modified.
+ * The span attributes propagated in `ctx` by {@link propagateSpanAttributes}, over those read back from `svc_*`
+ * baggage entries (not `svc_trace_id`). The returned object must not be modified.
  */
 export function getPropagatedAttributes(ctx: Context): Attributes {
   const stored = ctx.getValue(SVC_PROPAGATED_ATTRIBUTES_KEY) as Attributes | undefined;
@@ -177,8 +166,9 @@ export function hasTraceIdClaim(ctx: Context, traceId: string): boolean {
 
 /** `ctx` with the baggage claim for `traceId`; `ctx` itself when it already carries it. */
 export function withTraceIdClaim(ctx: Context, traceId: string): Context {
-  const bag = propagation.getBaggage(ctx);
-  if (bag?.getEntry(SVC_TRACE_ID_BAGGAGE_KEY)?.value === traceId) return ctx;
-  const next = (bag ?? propagation.createBaggage()).setEntry(SVC_TRACE_ID_BAGGAGE_KEY, { value: traceId });
+  if (hasTraceIdClaim(ctx, traceId)) return ctx;
+  const next = (propagation.getBaggage(ctx) ?? propagation.createBaggage()).setEntry(SVC_TRACE_ID_BAGGAGE_KEY, {
+    value: traceId,
+  });
   return propagation.setBaggage(ctx, next);
 }

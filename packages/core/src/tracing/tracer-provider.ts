@@ -23,10 +23,7 @@ const state = globalSlot<SvcGlobalState>(
   () => ({}),
 );
 
-/**
- * Makes svc create its spans with `provider` instead of the global OpenTelemetry provider, so that
- * svc spans can be kept apart from an application's own tracing. Pass `null` to go back to the global one.
- */
+/** Makes svc create its spans with `provider` instead of the global one (`null` goes back to it). */
 export function setSvcTracerProvider(provider: TracerProvider | null): void {
   if (provider != null && typeof (provider as { getTracer?: unknown }).getTracer !== "function") {
     getGlobalLogger().warn("setSvcTracerProvider: ignored a value that is not a tracer provider (no getTracer method)");

@@ -1,4 +1,4 @@
-import type { IncomingMessage } from "node:http";
+import type * as NodeHttp from "node:http";
 import { concatBytes } from "./compress.js";
 import { currentRuntime, type RuntimeGlobals } from "./runtime.js";
 
@@ -44,22 +44,9 @@ export class ResponseTooLargeError extends Error {
   }
 }
 
-interface HttpModule {
-  request(url: URL, options: object, onResponse: (res: IncomingMessage) => void): NodeRequest;
-  Agent: new (options: object) => { destroy(): void };
-}
-
-interface NodeRequest {
-  on(event: "error", listener: (error: Error) => void): unknown;
-  on(event: "socket", listener: (socket: { unref?: () => void }) => void): unknown;
-  destroy(error?: Error): void;
-  end(body?: Uint8Array): void;
-}
-
 /**
  * The backend of this runtime: `node:http`/`node:https` with keep-alive on Node (they send only the headers given,
- * where Node's `fetch` adds a browser's set), `fetch` everywhere else: Bun, Deno, Cloudflare Workers (with or
- * without `nodejs_compat`), edge runtimes and browsers, where `fetch` is the runtime's own client.
+ * where Node's `fetch` adds a browser's set), the runtime's own `fetch` everywhere else.
  */
 export function defaultBackend(): Backend {
   cached ??= nodeBackend() ?? fetchBackend((input, init) => globalThis.fetch(input, init));
@@ -70,8 +57,8 @@ let cached: Backend | undefined;
 function nodeBackend(): Backend | undefined {
   const proc = (globalThis as RuntimeGlobals).process;
   if (currentRuntime().kind !== "node" || typeof proc?.getBuiltinModule !== "function") return undefined;
-  const http = proc.getBuiltinModule("node:http") as HttpModule | undefined;
-  const https = proc.getBuiltinModule("node:https") as HttpModule | undefined;
+  const http = proc.getBuiltinModule("node:http") as typeof NodeHttp | undefined;
+  const https = proc.getBuiltinModule("node:https") as typeof NodeHttp | undefined;
   if (!http || !https) return undefined;
   // Idle keep-alive sockets are unref'd by Node, so they never keep a process alive.
   const agents = {
@@ -161,7 +148,7 @@ function abortReason(signal: AbortSignal | undefined): Error {
   return reason instanceof Error ? reason : new DOMException("the request was aborted", "AbortError");
 }
 
-function flatHeaders(raw: IncomingMessage["headers"]): Record<string, string> {
+function flatHeaders(raw: NodeHttp.IncomingMessage["headers"]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(raw)) {
     if (value !== undefined) out[name] = Array.isArray(value) ? value.join(", ") : value;

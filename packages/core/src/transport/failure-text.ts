@@ -1,3 +1,5 @@
+// How a failed call is told: one line for a log or an error, and the fix to add to it.
+
 import { describeError } from "../log/describe.js";
 import { redactUrl } from "../log/secrets.js";
 import {
@@ -8,8 +10,6 @@ import {
   type RedirectStop,
   suggestHttpUrl,
 } from "./http.js";
-
-// How a failed call is told: one line for a log or an error, and the fix to add to it.
 
 /**
  * One line for a failure: what happened, to which host and path, and the status or error code, e.g.
@@ -83,11 +83,8 @@ function redirectText({ stop, to }: RedirectStop, method: string, url: string): 
 }
 
 function printableText(url: string): string {
-  try {
-    return printable(new URL(url));
-  } catch {
-    return redactUrl(url);
-  }
+  const parsed = urlOf(url);
+  return parsed ? printable(parsed) : redactUrl(url);
 }
 
 /** What to do about a final redirect: point `baseUrl` at the address redirected to, when there is one. */
@@ -102,17 +99,10 @@ function redirectHint({ stop, to }: RedirectStop, url: string): string {
     : `Set ${setting} to the address of the svc server itself; ${host} answers with a redirect to no address (a proxy or a sign-in page in front of the server?).`;
 }
 
-/**
- * The base address in a redirect target: the target without the route the SDK appended to the base (from
- * `/api/public/` on), else its origin.
- */
+/** The base address in a redirect target: without the route the SDK appended (from `/api/public/`), else its origin. */
 function baseOf(to: string, requested: string): string {
-  let target: URL;
-  try {
-    target = new URL(to);
-  } catch {
-    return to;
-  }
+  const target = urlOf(to);
+  if (!target) return to;
   const requestedPath = placeOf(requested).path;
   const route = requestedPath.indexOf("/api/public/");
   if (route >= 0) {
@@ -122,27 +112,24 @@ function baseOf(to: string, requested: string): string {
   return target.origin;
 }
 
-/**
- * The host (with port) a URL names: of the URL itself when it parses, else of the http(s) URL it most likely means
- * (`127.0.0.1:3000/api/public/scores` names `127.0.0.1:3000`); `undefined` when it names none.
- */
+/** The host (with port) a URL names, or the http(s) URL it most likely means names (`127.0.0.1:3000/api/...`). */
 export function hostOf(url: string): string | undefined {
-  try {
-    const parsed = new URL(url);
-    if ((parsed.protocol === "http:" || parsed.protocol === "https:") && parsed.host) return parsed.host;
-  } catch {
-    // not a URL as it stands: try what it most likely means
-  }
+  const parsed = urlOf(url);
+  if ((parsed?.protocol === "http:" || parsed?.protocol === "https:") && parsed.host) return parsed.host;
   return suggestHttpUrl(url)?.host;
 }
 
 /** Host (with port) and path of a URL as they may be printed. */
 export function placeOf(url: string): { host: string; path: string } {
+  const parsed = urlOf(url);
+  return parsed ? { host: parsed.host, path: parsed.pathname } : { host: redactUrl(url), path: "" };
+}
+
+function urlOf(text: string): URL | undefined {
   try {
-    const parsed = new URL(url);
-    return { host: parsed.host, path: parsed.pathname };
+    return new URL(text);
   } catch {
-    return { host: redactUrl(url), path: "" };
+    return undefined;
   }
 }
 

@@ -5,10 +5,7 @@ import { currentRuntime, describeRuntime } from "./runtime.js";
 /** Value of `x-svc-sdk-name`: the server reads it to pick the real-time ingestion path. */
 export const SDK_NAME = "javascript";
 
-/**
- * `svc-sdk-js/6.0.0 (node 22.23.3; linux x64)`: the SDK, its version and the runtime it runs in (`bun 1.4.5`,
- * `deno 2.9.6`, `cloudflare-workers`, `vercel-edge`, `browser`).
- */
+/** `svc-sdk-js/6.0.0 (node 22.23.3; linux x64)`: the SDK, its version and the runtime it runs in. */
 export function userAgent(): string {
   cachedAgent ??= `svc-sdk-js/${SDK_VERSION} (${describeRuntime(currentRuntime())})`;
   return cachedAgent;
@@ -25,10 +22,7 @@ export function identityHeaders(publicKey: string | undefined): Record<string, s
   return headers;
 }
 
-/**
- * Headers of every SDK request to the server: the credentials (when both keys are given), the identity headers and
- * the user agent.
- */
+/** Headers of every SDK request to the server: the credentials (when both keys are given), identity and user agent. */
 export function apiHeaders(publicKey: string | undefined, secretKey?: string): Record<string, string> {
   const auth = basicAuth(publicKey, secretKey);
   return { ...(auth ? { authorization: auth } : {}), ...identityHeaders(publicKey), "user-agent": userAgent() };
@@ -46,10 +40,7 @@ export function otlpHeaders(publicKey: string | undefined, secretKey: string | u
   };
 }
 
-/**
- * `Basic base64(publicKey:secretKey)`, or undefined unless both keys are given: a request never carries empty
- * credentials. The secret and the header are registered for redaction.
- */
+/** `Basic base64(publicKey:secretKey)`, registered for redaction; undefined unless both keys are given. */
 export function basicAuth(publicKey: string | undefined, secretKey: string | undefined): string | undefined {
   if (!publicKey || !secretKey) return undefined;
   registerSecret(secretKey);
@@ -79,10 +70,7 @@ export function fromBase64(text: string): Uint8Array {
 /** A set of headers to merge; `null` or `undefined` removes a header set by an earlier one. */
 export type HeaderLayer = Record<string, string | null | undefined> | undefined;
 
-/**
- * The header sets merged in order, names lower-cased: a later set replaces an earlier header whatever the case of
- * either name (`additionalHeaders` over the SDK's own), and `null` or `undefined` removes it.
- */
+/** The header sets merged in order, names lower-cased (`additionalHeaders` over the SDK's own, whatever the case). */
 export function mergeHeaders(...layers: HeaderLayer[]): Record<string, string> {
   const merged: Record<string, string> = {};
   for (const layer of layers) {

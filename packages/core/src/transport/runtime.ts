@@ -34,9 +34,8 @@ export interface RuntimeGlobals {
 }
 
 /**
- * Which runtime these globals belong to. Each runtime is recognised by what only it sets, before the `process`
- * object that Bun, Deno, Cloudflare Workers with `nodejs_compat` and some edge runtimes also offer: Workers by
- * `navigator.userAgent`, Vercel Edge by `EdgeRuntime`, Bun and Deno by their globals, Node by `process.release`.
+ * Which runtime these globals belong to, each recognised by what only it sets before the `process` object that Bun,
+ * Deno, Workers with `nodejs_compat` and some edge runtimes also offer.
  */
 export function detectRuntime(g: RuntimeGlobals): RuntimeInfo {
   if (g.navigator?.userAgent === "Cloudflare-Workers") return { kind: "cloudflare-workers" };

@@ -1,5 +1,8 @@
-import { SvcOtelSpanAttributes as A } from "../../../../packages/core/src/attributes.ts";
-import { parseJsonText, attributeText as str } from "../../../../packages/core/src/read-observation-attributes.ts";
+import {
+  SvcOtelSpanAttributes as A,
+  parseJsonText,
+  attributeText as str,
+} from "../../../../packages/core/src/attributes.ts";
 import { HttpError } from "../http.ts";
 import { allObservations, type Observation } from "../observations.ts";
 import { cursorPage, fieldGroups, intParam, listParam, timeParam } from "../paging.ts";
