@@ -1,23 +1,22 @@
-import { ownTracingRepeaters, parseJsonText, readObservationFields, readTraceFields, usageRepeaters } from "@svc/core";
+import {
+  type ObservationFields,
+  ownTracingRepeaters,
+  parseJsonText,
+  readObservationFields,
+  readTraceFields,
+  type TraceFields,
+  usageRepeaters,
+} from "@svc/core";
 
 /** Trace attributes as a span carries them (`propagateAttributes`), or as a trace gathers them from its spans. */
-export interface TestTraceAttributes {
-  /** `svc.trace.name`. */
-  name: string | undefined;
-  /** `user.id`. */
-  userId: string | undefined;
-  /** `session.id`. */
-  sessionId: string | undefined;
-  /** `svc.trace.tags`. */
-  tags: string[];
-  /** `svc.trace.metadata`, one key per top-level key. */
-  metadata: Record<string, unknown>;
-  /** Whether the trace was made public (`setTraceAsPublic`). */
-  public: boolean;
-}
+export type TestTraceAttributes = Omit<TraceFields, "input" | "output">;
 
-/** An observation as the server received it: one exported span, read the way the server reads its attributes. */
-export interface TestObservation {
+/**
+ * An observation as the server received it: one exported span, its attributes read as the server reads them (input
+ * and output parsed back from their JSON text; `usage` left out on a span whose model calls below carry the same
+ * tokens, as they are counted once).
+ */
+export interface TestObservation extends Omit<ObservationFields, "promptName" | "promptVersion" | "asRoot" | "trace"> {
   /** The span id. */
   id: string;
   /** The trace id. */
@@ -26,49 +25,10 @@ export interface TestObservation {
   parentId: string | undefined;
   /** The span name. */
   name: string;
-  /**
-   * `svc.observation.type` in lower case (`span`, `generation`, `tool`...); for a span without a known one, the type its GenAI
-   * attributes give, as the server reads them (`gen_ai.operation.name` `chat` is a `generation`); else `span`.
-   */
-  type: string;
-  /** The input: an object or array parsed back from its JSON text; any other value as the text sent. */
-  input: unknown;
-  /** The output, read as the input is. */
-  output: unknown;
-  /** `svc.observation.metadata`, one key per top-level key, objects parsed back from their JSON text. */
-  metadata: Record<string, unknown>;
-  /** `svc.observation.model.name`, else the model of other instrumentation: `gen_ai.response.model` first, then the requested one. */
-  model: string | undefined;
-  /** `svc.observation.model.parameters`, parsed. */
-  modelParameters: unknown;
-  /**
-   * `svc.observation.usage_details`: token counts by kind (`input`, `output`, `total`, `input_cached_tokens`...); else
-   * the counts of other instrumentation (`gen_ai.usage.*`, `llm.token_count.*`, `ai.usage.*`), read as the server reads
-   * them. Undefined on a span whose model calls below carry the same tokens (an agent, or a generation wrapping the
-   * client's own), as they are counted once.
-   */
-  usage: Record<string, number> | undefined;
-  /** `svc.observation.cost_details`: costs by kind. */
-  cost: Record<string, number> | undefined;
-  /**
-   * `svc.observation.level` as the server stores it (`DEBUG`, `DEFAULT`, `WARNING`, `ERROR`); else `ERROR` for a span
-   * whose status is an error, else `DEFAULT`.
-   */
-  level: string;
-  /** `svc.observation.status_message`, else the span status message. */
-  statusMessage: string | undefined;
   /** The OpenTelemetry status code: 0 unset, 1 ok, 2 error. */
   statusCode: number;
-  /** `svc.environment`. */
-  environment: string | undefined;
-  /** `svc.release`. */
-  release: string | undefined;
-  /** `svc.version`. */
-  version: string | undefined;
   /** The prompt linked to a generation. */
   prompt: { name: string; version: number | undefined } | undefined;
-  /** When a streamed generation's first token arrived (ISO 8601). */
-  completionStartTime: string | undefined;
   /** When the span started (ISO 8601). */
   startTime: string;
   /** When the span ended (ISO 8601). */
@@ -125,37 +85,27 @@ export function observationsOf(request: unknown): TestObservation[] {
 const STARTED = new WeakMap<TestObservation, bigint>();
 
 function toObservation(span: OtlpSpan, scope: string): TestObservation {
-  const a: Record<string, unknown> = {};
-  for (const { key, value } of span.attributes ?? []) a[key] = fromAnyValue(value);
+  const attributes: Record<string, unknown> = {};
+  for (const { key, value } of span.attributes ?? []) attributes[key] = fromAnyValue(value);
   const statusCode = span.status?.code ?? 0;
-  const fields = readObservationFields({ name: span.name, statusCode, statusMessage: span.status?.message, scope }, a);
-  const { name, userId, sessionId, tags, metadata } = fields.trace;
+  const facts = { name: span.name, statusCode, statusMessage: span.status?.message, scope };
+  const { promptName, promptVersion, asRoot: _, trace, ...fields } = readObservationFields(facts, attributes);
+  const { input: _input, output: _output, ...traceAttributes } = trace;
   const observation: TestObservation = {
     id: span.spanId,
     traceId: span.traceId,
     parentId: span.parentSpanId || undefined,
     name: span.name,
-    type: fields.type,
+    ...fields,
     input: parseJsonText(fields.input),
     output: parseJsonText(fields.output),
-    metadata: fields.metadata,
-    model: fields.model,
-    modelParameters: fields.modelParameters,
-    usage: fields.usage,
-    cost: fields.cost,
-    level: fields.level,
-    statusMessage: fields.statusMessage,
     statusCode,
-    environment: fields.environment,
-    release: fields.release,
-    version: fields.version,
-    prompt: fields.promptName ? { name: fields.promptName, version: fields.promptVersion } : undefined,
-    completionStartTime: fields.completionStartTime,
+    prompt: promptName ? { name: promptName, version: promptVersion } : undefined,
     startTime: isoOf(span.startTimeUnixNano),
     endTime: isoOf(span.endTimeUnixNano),
-    trace: { name, userId, sessionId, tags, metadata, public: fields.trace.public },
+    trace: traceAttributes,
     scope,
-    attributes: a,
+    attributes,
     children: [],
   };
   STARTED.set(observation, BigInt(span.startTimeUnixNano));
