@@ -11,8 +11,7 @@ import {
   updateActiveObservation,
 } from "@svc/tracing";
 import { BoundedMap } from "./bounded-map.js";
-import { repeats } from "./repeats.js";
-import { errorMessage, observationMetadata, runLevel } from "./run-info.js";
+import { errorMessage, observationMetadata, repeats, runLevel } from "./run-info.js";
 
 type RunObservation = SvcUpdatableObservation<SvcGenerationAttributes>;
 
