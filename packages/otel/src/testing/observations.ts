@@ -119,77 +119,55 @@ export function treeOf(observations: readonly TestObservation[]): { ordered: Tes
     observation.children = [];
     byId.set(`${observation.traceId}:${observation.id}`, observation);
   }
+  const parentOf = (o: TestObservation) => (o.parentId ? byId.get(`${o.traceId}:${o.parentId}`) : undefined);
   const depth = (o: TestObservation): number => {
     let count = 0;
-    for (let p = o; p.parentId && count < observations.length; count++) {
-      const parent = byId.get(`${p.traceId}:${p.parentId}`);
-      if (!parent) break;
-      p = parent;
-    }
+    for (let p = parentOf(o); p && count < observations.length; p = parentOf(p)) count++;
     return count;
   };
   // Times may be equal (a span started in the same millisecond as its parent): a parent comes before its children.
-  const key = new Map(observations.map((o) => [o, { started: STARTED.get(o) ?? 0n, depth: depth(o) }]));
+  const rank = new Map(observations.map((o) => [o, { started: STARTED.get(o) ?? 0n, depth: depth(o) }]));
   const ordered = [...observations].sort((x, y) => {
-    const a = key.get(x) as { started: bigint; depth: number };
-    const b = key.get(y) as { started: bigint; depth: number };
+    const a = rank.get(x) as { started: bigint; depth: number };
+    const b = rank.get(y) as { started: bigint; depth: number };
     return a.started !== b.started ? (a.started < b.started ? -1 : 1) : a.depth - b.depth;
   });
-  const traces = new Map<string, TestTrace>();
+  const traces = new Map<string, { trace: TestTrace; members: TestObservation[] }>();
   for (const observation of ordered) {
-    const parent = observation.parentId && byId.get(`${observation.traceId}:${observation.parentId}`);
+    const parent = parentOf(observation);
     if (parent) parent.children.push(observation);
-    let trace = traces.get(observation.traceId);
-    if (trace === undefined) {
-      trace = {
-        id: observation.traceId,
-        ...observation.trace,
-        tags: [],
-        metadata: {},
-        input: undefined,
-        output: undefined,
-        roots: [],
-      };
-      traces.set(observation.traceId, trace);
+    let entry = traces.get(observation.traceId);
+    if (entry === undefined) {
+      const trace = { id: observation.traceId, ...observation.trace, tags: [], metadata: {}, roots: [] };
+      entry = { trace: { ...trace, input: undefined, output: undefined }, members: [] };
+      traces.set(observation.traceId, entry);
     }
-    mergeTraceAttributes(trace, observation);
+    entry.members.push(observation);
+    const { trace } = entry;
+    const own = observation.trace;
+    trace.name ??= own.name;
+    trace.userId ??= own.userId;
+    trace.sessionId ??= own.sessionId;
+    for (const tag of own.tags) if (!trace.tags.includes(tag)) trace.tags.push(tag);
+    Object.assign(trace.metadata, own.metadata);
+    trace.public ||= own.public;
     if (!parent) trace.roots.push(observation);
   }
-  const byTrace = new Map<string, TestObservation[]>();
-  for (const observation of ordered) {
-    const list = byTrace.get(observation.traceId);
-    if (list) list.push(observation);
-    else byTrace.set(observation.traceId, [observation]);
-  }
-  for (const trace of traces.values()) {
-    const inTrace = byTrace.get(trace.id) ?? [];
-    const repeaters = usageRepeaters(
-      inTrace.map((o) => ({ id: o.id, parentId: o.parentId, type: o.type, hasUsage: o.usage !== undefined })),
-    );
-    for (const observation of inTrace) if (repeaters.has(observation.id)) observation.usage = undefined;
+  for (const { trace, members } of traces.values()) {
+    const nodes = members.map((o) => ({ id: o.id, parentId: o.parentId, type: o.type, hasUsage: o.usage !== undefined }));
+    const repeaters = usageRepeaters(nodes);
+    for (const observation of members) if (repeaters.has(observation.id)) observation.usage = undefined;
+    const root = trace.roots[0];
+    const own = root && readTraceFields(root.attributes);
+    trace.input = own?.input !== undefined ? parseJsonText(own.input) : root?.input;
+    trace.output = own?.output !== undefined ? parseJsonText(own.output) : root?.output;
   }
   // A call that a provider SDK's own tracing records too is counted on the SDK's span, in whichever trace each is.
   const ownRepeaters = ownTracingRepeaters(
     ordered.map((o) => ({ id: o.id, scope: o.scope, hasUsage: o.usage !== undefined })),
   );
   for (const observation of ordered) if (ownRepeaters.has(observation.id)) observation.usage = undefined;
-  for (const trace of traces.values()) {
-    const root = trace.roots[0];
-    const own = root && readTraceFields(root.attributes);
-    trace.input = own?.input !== undefined ? parseJsonText(own.input) : root?.input;
-    trace.output = own?.output !== undefined ? parseJsonText(own.output) : root?.output;
-  }
-  return { ordered, traces: [...traces.values()] };
-}
-
-function mergeTraceAttributes(trace: TestTrace, observation: TestObservation): void {
-  const own = observation.trace;
-  trace.name ??= own.name;
-  trace.userId ??= own.userId;
-  trace.sessionId ??= own.sessionId;
-  for (const tag of own.tags) if (!trace.tags.includes(tag)) trace.tags.push(tag);
-  Object.assign(trace.metadata, own.metadata);
-  trace.public ||= own.public;
+  return { ordered, traces: [...traces.values()].map((entry) => entry.trace) };
 }
 
 function fromAnyValue(value: AnyValue | undefined): unknown {

@@ -69,8 +69,9 @@ export function runObserved<A extends unknown[]>(
   if (mode.generators) {
     const tag = tagOf(result);
     if (tag === "[object AsyncGenerator]")
-      return traceAsyncGenerator(observation, active, result as AsyncGenerator, mode);
-    if (tag === "[object Generator]") return traceGenerator(observation, active, result as Generator, mode);
+      return traceAsyncGenerator(new GeneratorRun(observation, active, mode), result as AsyncGenerator);
+    if (tag === "[object Generator]")
+      return traceGenerator(new GeneratorRun(observation, active, mode), result as Generator);
   }
   succeed(observation, result, mode);
   return result;
@@ -101,33 +102,64 @@ function resume<N>(inner: Generator<unknown, unknown, N> | AsyncGenerator<unknow
   return given?.throw ? inner.throw(given.error) : inner.next(...((given ? [given.value] : []) as [N]));
 }
 
-function* traceGenerator<Y, R, N>(
-  observation: SvcObservationBase,
-  active: Context,
-  inner: Generator<Y, R, N>,
-  mode: RunMode,
-): Generator<Y, R, N> {
-  const yielded = new YieldRecorder(mode.captureOutput);
-  let finished = false;
+/** An observed generator's run: the items it yielded (up to {@link MAX_CAPTURED_YIELDS}, the rest counted). */
+class GeneratorRun {
+  readonly #items: unknown[] | undefined;
+  #skipped = 0;
+  finished = false;
+
+  constructor(
+    readonly observation: SvcObservationBase,
+    readonly active: Context,
+    readonly mode: RunMode,
+  ) {
+    this.#items = mode.captureOutput ? [] : undefined;
+  }
+
+  /** Records the inner generator's throw, which finishes the run. */
+  failed(err: unknown): void {
+    this.finished = true;
+    fail(this.observation, err, this.mode);
+  }
+
+  /** Records a step of the inner generator; true when it is the last (the items are then its output). */
+  took(step: IteratorResult<unknown, unknown>): boolean {
+    if (step.done) {
+      this.finished = true;
+      this.#record();
+    } else if (this.#items !== undefined) {
+      if (this.#items.length < MAX_CAPTURED_YIELDS) this.#items.push(step.value);
+      else this.#skipped++;
+    }
+    return step.done === true;
+  }
+
+  /** When the consumer is done with the generator, early or not: ends the observation. */
+  closed(): void {
+    if (!this.finished) this.#record();
+    if (this.mode.endOnExit) this.observation.end();
+  }
+
+  #record(): void {
+    if (this.#items === undefined) return;
+    setOutput(this.observation, this.#skipped > 0 ? [...this.#items, `[${this.#skipped} more items]`] : this.#items);
+  }
+}
+
+function* traceGenerator<Y, R, N>(run: GeneratorRun, inner: Generator<Y, R, N>): Generator<Y, R, N> {
   let given: Resume<N>;
   try {
     for (;;) {
       let step: IteratorResult<Y, R>;
       try {
-        step = context.with(active, resume, undefined, inner, given) as IteratorResult<Y, R>;
+        step = context.with(run.active, resume, undefined, inner, given) as IteratorResult<Y, R>;
       } catch (err) {
-        finished = true;
-        fail(observation, err, mode);
+        run.failed(err);
         throw err;
       }
-      if (step.done) {
-        finished = true;
-        yielded.record(observation);
-        return step.value;
-      }
-      yielded.push(step.value);
+      if (run.took(step)) return step.value as R;
       try {
-        given = { throw: false, value: yield step.value };
+        given = { throw: false, value: yield step.value as Y };
       } catch (error) {
         given = { throw: true, error };
       }
@@ -135,73 +167,40 @@ function* traceGenerator<Y, R, N>(
   } finally {
     try {
       // The consumer stopped early (return() or break): let the inner generator clean up too.
-      if (!finished) context.with(active, () => inner.return(undefined as R));
+      if (!run.finished) context.with(run.active, () => inner.return(undefined as R));
     } finally {
-      if (!finished) yielded.record(observation);
-      if (mode.endOnExit) observation.end();
+      run.closed();
     }
   }
 }
 
 async function* traceAsyncGenerator<Y, R, N>(
-  observation: SvcObservationBase,
-  active: Context,
+  run: GeneratorRun,
   inner: AsyncGenerator<Y, R, N>,
-  mode: RunMode,
 ): AsyncGenerator<Y, R, N> {
-  const yielded = new YieldRecorder(mode.captureOutput);
-  let finished = false;
   let given: Resume<N>;
   try {
     for (;;) {
       let step: IteratorResult<Y, R>;
       try {
-        step = (await context.with(active, resume, undefined, inner, given)) as IteratorResult<Y, R>;
+        step = (await context.with(run.active, resume, undefined, inner, given)) as IteratorResult<Y, R>;
       } catch (err) {
-        finished = true;
-        fail(observation, err, mode);
+        run.failed(err);
         throw err;
       }
-      if (step.done) {
-        finished = true;
-        yielded.record(observation);
-        return step.value;
-      }
-      yielded.push(step.value);
+      if (run.took(step)) return step.value as R;
       try {
-        given = { throw: false, value: yield step.value };
+        given = { throw: false, value: yield step.value as Y };
       } catch (error) {
         given = { throw: true, error };
       }
     }
   } finally {
     try {
-      if (!finished) await context.with(active, () => inner.return(undefined as R));
+      if (!run.finished) await context.with(run.active, () => inner.return(undefined as R));
     } finally {
-      if (!finished) yielded.record(observation);
-      if (mode.endOnExit) observation.end();
+      run.closed();
     }
-  }
-}
-
-/** The items of a traced generator, kept up to {@link MAX_CAPTURED_YIELDS}, the rest counted. */
-class YieldRecorder {
-  readonly #items: unknown[] | undefined;
-  #skipped = 0;
-
-  constructor(capture: boolean) {
-    this.#items = capture ? [] : undefined;
-  }
-
-  push(item: unknown): void {
-    if (this.#items === undefined) return;
-    if (this.#items.length < MAX_CAPTURED_YIELDS) this.#items.push(item);
-    else this.#skipped++;
-  }
-
-  record(observation: SvcObservationBase): void {
-    if (this.#items === undefined) return;
-    setOutput(observation, this.#skipped > 0 ? [...this.#items, `[${this.#skipped} more items]`] : this.#items);
   }
 }
 
