@@ -154,7 +154,12 @@ export function treeOf(observations: readonly TestObservation[]): { ordered: Tes
     if (!parent) trace.roots.push(observation);
   }
   for (const { trace, members } of traces.values()) {
-    const nodes = members.map((o) => ({ id: o.id, parentId: o.parentId, type: o.type, hasUsage: o.usage !== undefined }));
+    const nodes = members.map((o) => ({
+      id: o.id,
+      parentId: o.parentId,
+      type: o.type,
+      hasUsage: o.usage !== undefined,
+    }));
     const repeaters = usageRepeaters(nodes);
     for (const observation of members) if (repeaters.has(observation.id)) observation.usage = undefined;
     const root = trace.roots[0];
