@@ -1,14 +1,14 @@
 import { AIMessage, HumanMessage, SystemMessage } from "@langchain/core/messages";
 import type { LLMResult } from "@langchain/core/outputs";
 import { describe, expect, it } from "vitest";
-import { generationOutput } from "../../packages/langchain/src/internal/generation-output.ts";
 import {
   chatModelInput,
+  extractUsageDetails,
+  generationOutput,
   modelNameAtEnd,
   modelNameAtStart,
   modelParameters,
 } from "../../packages/langchain/src/internal/model.ts";
-import { extractUsageDetails } from "../../packages/langchain/src/internal/usage.ts";
 
 function chatResult(message: AIMessage, llmOutput?: Record<string, unknown>): LLMResult {
   return { generations: [[{ text: String(message.content), message } as never]], llmOutput };

@@ -7,8 +7,7 @@ import {
   ToolMessage,
 } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
-import { chainInput, chainOutput } from "../../packages/langchain/src/internal/chain-io.ts";
-import { convertMessage } from "../../packages/langchain/src/internal/messages.ts";
+import { chainInput, chainOutput, convertMessage } from "../../packages/langchain/src/internal/messages.ts";
 
 describe("message conversion", () => {
   it("maps human, system and generic messages to user, system and human roles", () => {

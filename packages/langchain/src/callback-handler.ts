@@ -5,17 +5,20 @@ import type { Serialized } from "@langchain/core/load/serializable";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { LLMResult } from "@langchain/core/outputs";
 import type { ChainValues } from "@langchain/core/utils/types";
-import { getGlobalLogger, readField } from "@svc/core";
+import { getGlobalLogger, logStartup, readField, show, warnUnknownOptions } from "@svc/core";
 import type { PropagateAttributesParams, SvcGenerationAttributes } from "@svc/tracing";
-import { chainInput, chainOutput } from "./internal/chain-io.js";
-import { generationOutput } from "./internal/generation-output.js";
-import { chatModelInput, modelNameAtEnd, modelNameAtStart, modelParameters } from "./internal/model.js";
-import { reportParams } from "./internal/params.js";
+import { chainInput, chainOutput } from "./internal/messages.js";
+import {
+  chatModelInput,
+  extractUsageDetails,
+  generationOutput,
+  modelNameAtEnd,
+  modelNameAtStart,
+  modelParameters,
+} from "./internal/model.js";
 import { PROMPT_METADATA_KEY, PromptLinks, parsePromptLink } from "./internal/prompt-links.js";
-import { repeats } from "./internal/repeats.js";
-import { errorMessage, metadataString, runName } from "./internal/run-info.js";
+import { errorMessage, metadataString, repeats, runName } from "./internal/run-info.js";
 import { type RunState, RunTracker } from "./internal/run-tracker.js";
-import { extractUsageDetails } from "./internal/usage.js";
 
 /** Options of {@link CallbackHandler}. */
 export interface CallbackHandlerParams {
@@ -38,8 +41,6 @@ export interface CallbackHandlerParams {
   updateRoot?: boolean;
 }
 
-const log = () => getGlobalLogger();
-
 /**
  * LangChain callback handler that records every run as an svc observation: LLM and chat model runs as generations,
  * tools as tools, and chains, graph nodes, retrievers and agent actions as spans (as the previous major did), nested
@@ -59,13 +60,12 @@ export class CallbackHandler extends BaseCallbackHandler {
   constructor(params: CallbackHandlerParams = {}) {
     // Awaited handlers run in the caller's async context, which is what nests runs under an active observation.
     super({ _awaitHandler: true });
-    this.#params = copyParams(params);
+    this.#params = readParams(params);
     this.#runs = new RunTracker({
       version: this.#params.version,
       updateRoot: this.#params.updateRoot === true,
       traceAttributes: (tags, metadata) => this.#traceAttributes(tags, metadata),
     });
-    reportParams(params);
   }
 
   /** The options this handler was created with. */
@@ -260,7 +260,7 @@ export class CallbackHandler extends BaseCallbackHandler {
     if (value === undefined || parentRunId === undefined) return;
     const link = parsePromptLink(value);
     if (typeof link === "string") {
-      log().warn(`CallbackHandler: metadata ${PROMPT_METADATA_KEY} ignored: ${link}`);
+      getGlobalLogger().warn(`CallbackHandler: metadata ${PROMPT_METADATA_KEY} ignored: ${link}`);
       return;
     }
     this.#prompts.register(parentRunId, link);
@@ -276,18 +276,32 @@ export class CallbackHandler extends BaseCallbackHandler {
   }
 }
 
-/** A copy of the options, each read on its own: a field that cannot be read, or a tag list that is none, is left out. */
-function copyParams(params: unknown): CallbackHandlerParams {
-  const out: CallbackHandlerParams = { tags: [] };
-  for (const key of ["userId", "sessionId", "version", "traceMetadata", "updateRoot"] as const) {
+const PARAM_NAMES = ["userId", "sessionId", "tags", "version", "traceMetadata", "updateRoot"] as const;
+
+/**
+ * A copy of the options, each read on its own (a field that cannot be read, or tags that are no list, are left out);
+ * warns of an unknown option name and logs, at debug level, the options given.
+ */
+function readParams(params: unknown): CallbackHandlerParams {
+  const out: Record<string, unknown> = { tags: [] };
+  for (const key of PARAM_NAMES) {
     const value = readField(params, key);
-    if (value !== undefined) (out as Record<string, unknown>)[key] = value;
+    if (key !== "tags") {
+      if (value !== undefined) out[key] = value;
+    } else if (Array.isArray(value)) out.tags = value.filter((tag): tag is string => typeof tag === "string");
+    else if (value !== undefined)
+      repeats.warn("CallbackHandler: tags ignored", "CallbackHandler: tags ignored: not an array");
   }
-  const tags = readField(params, "tags");
-  if (Array.isArray(tags)) out.tags = tags.filter((tag): tag is string => typeof tag === "string");
-  else if (tags !== undefined)
-    repeats.warn("CallbackHandler: tags ignored", "CallbackHandler: tags ignored: not an array");
-  return out;
+  if (typeof params === "object" && params !== null) {
+    warnUnknownOptions("CallbackHandler", params, PARAM_NAMES);
+    logStartup("CallbackHandler", () =>
+      PARAM_NAMES.map((name) => {
+        const value = readField(params, name);
+        return `${name}=${value === undefined ? "none" : Array.isArray(value) ? JSON.stringify(value) : show(value)}`;
+      }),
+    );
+  }
+  return out as CallbackHandlerParams;
 }
 
 /** What a model run's end records: its output, the model the provider reported and the token usage. */

@@ -35,20 +35,15 @@ import type { ReadableSpan } from "./readable-span.js";
 export type MaskFunction = (params: { data: unknown }) => unknown;
 
 /**
- * Decides whether a span is exported; replaces the default filter completely. Its answer for the ended span decides
- * (a throw then drops the span, logged at error level). It is also asked when a span starts, with the span as it
- * is then (not ended, only the attributes given at its start), whether the span is expected to be exported, to find
- * the app's root observations; a throw there is logged as a warning and taken as no.
+ * Decides whether a span is exported, instead of the default filter: its answer for the ended span decides (a throw
+ * drops the span). Also asked at a span's start, with the span as it is then, to find the app's root observations.
  */
 export type ShouldExportSpan = (params: { otelSpan: ReadableSpan }) => boolean;
 
 /** Request body compression of span exports. */
 export type SpanCompression = "gzip" | "none";
 
-/**
- * The OTLP/HTTP encoding of span exports: `http/json` (OTLP/JSON, `application/json`) or `http/protobuf`
- * (OTLP/protobuf, `application/x-protobuf`).
- */
+/** The OTLP/HTTP encoding of span exports: `http/json` or `http/protobuf`. */
 export type SpanExportProtocol = "http/json" | "http/protobuf";
 
 /** How ended spans are sent: gathered into batches, or as soon as each one ends. */
@@ -78,26 +73,21 @@ export interface SvcSpanProcessorParams {
   /** Headers added to every export; they replace default headers of the same name, in any case. */
   additionalHeaders?: Record<string, string>;
   /**
-   * Request body compression. Falls back to SVC_OTEL_COMPRESSION, OTEL_EXPORTER_OTLP_TRACES_COMPRESSION,
-   * OTEL_EXPORTER_OTLP_COMPRESSION. Browser and edge runtimes always send uncompressed bodies.
-   * @defaultValue `"gzip"`
+   * Request body compression (browsers and edge runtimes never compress). Falls back to SVC_OTEL_COMPRESSION,
+   * OTEL_EXPORTER_OTLP_TRACES_COMPRESSION, OTEL_EXPORTER_OTLP_COMPRESSION. @defaultValue `"gzip"`
    */
   compression?: SpanCompression;
   /**
-   * Request body encoding: `http/json` (OTLP/JSON) or `http/protobuf` (OTLP/protobuf, which takes less time to
-   * encode). Falls back to OTEL_EXPORTER_OTLP_TRACES_PROTOCOL, then OTEL_EXPORTER_OTLP_PROTOCOL; any other value,
-   * `grpc` included, is ignored with a warning. @defaultValue `"http/json"`
+   * Request body encoding (protobuf encodes faster). Falls back to OTEL_EXPORTER_OTLP_TRACES_PROTOCOL, then
+   * OTEL_EXPORTER_OTLP_PROTOCOL; any other value, `grpc` included, is ignored with a warning. @defaultValue `"http/json"`
    */
   protocol?: SpanExportProtocol;
   /**
-   * `batched` gathers spans into requests of `flushAt`; `immediate` sends each span as soon as it ends (spans that
-   * end while every request slot is busy travel together). @defaultValue `"batched"`
+   * `batched` sends requests of `flushAt` spans; `immediate` sends each span as it ends (those that end while every
+   * request slot is busy travel together). @defaultValue `"batched"`
    */
   exportMode?: SpanExportMode;
-  /**
-   * Spans per export request; a full batch is sent at once. Falls back to SVC_FLUSH_AT, then
-   * OTEL_BSP_MAX_EXPORT_BATCH_SIZE. @defaultValue 512
-   */
+  /** Spans per export request. Falls back to SVC_FLUSH_AT, then OTEL_BSP_MAX_EXPORT_BATCH_SIZE. @defaultValue 512 */
   flushAt?: number;
   /**
    * Seconds a partial batch waits before it is sent. Falls back to SVC_FLUSH_INTERVAL (seconds), then
@@ -105,22 +95,21 @@ export interface SvcSpanProcessorParams {
    */
   flushInterval?: number;
   /**
-   * Seconds one export request may take. Falls back to SVC_TIMEOUT (seconds), then
-   * OTEL_EXPORTER_OTLP_TRACES_TIMEOUT and OTEL_EXPORTER_OTLP_TIMEOUT (milliseconds). @defaultValue 10
+   * Seconds one export request may take. Falls back to SVC_TIMEOUT (seconds), then OTEL_EXPORTER_OTLP_TRACES_TIMEOUT
+   * and OTEL_EXPORTER_OTLP_TIMEOUT (milliseconds). @defaultValue 10
    */
   timeout?: number;
   /**
-   * Longest time, in seconds, `forceFlush()` and `shutdown()` wait for the server, whatever it does; what is not
-   * delivered by then is counted in one log line. Below the 30 s an OpenTelemetry tracer provider gives a
-   * processor's `forceFlush()` before it rejects. Falls back to OTEL_BSP_EXPORT_TIMEOUT (milliseconds).
-   * @defaultValue 25
+   * Longest time, in seconds, `forceFlush()` and `shutdown()` wait, whatever the server does (what is undelivered then
+   * is counted in one log line); below the 30 s a tracer provider gives `forceFlush()`. Falls back to
+   * OTEL_BSP_EXPORT_TIMEOUT (milliseconds). @defaultValue 25
    */
   flushTimeout?: number;
   /** Ended spans held while waiting to be sent. Falls back to OTEL_BSP_MAX_QUEUE_SIZE. @defaultValue 100000 */
   maxQueueSize?: number;
   /**
-   * Bytes of span data held, waiting or being sent: the estimated size of the encoded spans (attributes, events, links;
-   * text at 1.5 bytes per character). @defaultValue 100 MiB
+   * Bytes of span data held, waiting or being sent, as estimated encoded (text at 1.5 bytes per character).
+   * @defaultValue 100 MiB
    */
   maxQueueBytes?: number;
   /** Largest request body sent, in bytes; larger batches are split. @defaultValue 4 MiB */
@@ -136,66 +125,45 @@ export interface SvcSpanProcessorParams {
   release?: string;
   /** Applied to every input, output and metadata attribute before export; may return a promise. */
   mask?: MaskFunction;
-  /**
-   * Replaces the default export filter ({@link isDefaultExportSpan}); asked at a span's end and, for the app-root
-   * mark, at its start (see {@link ShouldExportSpan}).
-   */
+  /** Replaces the default export filter ({@link isDefaultExportSpan}); see {@link ShouldExportSpan}. */
   shouldExportSpan?: ShouldExportSpan;
   /**
-   * Uploads base64 data URIs found in input, output and metadata, and exports media references instead.
-   * Falls back to SVC_MEDIA_UPLOAD_ENABLED (`false` or `0` turns it off). @defaultValue true
+   * Uploads base64 data URIs found in input, output and metadata, and exports media references instead. Falls back to
+   * SVC_MEDIA_UPLOAD_ENABLED (`false` or `0` turns it off). @defaultValue true
    */
   mediaUploadEnabled?: boolean;
   /** Sends spans through this exporter instead of the built-in OTLP/HTTP exporter. */
   exporter?: SpanExporterLike;
   /**
-   * When the event loop empties with spans still queued (Node's `beforeExit`), flush them, within `flushTimeout`,
-   * so a script that ends without `shutdown()` still delivers its spans. `false` leaves them queued (the process
-   * then ends at once, and one line counts what was not delivered). @defaultValue true
+   * When the event loop empties with spans queued (Node's `beforeExit`), flush them within `flushTimeout`; `false`
+   * leaves them (the process ends at once, one line counts what was not delivered). @defaultValue true
    */
   flushOnExit?: boolean;
   /**
-   * Share of traces exported, from 0 (none) to 1 (all), decided per trace id by a pure function of its bits: every
-   * process and service with the same rate keeps the same traces, and `SvcClient` with the same rate keeps their
-   * scores. Applies to the spans an OpenTelemetry sampler has sampled; a span it left unsampled is never exported.
+   * Share of traces exported, 0 to 1, decided per trace id by a pure function of its bits, so every process (and
+   * `SvcClient`'s scores) with the same rate keeps the same traces; a span a sampler left unsampled is never exported.
    * Falls back to SVC_SAMPLE_RATE. @defaultValue 1
    */
   sampleRate?: number;
   /**
-   * Where the processor's delivery figures (`svc.delivery.*`, see `health()`) are observed as metrics: a
-   * `MeterProvider`, or `"global"` for the OpenTelemetry global meter provider (found when a batch is sent, so one
-   * that `NodeSDK.start()` registers later counts). Without it no instrument is created, so no metrics exporter of
-   * the application (`NodeSDK` registers one by default) is given svc's figures. @defaultValue undefined
+   * Where the delivery figures (`svc.delivery.*`, see `health()`) are observed as metrics: a `MeterProvider`, or
+   * `"global"` for the global one (looked up when a batch is sent). Without it no instrument is created.
+   * @defaultValue undefined
    */
   meterProvider?: MeterProvider | "global";
   /**
-   * A directory where batches are written instead of being dropped, on Node, Bun and Deno: when the queue reaches
-   * `maxQueueSize` or `maxQueueBytes`, and when `shutdown()` ends with spans undelivered. They are written masked, as
-   * the request body they would be sent as, and sent again, oldest first, as soon as the server answers, by this
-   * process or the next one started with the same directory (and the same server and public key). Falls back to
-   * SVC_SPILL_DIR. Ignored, with one warning, in Cloudflare Workers, edge runtimes and browsers, and with a custom
-   * `exporter`. @defaultValue none (nothing is written to disk)
+   * A directory where batches are written instead of dropped (on Node, Bun and Deno), when the queue is full and when
+   * `shutdown()` ends with spans undelivered: masked, as their request bodies, and sent again, oldest first, once the
+   * server answers, by this process or the next one with the same directory, server and public key. Falls back to
+   * SVC_SPILL_DIR; ignored, with a warning, elsewhere and with a custom `exporter`. @defaultValue none
    */
   spillDir?: string;
-  /**
-   * Bound of the spill directory's size in bytes, all its files counted; a batch that would pass it is dropped and
-   * counted (`spillFull`). Falls back to SVC_SPILL_MAX_BYTES. @defaultValue 512 MiB
-   */
+  /** Bound of the spill directory in bytes; a batch past it is dropped (`spillFull`). Falls back to SVC_SPILL_MAX_BYTES. @defaultValue 512 MiB */
   spillMaxBytes?: number;
-  /**
-   * Age in seconds past which a spilled batch is dropped and counted (`spillExpired`) instead of sent. Falls back to
-   * SVC_SPILL_MAX_AGE. @defaultValue 86400 (one day)
-   */
+  /** Age in seconds past which a spilled batch is dropped (`spillExpired`). Falls back to SVC_SPILL_MAX_AGE. @defaultValue 86400 */
   spillMaxAge?: number;
 }
 
-/** Default spans per export request. */
-export const DEFAULT_FLUSH_AT = 512;
-/**
- * Default deadline of `forceFlush()` and `shutdown()`, in seconds: below OpenTelemetry's own 30 s limit on a tracer
- * provider's `forceFlush()`, which rejects when a processor takes as long.
- */
-export const DEFAULT_FLUSH_TIMEOUT_SECONDS = 25;
 /** The processor's name, as every log line of it starts. */
 export const PROCESSOR_NAME = "SvcSpanProcessor";
 const NAME = PROCESSOR_NAME;
@@ -206,7 +174,7 @@ export const PROCESSOR_SPECS = {
   compression: compressionOption(),
   protocol: protocolOption(),
   exportMode: enumOption<SpanExportMode, SpanExportMode>(["batched", "immediate"], "batched"),
-  flushAt: numberOption(DEFAULT_FLUSH_AT, {
+  flushAt: numberOption(512, {
     min: 0,
     integer: true,
     zeroIsUnset: true,
@@ -226,7 +194,8 @@ export const PROCESSOR_SPECS = {
       { name: "OTEL_EXPORTER_OTLP_TIMEOUT", scale: 0.001 },
     ],
   }),
-  flushTimeout: numberOption(DEFAULT_FLUSH_TIMEOUT_SECONDS, {
+  // Below the 30 s a tracer provider gives a processor's forceFlush() before it rejects.
+  flushTimeout: numberOption(25, {
     min: 0,
     zeroIsUnset: true,
     env: [{ name: "OTEL_BSP_EXPORT_TIMEOUT", scale: 0.001 }],

@@ -50,18 +50,13 @@ export function isGenAISpan(span: ReadableSpan): boolean {
   return false;
 }
 
-/**
- * The prefixes as one test, compiled once: a scope equal to a prefix or starting with `<prefix>.`, a `*` prefix's
- * start, or exactly `ai`. Checking each prefix built a new string per prefix for every span that is not svc's own.
- */
-const KNOWN_SCOPE = new RegExp(
-  `^(?:ai|(?:${KNOWN_LLM_INSTRUMENTATION_SCOPE_PREFIXES.filter((prefix) => prefix !== "ai" && !prefix.endsWith("*"))
-    .map(escapeRegExp)
-    .join("|")})(?:\\..*)?|(?:${KNOWN_LLM_INSTRUMENTATION_SCOPE_PREFIXES.filter((prefix) => prefix.endsWith("*"))
-    .map((prefix) => escapeRegExp(prefix.slice(0, -1)))
-    .join("|")}).*)$`,
-  "s",
+// The prefixes as one test, compiled once (checking each prefix built a string per prefix for every foreign span): a
+// scope equal to a prefix or starting with `<prefix>.`, starting with a `*` prefix's stem, or exactly `ai`.
+const EXACT = KNOWN_LLM_INSTRUMENTATION_SCOPE_PREFIXES.filter((p) => p !== "ai" && !p.endsWith("*")).map(escapeRegExp);
+const STEMS = KNOWN_LLM_INSTRUMENTATION_SCOPE_PREFIXES.filter((p) => p.endsWith("*")).map((p) =>
+  escapeRegExp(p.slice(0, -1)),
 );
+const KNOWN_SCOPE = new RegExp(`^(?:ai|(?:${EXACT.join("|")})(?:\\..*)?|(?:${STEMS.join("|")}).*)$`, "s");
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");

@@ -1,4 +1,4 @@
-import type { Context } from "@opentelemetry/api";
+import { type Context, type SpanContext, TraceFlags } from "@opentelemetry/api";
 import {
   BatchQueue,
   counted,
@@ -15,43 +15,35 @@ import {
   registerProcessorProbe,
   serverOf,
   settleWithin,
+  traceSampler,
   watchQueueForExit,
 } from "@svc/core";
 import { PROCESSOR_NAME, type ProcessorConfig, resolveProcessorConfig, type SvcSpanProcessorParams } from "./config.js";
 import { spanSizeEstimator } from "./internal/span-size.js";
 import { EnrichStage, type OutgoingSpan } from "./pipeline/enrich.js";
-import { ExportStage } from "./pipeline/export.js";
+import { ExportStage, spanSpill } from "./pipeline/export.js";
 import { FilterStage } from "./pipeline/filter.js";
-import { SampleStage } from "./pipeline/sample.js";
-import { spanSpill } from "./pipeline/spill.js";
 import { type StartedSpan, StartStage } from "./pipeline/start.js";
 import { UsageStage } from "./pipeline/usage.js";
 import type { ReadableSpan } from "./readable-span.js";
 
 /** The counts of {@link SvcSpanProcessor.health}: those of its export queue, and the spans its filter left out. */
 export interface SpanProcessorHealth extends DeliveryHealth {
-  /**
-   * Spans the export filter left out (the default filter, or `shouldExportSpan` when set): ended spans that were not
-   * sampled out, never queued. Grows only. `svc doctor` names the scopes among them that look like model calls.
-   */
+  /** Ended spans, sampled in, that the export filter left out; grows only. */
   filteredOut: number;
 }
 
 /** Time a custom exporter's `forceFlush()` or `shutdown()` gets past the flush deadline, when the flush took it all. */
 const EXPORTER_CALL_GRACE_MS = 500;
-
 /** Probe spans remembered until they end; a probe is made at most once per tracer, and by each doctor run. */
 const MAX_CLAIMED = 64;
 
 /**
- * OpenTelemetry span processor that sends svc observations (and LLM spans of other instrumentation)
- * to the svc server over OTLP/HTTP. It never throws into application code.
- *
- * A span of a trace that `sampleRate` (or an OpenTelemetry sampler) leaves out is only counted. Any other span goes
- * through four stages: at start it is stamped (environment, release, propagated attributes, the app-root mark); when
- * it ends the filter decides whether it is exported and it is queued, bounded in count and bytes; when its batch is
- * sent it is enriched (mask, media) and exported (encoded, compressed, posted). Failed batches stay queued and are
- * retried with backoff.
+ * OpenTelemetry span processor that sends svc observations (and LLM spans of other instrumentation) to the svc server
+ * over OTLP/HTTP; it never throws into application code. A span of a trace that `sampleRate` (or a sampler) leaves
+ * out is only counted; any other is stamped at start (environment, release, propagated attributes, the app-root mark),
+ * filtered and queued at its end (bounded in count and bytes), and enriched (mask, media) and exported when its batch
+ * is sent. Failed batches stay queued and are retried with backoff.
  *
  * @example
  * ```ts
@@ -66,7 +58,8 @@ const MAX_CLAIMED = 64;
  */
 export class SvcSpanProcessor {
   readonly #config: ProcessorConfig;
-  readonly #sample: SampleStage;
+  /** Whether a sampled span's trace is within `sampleRate`: the decision is per trace id, so a trace is kept whole. */
+  readonly #keepsTrace: (traceId: string) => boolean;
   readonly #start: StartStage;
   readonly #filter: FilterStage;
   readonly #usage = new UsageStage();
@@ -75,9 +68,8 @@ export class SvcSpanProcessor {
   readonly #queue: BatchQueue<OutgoingSpan>;
   readonly #uploader: MediaUploader | undefined;
   readonly #repeats = new RepeatLog();
-  /** Held here: the exit hooks hold it only weakly. */
+  // Held here: the exit hooks and the doctor's list of probes hold them only weakly.
   readonly #exit: ExitWatch;
-  /** What the doctor reads of this processor; held here, the list of probes holds it only weakly. */
   readonly #probe: ProcessorProbe;
   #flushing = 0;
   #starts = 0;
@@ -93,7 +85,7 @@ export class SvcSpanProcessor {
   constructor(params: SvcSpanProcessorParams = {}, env?: Record<string, string | undefined>) {
     const config = resolveProcessorConfig(params, env);
     this.#config = config;
-    this.#sample = new SampleStage(config.sampleRate);
+    this.#keepsTrace = traceSampler(config.sampleRate);
     this.#filter = new FilterStage(config.shouldExportSpan);
     this.#start = new StartStage(config, (span) => this.#filter.expects(span), this.#filter.acceptedAtStartStands);
     this.#uploader =
@@ -159,7 +151,7 @@ export class SvcSpanProcessor {
     this.#starts++;
     if (this.#shutdown) return;
     try {
-      if (this.#sample.keeps(span.spanContext())) this.#start.onStart(span, parentContext);
+      if (this.#keeps(span.spanContext())) this.#start.onStart(span, parentContext);
     } catch (error) {
       const kind = `${PROCESSOR_NAME}: onStart failed; the span is left as it was`;
       this.#repeats.warn(kind, `${kind}: ${describeError(error)}`);
@@ -171,11 +163,10 @@ export class SvcSpanProcessor {
     try {
       const spanContext = span.spanContext();
       if (this.#claimed.size > 0 && this.#claimed.delete(`${spanContext.traceId}-${spanContext.spanId}`)) return;
-      // A span expected at its start was sampled then: the decision is per trace, so it stands. The default filter's
-      // yes at start stands too (a span's scope does not change and attributes are only added); a custom filter is
-      // asked again, on the ended span.
+      // A span expected at its start was sampled then (per trace, so it stands), and the default filter's yes then
+      // stands too; a custom filter is asked again, on the ended span.
       const expected = this.#start.onEnd(spanContext);
-      if (!expected && !this.#sample.keeps(spanContext)) {
+      if (!expected && !this.#keeps(spanContext)) {
         this.#queue.drop("sampledOut", 1, "their traces are outside sampleRate, or a sampler did not sample them");
         return;
       }
@@ -218,6 +209,11 @@ export class SvcSpanProcessor {
     return { ...this.#queue.health(), filteredOut: this.#filter.filteredOut().spans };
   }
 
+  /** Whether a span goes through the pipeline: sampled by OpenTelemetry, and its trace within `sampleRate`. */
+  #keeps(context: SpanContext): boolean {
+    return (context.traceFlags & TraceFlags.SAMPLED) !== 0 && this.#keepsTrace(context.traceId);
+  }
+
   async #shutdownOnce(): Promise<void> {
     const deadline = Date.now() + this.#config.flushTimeoutMs;
     await this.#drain(true, deadline);
@@ -226,10 +222,7 @@ export class SvcSpanProcessor {
     if (exporter) await this.#callExporter("shutdown", () => exporter.shutdown(), deadline);
   }
 
-  /**
-   * Calls the custom exporter's `forceFlush()` or `shutdown()` and waits for it until `deadline`, or a moment past it
-   * when the flush took all the time: a call that throws, rejects or never settles is logged and left behind.
-   */
+  /** Calls the custom exporter's `forceFlush()` or `shutdown()`, waits until `deadline` (and a grace), logs a failure. */
   async #callExporter(method: string, call: () => unknown, deadline: number): Promise<void> {
     const timeoutMs = Math.max(deadline - Date.now(), 0) + EXPORTER_CALL_GRACE_MS;
     const settled = await settleWithin(call, { timeoutMs });

@@ -4,6 +4,8 @@ export {
   configureGlobalLogger,
   FAILED_TO_SERIALIZE,
   getGlobalLogger,
+  getSvcTracer,
+  getSvcTracerProvider,
   LogLevel,
   MAX_DEPTH_MARKER,
   MAX_SERIALIZE_DEPTH,
@@ -11,6 +13,7 @@ export {
   SDK_VERSION,
   SVC_TRACER_NAME,
   SvcOtelSpanAttributes,
+  setSvcTracerProvider,
 } from "@svc/core";
 export type { StartChildObservationOptions, SvcObservation, SvcObservationByType } from "./observation.js";
 export {
@@ -39,7 +42,6 @@ export {
   updateActiveObservation,
 } from "./start-observation.js";
 export { createTraceId } from "./trace-id.js";
-export { getSvcTracer, getSvcTracerProvider, setSvcTracerProvider } from "./tracer-provider.js";
 export type {
   ObservationLevel,
   ObserveOptions,

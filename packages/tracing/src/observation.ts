@@ -12,6 +12,7 @@ import {
   SvcOtelSpanAttributes as A,
   describeError,
   getPropagatedAttributes,
+  getSvcTracer,
   MAX_NAME_LENGTH,
   messageOf,
   processorStarts,
@@ -23,9 +24,7 @@ import {
   warnSkipped,
   warnUnprocessedObservation,
 } from "@svc/core";
-import { validTime } from "./internal/options.js";
-import { repeats } from "./internal/repeats.js";
-import { getSvcTracer } from "./tracer-provider.js";
+import { repeats, validTime } from "./internal/options.js";
 import type {
   SvcAgentAttributes,
   SvcAttributesByType,
@@ -166,72 +165,42 @@ const CLASSES: { [T in SvcObservationType]: new (span: Span, type: T) => SvcObse
   embedding: SvcEmbedding,
 };
 
-/** Wraps an existing span as an observation of `type` (unknown types become `span`). */
-export function wrapSpan<T extends SvcObservationType>(span: Span, type: T): SvcObservationByType[T] {
-  const Class = (isKnownType(type) ? CLASSES[type] : CLASSES.span) as new (
-    span: Span,
-    type: T,
-  ) => SvcObservationByType[T];
-  return new Class(span, type);
-}
-
 /**
  * Starts a span with the svc tracer under `parent`, with the propagated attributes of `parent`
  * and the observation's own attributes (which win). Never throws: on failure it logs and returns
  * an observation over a non-recording span.
  */
 export function createObservation<T extends SvcObservationType>(
-  name: string,
+  name: unknown,
   attributes: SvcAttributesByType[T] | undefined,
   requestedType: T,
   startTime: TimeInput | undefined,
   parent: Context,
 ): SvcObservationByType[T] {
-  const spanName = observationName(name);
-  const type: T = isKnownType(requestedType) ? requestedType : unknownType<T>(requestedType, spanName);
+  const spanName = truncateText(stableText(name), MAX_NAME_LENGTH);
+  let type: SvcObservationType = requestedType;
+  if (typeof type !== "string" || !Object.hasOwn(CLASSES, type)) {
+    const given = truncateText(stableText(type), 100);
+    repeats.warn(UNKNOWN_TYPE, `${UNKNOWN_TYPE} ${given}; using span (name="${spanName}")`);
+    type = "span";
+  }
+  const Class = CLASSES[type] as new (span: Span, type: SvcObservationType) => SvcObservationByType[T];
   try {
-    const propagated = getPropagatedAttributes(parent);
-    const out: Attributes = {};
-    for (const key in propagated) out[key] = propagated[key];
-    out[A.OBSERVATION_TYPE] = type;
-    if (attributes) writeAttributesSafely(out, attributes as SvcObservationAttributes, spanName);
+    const out: Attributes = { ...getPropagatedAttributes(parent), [A.OBSERVATION_TYPE]: type };
+    if (attributes) writeObservationAttributes(out, attributes as SvcObservationAttributes);
     const seen = processorStarts();
     const span = getSvcTracer().startSpan(spanName, { attributes: out, startTime }, parent);
     if (processorStarts() === seen) warnUnprocessedObservation(spanName, span);
     if (type === "event") span.end(startTime);
-    return new (CLASSES[type] as new (span: Span, type: T) => SvcObservationByType[T])(span, type);
+    return new Class(span, type);
   } catch (err) {
     const kind = "startObservation: span not recorded";
     repeats.warn(kind, `${kind}: ${describeError(err)} (name="${spanName}")`);
-    return wrapSpan(trace.wrapSpanContext(INVALID_SPAN_CONTEXT), type);
+    return new Class(trace.wrapSpanContext(INVALID_SPAN_CONTEXT), type);
   }
 }
 
-/** The span name for what was given: text, cut at {@link MAX_NAME_LENGTH} on a code-point boundary. */
-function observationName(name: unknown): string {
-  return truncateText(stableText(name), MAX_NAME_LENGTH);
-}
-
-function isKnownType(type: unknown): type is SvcObservationType {
-  return typeof type === "string" && Object.hasOwn(CLASSES, type);
-}
-
-function unknownType<T extends SvcObservationType>(type: unknown, name: string): T {
-  repeats.warn(
-    "startObservation: unknown observation type",
-    `startObservation: unknown observation type ${truncateText(stableText(type), 100)}; using span (name="${name}")`,
-  );
-  return "span" as T;
-}
-
-function writeAttributesSafely(out: Attributes, attributes: SvcObservationAttributes, name: string): void {
-  try {
-    writeObservationAttributes(out, attributes);
-  } catch (err) {
-    const kind = "startObservation: attributes dropped";
-    repeats.warn(kind, `${kind}: ${describeError(err)} (name="${name}")`);
-  }
-}
+const UNKNOWN_TYPE = "startObservation: unknown observation type";
 
 /** Records a thrown value on the observation: level ERROR, status message, OTel status ERROR. */
 export function markFailed(observation: SvcObservationBase, err: unknown, fallbackMessage: string): void {

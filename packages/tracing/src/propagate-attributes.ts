@@ -10,9 +10,8 @@ import {
   safely,
   writeMetadata,
 } from "@svc/core";
-import { isCallable } from "./internal/options.js";
-import { repeats } from "./internal/repeats.js";
-import { writePromptLink } from "./prompt-link.js";
+import { isCallable, warnOnce } from "./internal/options.js";
+import { writePromptLink } from "./write-observation-attributes.js";
 
 const MAX_VALUE_LENGTH = 200;
 
@@ -114,6 +113,5 @@ function mergeTags(existing: unknown, added: unknown): string[] {
 }
 
 function dropped(name: string, why: string): void {
-  const line = `propagateAttributes: ${name} dropped: ${why}`;
-  repeats.warn(line, line);
+  warnOnce(`propagateAttributes: ${name} dropped: ${why}`);
 }

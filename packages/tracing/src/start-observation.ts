@@ -1,9 +1,8 @@
-import { type Attributes, type Context, context, trace } from "@opentelemetry/api";
-import { SvcOtelSpanAttributes as A, isThenable, readField, safely, stableText, truncateText } from "@svc/core";
-import { activeContext, parentContext } from "./internal/context.js";
-import { isCallable, validTime } from "./internal/options.js";
-import { repeats } from "./internal/repeats.js";
-import { createObservation, markFailed, type SvcObservationBase, type SvcObservationByType } from "./observation.js";
+import { type Attributes, trace } from "@opentelemetry/api";
+import { SvcOtelSpanAttributes as A, readField, safely, stableText, truncateText } from "@svc/core";
+import { isCallable, validTime, warnOnce } from "./internal/options.js";
+import { activeContext, parentContext, type RunMode, runObserved } from "./internal/run.js";
+import { createObservation, type SvcObservationByType } from "./observation.js";
 import type {
   StartActiveObservationOpts,
   StartObservationOptions,
@@ -57,40 +56,12 @@ export function startActiveObservation<R, T extends SvcObservationType = "span">
     observation.end();
     return undefined as R;
   }
-  const active = activeContext(parent, observation);
-  return runObserved(observation, active, fn, readField(options, "endOnExit") !== false);
+  const mode = readField(options, "endOnExit") === false ? ACTIVE_KEPT_OPEN : ACTIVE;
+  return runObserved(observation, activeContext(parent, observation), mode, fn, undefined, observation) as R;
 }
 
-function runObserved<R, O extends SvcObservationBase>(
-  observation: O,
-  active: Context,
-  fn: (observation: O) => R,
-  endOnExit: boolean,
-): R {
-  let result: R;
-  try {
-    result = context.with(active, fn, undefined, observation);
-  } catch (err) {
-    markFailed(observation, err, "Unknown error");
-    if (endOnExit) observation.end();
-    throw err;
-  }
-  if (isThenable(result)) {
-    return result.then(
-      (value) => {
-        if (endOnExit) observation.end();
-        return value;
-      },
-      (err: unknown) => {
-        markFailed(observation, err, "Unknown error");
-        if (endOnExit) observation.end();
-        throw err;
-      },
-    ) as R;
-  }
-  if (endOnExit) observation.end();
-  return result;
-}
+const ACTIVE: RunMode = { captureOutput: false, endOnExit: true, failMessage: "Unknown error", generators: false };
+const ACTIVE_KEPT_OPEN: RunMode = { ...ACTIVE, endOnExit: false };
 
 /**
  * Updates the active observation. With `asType`, also sets its type (for example to mark a span
@@ -102,8 +73,7 @@ export function updateActiveObservation<T extends SvcObservationType = "span">(
 ): void {
   const span = trace.getActiveSpan();
   if (span === undefined) {
-    const line = "updateActiveObservation: no active observation; update dropped";
-    repeats.warn(line, line);
+    warnOnce("updateActiveObservation: no active observation; update dropped");
     return;
   }
   safely("updateActiveObservation", () => {
@@ -119,8 +89,7 @@ export function updateActiveObservation<T extends SvcObservationType = "span">(
 export function setActiveTraceAsPublic(): void {
   const span = trace.getActiveSpan();
   if (span === undefined) {
-    const line = "setActiveTraceAsPublic: no active observation; nothing made public";
-    repeats.warn(line, line);
+    warnOnce("setActiveTraceAsPublic: no active observation; nothing made public");
     return;
   }
   safely("setActiveTraceAsPublic", () => span.setAttribute(A.TRACE_PUBLIC, true));

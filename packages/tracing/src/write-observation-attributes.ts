@@ -11,8 +11,7 @@ import {
   truncateText,
   writeMetadata,
 } from "@svc/core";
-import { repeats } from "./internal/repeats.js";
-import { writePromptLink } from "./prompt-link.js";
+import { repeats } from "./internal/options.js";
 import type { SvcObservationAttributes, SvcObservationType } from "./types.js";
 
 /**
@@ -48,31 +47,22 @@ export function writeObservationAttributes(target: Attributes, attributes: SvcOb
 /** The fields of observation attributes that are written, as read: {@link UNREADABLE} where the read threw. */
 type Fields = { [K in keyof Required<SvcObservationAttributes>]: unknown };
 
-function readEach(attributes: SvcObservationAttributes): Fields {
-  return {
-    input: field(attributes, "input"),
-    output: field(attributes, "output"),
-    metadata: field(attributes, "metadata"),
-    level: field(attributes, "level"),
-    statusMessage: field(attributes, "statusMessage"),
-    version: field(attributes, "version"),
-    environment: field(attributes, "environment"),
-    model: field(attributes, "model"),
-    modelParameters: field(attributes, "modelParameters"),
-    usageDetails: field(attributes, "usageDetails"),
-    costDetails: field(attributes, "costDetails"),
-    completionStartTime: field(attributes, "completionStartTime"),
-    prompt: field(attributes, "prompt"),
-  };
-}
+const FIELD_NAMES = (
+  "input output metadata level statusMessage version environment model modelParameters usageDetails costDetails " +
+  "completionStartTime prompt"
+).split(" ") as (keyof Fields)[];
 
-function field(attributes: SvcObservationAttributes, name: keyof SvcObservationAttributes): unknown {
-  try {
-    return attributes[name];
-  } catch (error) {
-    noteUnreadable(error);
-    return UNREADABLE;
+function readEach(attributes: SvcObservationAttributes): Fields {
+  const fields: Partial<Fields> = {};
+  for (const name of FIELD_NAMES) {
+    try {
+      fields[name] = attributes[name];
+    } catch (error) {
+      noteUnreadable(error);
+      fields[name] = UNREADABLE;
+    }
   }
+  return fields as Fields;
 }
 
 /**
@@ -122,6 +112,24 @@ function setPrompt(target: Attributes, prompt: unknown): void {
   } catch (error) {
     noteUnreadable(error);
   }
+}
+
+/**
+ * Writes the link to `prompt` (`{ name, version, isFallback? }`) into `target`, for an observation's prompt and a
+ * propagated one alike: nothing for a fallback prompt, which the server does not hold; else both attributes, from a
+ * non-empty name and an integer version (a string of digits is read as one). Returns why nothing was written when
+ * `prompt` is not such an object. A read that throws (a getter, a Proxy) is the caller's to catch.
+ */
+export function writePromptLink(target: Attributes, prompt: unknown): string | undefined {
+  if (prompt === null || typeof prompt !== "object") return "must be { name, version }";
+  const { name, version: raw, isFallback } = prompt as { name?: unknown; version?: unknown; isFallback?: unknown };
+  if (isFallback) return undefined;
+  const version = typeof raw === "string" && /^\d+$/.test(raw) ? Number(raw) : raw;
+  if (typeof name !== "string" || name.length === 0 || !Number.isInteger(version))
+    return "needs a non-empty name and an integer version";
+  target[A.OBSERVATION_PROMPT_NAME] = truncateText(name, MAX_NAME_LENGTH);
+  target[A.OBSERVATION_PROMPT_VERSION] = version as number;
+  return undefined;
 }
 
 function toIsoString(value: unknown): string | undefined {

@@ -1,4 +1,6 @@
+// How LangChain messages and chain values are recorded: as the role/content turns the svc UI renders.
 import { BaseMessage } from "@langchain/core/messages";
+import { readField } from "@svc/core";
 
 /** A LangChain message as recorded on an observation: a role, the content and, for tool use, the extra fields. */
 export interface LlmMessage {
@@ -15,12 +17,11 @@ export function isMessage(value: unknown): value is BaseMessage {
   return BaseMessage.isInstance(value);
 }
 
-/** True when `value` is an array whose every element is a LangChain message. */
-export function isMessageList(value: unknown): value is BaseMessage[] {
+function isMessageList(value: unknown): value is BaseMessage[] {
   return Array.isArray(value) && value.every(isMessage);
 }
 
-/** Converts one LangChain message into the role/content shape the svc UI renders as a chat turn. */
+/** Converts one LangChain message into the role/content shape of a chat turn. */
 export function convertMessage(message: BaseMessage): LlmMessage {
   const kwargs = message.additional_kwargs ?? {};
   const content = message.content;
@@ -35,10 +36,13 @@ export function convertMessage(message: BaseMessage): LlmMessage {
     case "system":
       converted = { role: "system", content };
       break;
-    case "ai":
+    case "ai": {
       converted = { role: "assistant", content };
-      setToolCalls(converted, message, kwargs);
+      const toolCalls = (message as { tool_calls?: unknown }).tool_calls;
+      if (Array.isArray(toolCalls) && toolCalls.length > 0) converted.tool_calls = toolCalls;
+      if (kwargs.tool_calls !== undefined) converted.tool_calls = kwargs.tool_calls;
       break;
+    }
     case "function":
       return { role: message.name, content, additional_kwargs: kwargs };
     case "tool": {
@@ -50,19 +54,49 @@ export function convertMessage(message: BaseMessage): LlmMessage {
     default:
       converted = message.name ? { role: message.name, content } : { content };
   }
-  if (converted.tool_calls === undefined && ("function_call" in kwargs || "tool_calls" in kwargs)) {
+  if (converted.tool_calls === undefined && ("function_call" in kwargs || "tool_calls" in kwargs))
     converted.additional_kwargs = kwargs;
-  }
   return converted;
-}
-
-function setToolCalls(converted: LlmMessage, message: BaseMessage, kwargs: Record<string, unknown>): void {
-  const toolCalls = (message as { tool_calls?: unknown }).tool_calls;
-  if (Array.isArray(toolCalls) && toolCalls.length > 0) converted.tool_calls = toolCalls;
-  if (kwargs.tool_calls !== undefined) converted.tool_calls = kwargs.tool_calls;
 }
 
 /** Converts every message of a list. */
 export function convertMessages(messages: readonly BaseMessage[]): LlmMessage[] {
   return messages.map(convertMessage);
+}
+
+/**
+ * A chain's inputs as recorded: message lists under `input` or `messages` converted, an object holding only a string
+ * `content` as that string, anything else as it is.
+ */
+export function chainInput(inputs: unknown): unknown {
+  if (!isObject(inputs)) return inputs;
+  for (const key of ["input", "messages"]) {
+    const messages = readField(inputs, key);
+    if (isMessageList(messages)) return convertMessages(messages);
+  }
+  const content = readField(inputs, "content");
+  if (typeof content === "string" && keysOf(inputs).join() === "content") return content;
+  return inputs;
+}
+
+/** A chain's outputs as recorded: a string `output` as that string, messages as `{ messages }` converted, else as is. */
+export function chainOutput(outputs: unknown): unknown {
+  if (!isObject(outputs)) return outputs;
+  const output = readField(outputs, "output");
+  if (typeof output === "string") return output;
+  const messages = readField(outputs, "messages");
+  if (isMessageList(messages)) return { messages: convertMessages(messages) };
+  return outputs;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function keysOf(value: object): string[] {
+  try {
+    return Object.keys(value);
+  } catch {
+    return [];
+  }
 }

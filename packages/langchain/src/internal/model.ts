@@ -1,8 +1,8 @@
+// What a model run records: its input, the model and its parameters, the output and the token usage.
 import type { BaseMessage } from "@langchain/core/messages";
-import type { LLMResult } from "@langchain/core/outputs";
-import { readField } from "@svc/core";
-import { lastGeneration, lastGenerationMessage } from "./generation-output.js";
-import { convertMessages, type LlmMessage } from "./messages.js";
+import type { Generation, LLMResult } from "@langchain/core/outputs";
+import { isPlainObject, readField } from "@svc/core";
+import { convertMessage, convertMessages, isMessage, type LlmMessage } from "./messages.js";
 
 /** Model parameters as recorded on a generation: only string and number values. */
 export type ModelParameters = Record<string, string | number>;
@@ -18,8 +18,7 @@ const PARAMETER_KEYS = [
 
 type Loose = Record<string, unknown>;
 
-/** The `invocation_params` LangChain passes in a model run's extra params, if any. */
-export function invocationParams(extraParams: Loose | undefined): Loose | undefined {
+function invocationParams(extraParams: Loose | undefined): Loose | undefined {
   const params = extraParams?.invocation_params;
   return typeof params === "object" && params !== null ? (params as Loose) : undefined;
 }
@@ -94,4 +93,59 @@ export function chatModelInput(
   if (params.tools !== undefined) withTools.tools = params.tools;
   if (params.tool_choice !== undefined) withTools.tool_choice = params.tool_choice;
   return withTools;
+}
+
+/** The last generation of the last prompt of a model run, if any. */
+function lastGeneration(result: LLMResult): Generation | undefined {
+  const generations = readField<unknown>(result, "generations");
+  const perPrompt: unknown = Array.isArray(generations) ? generations.at(-1) : undefined;
+  return Array.isArray(perPrompt) ? (perPrompt.at(-1) as Generation | undefined) : undefined;
+}
+
+/** The message of the last generation (chat models), if any. */
+function lastGenerationMessage(result: LLMResult): BaseMessage | undefined {
+  const message = readField(lastGeneration(result), "message");
+  return isMessage(message) ? message : undefined;
+}
+
+/** The output of a model run: the last generation's converted message, else its text. */
+export function generationOutput(result: LLMResult): LlmMessage | string | undefined {
+  const message = lastGenerationMessage(result);
+  if (message) return convertMessage(message);
+  return readField<string>(lastGeneration(result), "text");
+}
+
+/**
+ * The token usage of a model run in svc's keys: the last generation's `usage_metadata`, else
+ * `llmOutput.tokenUsage`. Token details become `input_<k>` / `output_<k>` and are taken out of the `input` / `output`
+ * counts (never below 0). Undefined when no count is reported.
+ */
+export function extractUsageDetails(result: LLMResult): Record<string, number> | undefined {
+  const metadata = readField(lastGenerationMessage(result), "usage_metadata");
+  const tokenUsage = readField(readField(result, "llmOutput"), "tokenUsage");
+  // A plain object, as LangChain reports usage: a byte array would have a key per byte.
+  const source = isPlainObject(metadata) ? metadata : isPlainObject(tokenUsage) ? tokenUsage : undefined;
+  if (!source) return undefined;
+  const usage: Record<string, number> = {};
+  const counts: [string, unknown][] = [
+    ["input", source.input_tokens ?? source.promptTokens],
+    ["output", source.output_tokens ?? source.completionTokens],
+    ["total", source.total_tokens ?? source.totalTokens],
+  ];
+  for (const [key, value] of counts) if (isCount(value)) usage[key] = value;
+  for (const side of ["input", "output"] as const) {
+    const details = source[`${side}_token_details`];
+    if (!isPlainObject(details)) continue;
+    for (const [key, value] of Object.entries(details)) {
+      if (!isCount(value)) continue;
+      usage[`${side}_${key}`] = value;
+      const base = usage[side];
+      if (base !== undefined) usage[side] = Math.max(0, base - value);
+    }
+  }
+  return Object.keys(usage).length > 0 ? usage : undefined;
+}
+
+function isCount(value: unknown): value is number {
+  return typeof value === "number" && Number.isFinite(value);
 }

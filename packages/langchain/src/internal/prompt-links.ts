@@ -10,8 +10,6 @@ export interface PromptLink {
 /** The metadata key under which a run carries the prompt its generation should link to. */
 export const PROMPT_METADATA_KEY = "svcPrompt";
 
-const DEFAULT_LIMIT = 1000;
-
 /**
  * Reads a prompt link from a value such as a prompt fetched with `svc.prompt.get`: a non-empty `name`, an
  * integer `version` (or digit string) and an optional boolean `isFallback`. Returns a reason when it is not one.
@@ -28,22 +26,20 @@ export function parsePromptLink(value: unknown): PromptLink | string {
 }
 
 /**
- * Prompt links waiting for a generation. A run that carries a prompt (typically the prompt template step of a
- * sequence) registers it under its parent run; the next generation with that parent takes it.
+ * Prompt links waiting for a generation: a run that carries a prompt (typically a sequence's prompt template step)
+ * registers it under its parent run; the next generation with that parent takes it.
  */
 export class PromptLinks {
   readonly #byParentRun: BoundedMap<string, PromptLink>;
 
-  constructor(limit: number = DEFAULT_LIMIT) {
+  constructor(limit = 1000) {
     this.#byParentRun = new BoundedMap(limit);
   }
 
-  /** Registers `link` for the next generation whose parent run is `parentRunId`. */
   register(parentRunId: string, link: PromptLink): void {
     this.#byParentRun.set(parentRunId, link);
   }
 
-  /** Removes and returns the link registered for generations under `parentRunId`. */
   take(parentRunId: string | undefined): PromptLink | undefined {
     return parentRunId === undefined ? undefined : this.#byParentRun.take(parentRunId);
   }

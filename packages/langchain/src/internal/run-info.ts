@@ -1,5 +1,16 @@
 import type { Serialized } from "@langchain/core/load/serializable";
-import { FAILED_TO_SERIALIZE, isPlainObject, noteUnreadable, readField, serializeValue, textOf } from "@svc/core";
+import {
+  FAILED_TO_SERIALIZE,
+  isPlainObject,
+  noteUnreadable,
+  RepeatLog,
+  readField,
+  serializeValue,
+  textOf,
+} from "@svc/core";
+
+/** Warnings a misbehaving chain can repeat on every callback, shared by all handlers: the first line, then counts. */
+export const repeats = new RepeatLog();
 
 const RESERVED_METADATA_KEYS = new Set(["svcPrompt", "svcUserId", "svcSessionId"]);
 const HIDDEN_TAG = "langsmith:hidden";

@@ -11,8 +11,7 @@ import {
   updateActiveObservation,
 } from "@svc/tracing";
 import { BoundedMap } from "./bounded-map.js";
-import { repeats } from "./repeats.js";
-import { errorMessage, observationMetadata, runLevel } from "./run-info.js";
+import { errorMessage, observationMetadata, repeats, runLevel } from "./run-info.js";
 
 type RunObservation = SvcUpdatableObservation<SvcGenerationAttributes>;
 
@@ -110,41 +109,41 @@ export class RunTracker {
    * open. The run ends even when `read` throws (the throw is passed on for the caller to log).
    */
   end(callback: string, runId: string, read: () => SvcGenerationAttributes): RunState | undefined {
+    return this.#finish(callback, runId, "nothing recorded", (run) => {
+      const attributes = read();
+      this.#record(run, attributes);
+      if (run.updatesOuter) context.with(run.context, () => updateActiveObservation({ output: attributes.output }));
+    });
+  }
+
+  /** Records the run's error (level ERROR, status message) and ends it; returns the ended run, if it was open. */
+  fail(callback: string, runId: string, err: unknown): RunState | undefined {
+    return this.#finish(callback, runId, "error not recorded", (run) => {
+      const message = errorMessage(err);
+      this.#record(run, { level: "ERROR", statusMessage: message });
+      run.observation.otelSpan.setStatus({ code: SpanStatusCode.ERROR, message });
+    });
+  }
+
+  #finish(callback: string, runId: string, lost: string, record: (run: RunState) => void): RunState | undefined {
     const run = this.#runs.take(runId);
     if (!run) {
-      unknownRun(callback, runId, "nothing recorded");
+      const kind = `CallbackHandler: ${callback} for unknown run`;
+      repeats.warn(kind, `${kind} ${runId}; ${lost}`);
       return undefined;
     }
     try {
       this.#endAgent(runId);
-      const attributes = read();
-      if (run.completionStartTime) attributes.completionStartTime = run.completionStartTime;
-      run.observation.update(attributes);
-      if (run.updatesOuter) context.with(run.context, () => updateActiveObservation({ output: attributes.output }));
+      record(run);
     } finally {
       run.observation.end();
     }
     return run;
   }
 
-  /** Records the run's error (level ERROR, status message) and ends it; returns the ended run, if it was open. */
-  fail(callback: string, runId: string, err: unknown): RunState | undefined {
-    const run = this.#runs.take(runId);
-    if (!run) {
-      unknownRun(callback, runId, "error not recorded");
-      return undefined;
-    }
-    try {
-      this.#endAgent(runId);
-      const message = errorMessage(err);
-      const attributes: SvcGenerationAttributes = { level: "ERROR", statusMessage: message };
-      if (run.completionStartTime) attributes.completionStartTime = run.completionStartTime;
-      run.observation.update(attributes);
-      run.observation.otelSpan.setStatus({ code: SpanStatusCode.ERROR, message });
-    } finally {
-      run.observation.end();
-    }
-    return run;
+  #record(run: RunState, attributes: SvcGenerationAttributes): void {
+    if (run.completionStartTime) attributes.completionStartTime = run.completionStartTime;
+    run.observation.update(attributes);
   }
 
   /** Starts a span for an action of the agent run `runId`, under that run, ending its previous action's. */
@@ -178,9 +177,4 @@ export class RunTracker {
     log().warn(`CallbackHandler: run ${runId} still open after ${this.#maxOpenRuns} newer runs; ended without output`);
     run.observation.end();
   }
-}
-
-function unknownRun(callback: string, runId: string, outcome: string): void {
-  const kind = `CallbackHandler: ${callback} for unknown run`;
-  repeats.warn(kind, `${kind} ${runId}; ${outcome}`);
 }

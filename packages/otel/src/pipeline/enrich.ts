@@ -5,7 +5,6 @@ import {
   findDataUris,
   formatMediaReference,
   isThenable,
-  type MediaUpload,
   type MediaUploader,
   mediaHash,
   parseDataUri,
@@ -15,15 +14,10 @@ import {
 import { type MaskFunction, PROCESSOR_NAME } from "../config.js";
 import type { ReadableSpan } from "../readable-span.js";
 
-/** Attribute key prefixes that hold input, output and metadata (including per-key metadata). */
-export const DATA_KEY_PREFIXES = [
-  "svc.observation.input",
-  "svc.observation.output",
-  "svc.observation.metadata",
-  "svc.trace.input",
-  "svc.trace.output",
-  "svc.trace.metadata",
-] as const;
+/** Keys that hold input, output and metadata (per-key metadata included): what the mask and the media scan see. */
+const DATA_KEY = /^svc\.(?:observation|trace)\.(?:input|output|metadata)/;
+/** The field of the observation a data key holds; metadata for any other. */
+const FIELD = /^svc\.(?:observation|trace)\.(input|output)(?:\.|$)/;
 
 /** Exported in place of a value whose mask failed: it threw, rejected, timed out or returned what cannot be sent. */
 export const MASK_FAILED_MARKER = "<fully masked due to failed mask function>";
@@ -41,17 +35,10 @@ export interface OutgoingSpan {
   extra?: Attributes;
 }
 
-function isDataKey(key: string): boolean {
-  if (!key.startsWith("svc.")) return false;
-  for (const prefix of DATA_KEY_PREFIXES) if (key.startsWith(prefix)) return true;
-  return false;
-}
-
 /**
  * The enrich stage, run when a span's batch is first sent (never in `span.end()`): applies the mask to input,
- * output and metadata (awaiting a mask that returns a promise; whatever fails, the value is exported as a fixed
- * marker, never unmasked), then replaces base64 data URIs left in those values with media references and
- * uploads the media. Never rejects.
+ * output and metadata (whatever fails, the value is exported as a fixed marker, never unmasked), then replaces
+ * base64 data URIs left in them with media references and uploads the media. Never rejects.
  */
 export class EnrichStage {
   readonly #repeats = new RepeatLog();
@@ -91,10 +78,9 @@ export class EnrichStage {
     let attributes = source;
     const pending: Promise<void>[] = [];
     for (const key in source) {
-      if (!isDataKey(key)) continue;
-      const value = source[key];
+      if (!DATA_KEY.test(key)) continue;
       if (this.mask) {
-        const masked = this.#applyMask(key, value, signal);
+        const masked = this.#applyMask(key, source[key], signal);
         if (attributes === source) attributes = { ...source };
         if (masked instanceof Promise) {
           const own = attributes;
@@ -111,43 +97,28 @@ export class EnrichStage {
       }
     }
     item.attributes = attributes;
-    if (pending.length === 0) return undefined;
-    return Promise.all(pending).then(() => undefined);
+    return pending.length === 0 ? undefined : Promise.all(pending).then(() => undefined);
   }
 
   /** Writes a masked value; for an async mask, also looks for media in what it returned. */
-  #store(
-    attributes: Attributes,
-    key: string,
-    value: AttributeValue | undefined,
-    item: OutgoingSpan | undefined,
-  ): void | Promise<void> {
+  #store(attributes: Attributes, key: string, value: AttributeValue | undefined, item: OutgoingSpan | undefined) {
     if (value === undefined) delete attributes[key];
     else attributes[key] = value;
     if (item && this.uploader && typeof value === "string" && value.includes(BASE64_MARKER))
       return this.#replaceMedia(attributes, key, value, item.span);
   }
 
-  #applyMask(
-    key: string,
-    value: AttributeValue | undefined,
-    signal: AbortSignal | undefined,
-  ): AttributeValue | undefined | Promise<AttributeValue | undefined> {
+  #applyMask(key: string, value: AttributeValue | undefined, signal: AbortSignal | undefined) {
     let masked: unknown;
     try {
       masked = (this.mask as MaskFunction)({ data: value });
     } catch (error) {
       return this.#maskFailed(key, error);
     }
-    if (isThenable(masked)) return this.#settleMask(key, masked, signal);
-    return this.#toAttribute(key, masked);
+    return isThenable(masked) ? this.#settleMask(key, masked, signal) : this.#toAttribute(key, masked);
   }
 
-  async #settleMask(
-    key: string,
-    pending: PromiseLike<unknown>,
-    signal: AbortSignal | undefined,
-  ): Promise<AttributeValue | undefined> {
+  async #settleMask(key: string, pending: PromiseLike<unknown>, signal: AbortSignal | undefined) {
     const masked = await settleWithin(() => pending, { timeoutMs: this.maskTimeoutMs, signal });
     switch (masked.kind) {
       case "value":
@@ -164,16 +135,15 @@ export class EnrichStage {
   #toAttribute(key: string, masked: unknown): AttributeValue | undefined {
     if (masked === undefined || masked === null) return undefined;
     if (typeof masked === "string" || typeof masked === "number" || typeof masked === "boolean") return masked;
+    let text: string | undefined;
+    let cause: unknown;
     try {
-      const text = JSON.stringify(masked);
-      if (typeof text === "string") return text;
+      text = JSON.stringify(masked);
     } catch (error) {
-      return this.#maskFailed(
-        key,
-        new Error("it returned a value that cannot be serialized to JSON", { cause: error }),
-      );
+      cause = error;
     }
-    return this.#maskFailed(key, new Error("it returned a value that cannot be serialized to JSON"));
+    if (typeof text === "string") return text;
+    return this.#maskFailed(key, new Error("it returned a value that cannot be serialized to JSON", { cause }));
   }
 
   #maskFailed(key: string, error: unknown): string {
@@ -186,24 +156,17 @@ export class EnrichStage {
   async #replaceMedia(attributes: Attributes, key: string, value: string, span: ReadableSpan): Promise<void> {
     const uploader = this.uploader as MediaUploader;
     const { traceId, spanId } = span.spanContext();
+    const field = (FIELD.exec(key)?.[1] ?? "metadata") as "input" | "output" | "metadata";
     let next = value;
     try {
       for (const uri of findDataUris(value)) {
         const parsed = parseDataUri(uri);
         if (typeof parsed === "string") continue;
-        const { sha256Hash, mediaId } = await mediaHash(parsed.bytes);
-        next = next.replaceAll(
-          uri,
-          formatMediaReference({ contentType: parsed.contentType, mediaId, source: "base64_data_uri" }),
-        );
-        const upload: MediaUpload = {
-          mediaId,
-          sha256Hash,
-          contentType: parsed.contentType,
-          bytes: parsed.bytes,
-          target: { traceId, observationId: spanId, field: fieldOf(key) },
-        };
-        void uploader.upload(upload).then((result) => {
+        const { contentType, bytes } = parsed;
+        const { sha256Hash, mediaId } = await mediaHash(bytes);
+        next = next.replaceAll(uri, formatMediaReference({ contentType, mediaId, source: "base64_data_uri" }));
+        const target = { traceId, observationId: spanId, field };
+        void uploader.upload({ mediaId, sha256Hash, contentType, bytes, target }).then((result) => {
           if (result.ok) return;
           const kind = `${PROCESSOR_NAME}: media upload failed; the span keeps its media reference without content`;
           this.#repeats.error(kind, `${kind} (mediaId=${mediaId}, traceId=${traceId}): ${result.reason}`);
@@ -215,13 +178,4 @@ export class EnrichStage {
       this.#repeats.error(kind, `${kind} (span "${span.name}"): ${describeError(error)}`);
     }
   }
-}
-
-/** The field of the observation an attribute holds: its input or output attributes, metadata for any other. */
-function fieldOf(key: string): "input" | "output" | "metadata" {
-  for (const field of ["input", "output"] as const) {
-    for (const prefix of [`svc.observation.${field}`, `svc.trace.${field}`])
-      if (key === prefix || key.startsWith(`${prefix}.`)) return field;
-  }
-  return "metadata";
 }

@@ -4,24 +4,27 @@ import {
   describeError,
   encodeTraces,
   getGlobalLogger,
+  type HttpResult,
   httpRequest,
   isLogLevelEnabled,
   Limiter,
   LogLevel,
   outcomeOf,
   type SendOutcome,
+  Spill,
   sendInHalves,
+  spillSettings,
   suppressed,
   tooLargeOutcome,
 } from "@svc/core";
 import { PROCESSOR_NAME, type ProcessorConfig, type SpanExporterLike } from "../config.js";
 import type { ReadableSpan } from "../readable-span.js";
-import type { OutgoingSpan } from "./enrich.js";
+import type { EnrichStage, OutgoingSpan } from "./enrich.js";
+import type { UsageStage } from "./usage.js";
 
 /**
- * Batches encoded and compressed at the same time while a flush waits for them (one otherwise): as many as libuv's
- * thread pool has threads by default, whatever the cores. Each batch's gzip stream takes turns between a pool thread
- * and the app thread, so fewer leave the pool idle: on two cores, 2 at once took 1.1–1.2 times as long to flush as 4.
+ * Batches encoded and compressed at once while a flush waits for them (one otherwise): libuv's default pool size. Each
+ * gzip stream takes turns between a pool thread and the app thread; on two cores, 2 at once flushed 1.1–1.2× slower.
  */
 const FLUSH_ENCODING_CONCURRENCY = 4;
 /** Times a single span too large for one request is cut before it is dropped. */
@@ -37,10 +40,6 @@ const EXPORTER_GRACE_MS = 30_000;
  * and is dropped only when that is not enough.
  */
 export class ExportStage {
-  /**
-   * Encoding and compressing takes a thread-pool thread: one batch at a time while the application runs, more
-   * while a flush waits for them.
-   */
   readonly #encoding: Limiter;
 
   constructor(
@@ -101,16 +100,7 @@ export class ExportStage {
       return this.#tooLarge(batch, signal, cuts, "over maxRequestBytes", live);
     const started = Date.now();
     live(this.config.timeoutMs);
-    const result = await httpRequest({
-      method: "POST",
-      url: this.config.endpoint,
-      headers: body.headers,
-      body: body.bytes,
-      attemptTimeoutMs: this.config.timeoutMs,
-      maxRetries: 0, // the queue retries, with backoff, for as long as the spans fit in it
-      signal,
-      background: true,
-    });
+    const result = await this.post(body.bytes, body.headers, signal);
     if (!result.ok && result.failure.kind === "status" && result.failure.status === 413)
       return this.#tooLarge(batch, signal, cuts, "the server answered 413", live);
     if (result.ok && isLogLevelEnabled(LogLevel.DEBUG))
@@ -132,6 +122,21 @@ export class ExportStage {
     const [item] = batch as [OutgoingSpan];
     if (cuts < MAX_CUTS && cutLargestValue(item)) return this.#post(batch, signal, cuts + 1, live);
     return tooLargeOutcome(`span "${item.span.name}"`, why, "maxRequestBytes");
+  }
+
+  /** Posts one body to the endpoint, once: the queue retries, with backoff, for as long as the spans fit in it. */
+  post(body: Uint8Array, headers: Record<string, string>, signal: AbortSignal): Promise<HttpResult> {
+    const { endpoint: url, timeoutMs: attemptTimeoutMs } = this.config;
+    return httpRequest({
+      method: "POST",
+      url,
+      headers,
+      body,
+      attemptTimeoutMs,
+      maxRetries: 0,
+      signal,
+      background: true,
+    });
   }
 
   /** The request body of a batch (OTLP, compressed as configured) and every header of its request. */
@@ -208,5 +213,52 @@ function exportThrough(
     } catch (error) {
       settle(failed(describeError(error)));
     }
+  });
+}
+
+/**
+ * The spill directory, when `spillDir` (or SVC_SPILL_DIR) names one on a server runtime: a batch is written with its
+ * usage, enriched (masked, media replaced) and encoded as its request body, and sent again to the same endpoint with
+ * the processor's current keys. Undefined without a directory, without a disk, and with a custom `exporter` (whose
+ * wire format the processor does not know).
+ */
+export function spanSpill(
+  config: ProcessorConfig,
+  usage: UsageStage,
+  enrich: EnrichStage,
+  exporter: ExportStage,
+): Spill<OutgoingSpan> | undefined {
+  const settings = spillSettings(PROCESSOR_NAME, config);
+  if (settings === undefined) return undefined;
+  if (config.exporter || config.cannotSend) {
+    const why = config.exporter ? "with a custom exporter" : "when no span can be sent";
+    getGlobalLogger().warn(
+      `${PROCESSOR_NAME}: spillDir (SVC_SPILL_DIR) is ignored ${why}; spans that do not fit in the queue are dropped and counted`,
+    );
+    return undefined;
+  }
+  return new Spill<OutgoingSpan>(settings, {
+    owner: PROCESSOR_NAME,
+    items: "spans",
+    identity: `${config.endpoint} ${config.publicKey ?? ""}`,
+    encode: async (batch) => {
+      // As when the batch is sent: nothing the mask removes reaches the disk.
+      usage.stamp(batch);
+      await enrich.enrich(batch);
+      const { bytes, headers } = await exporter.encode(batch);
+      const header = { contentType: headers["content-type"] ?? "application/json" };
+      const encoding = headers["content-encoding"];
+      return { body: bytes, header: encoding ? { ...header, contentEncoding: encoding } : header };
+    },
+    send: async (body, header, count, signal) => {
+      const headers: Record<string, string> = { ...config.headers, "content-type": header.contentType };
+      if (header.contentEncoding) headers["content-encoding"] = header.contentEncoding;
+      const result = await exporter.post(body, headers, signal);
+      return outcomeOf(
+        result,
+        Array.from({ length: count }, (_, i) => i),
+        "POST",
+      );
+    },
   });
 }

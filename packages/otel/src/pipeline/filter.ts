@@ -24,19 +24,15 @@ export interface FilteredOut {
 /** What the export filter reads of a span: enough to decide at start (for the app-root mark) and at end. */
 export type FilterableSpan = Omit<StartedSpan, "setAttribute" | "parentSpanId">;
 
-/**
- * The filter stage: the user's `shouldExportSpan`, or the default filter. A filter that throws drops that span
- * (logged, then counted); a span filtered out is logged at debug level (then counted).
- */
+/** The filter stage: `shouldExportSpan` or the default filter; a throw drops the span; left-out spans are counted. */
 export class FilterStage {
   readonly #repeats = new RepeatLog();
   readonly #modelCallScopes = new Map<string, number>();
   #filteredOut = 0;
 
   /**
-   * Whether a span expected at its start is exported without asking again at its end: true for the default filter,
-   * whose yes cannot turn into a no (a span's scope does not change, and attributes are only added); false for a
-   * custom filter, which sees the ended span.
+   * Whether a span expected at its start is exported without asking again at its end: true for the default filter
+   * (a span's scope does not change, attributes are only added), false for a custom one, which sees the ended span.
    */
   readonly acceptedAtStartStands: boolean;
 
@@ -55,11 +51,7 @@ export class FilterStage {
     return accepted;
   }
 
-  /**
-   * Whether a starting span is expected to be exported, for the app-root mark. The user's filter sees the span
-   * as it is at start (as in the previous major); a throw there means "not expected" and is logged (once, then
-   * counted): the same filter runs again on the ended span, whose answer decides.
-   */
+  /** Whether a starting span is expected to be exported, for the app-root mark; a throw means no (its end decides). */
   expects(span: FilterableSpan): boolean {
     return this.#decide(span, false);
   }

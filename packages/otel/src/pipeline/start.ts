@@ -22,18 +22,14 @@ const NO_ATTRIBUTES: Attributes = Object.freeze({});
 const MAX_OPEN_SPANS = 100_000;
 
 /**
- * The start stage: stamps propagated attributes, environment and release on a starting span, and marks the
- * spans that are the application's root in their trace (`svc.internal.is_app_root`): those expected to be
- * exported whose parent, by trace and span id, is not an open span expected to be exported, and whose context
- * carries no claim that svc already holds the root of this trace.
+ * The start stage: stamps propagated attributes, environment and release on a starting span, and marks as the app's
+ * root in its trace (`svc.internal.is_app_root`) a span expected to be exported whose parent is no open span expected
+ * to be exported, and whose context carries no claim that svc already holds the root of this trace.
  */
 export class StartStage {
   readonly #open = new OpenSpans();
 
-  /**
-   * @param svcSpansExpected Whether every span of svc's own tracer is expected to be exported (the default filter's
-   * first rule), so that the filter need not be asked for them.
-   */
+  /** `svcSpansExpected`: every span of svc's own tracer is expected (the default filter), without asking it. */
   constructor(
     private readonly config: ProcessorConfig,
     private readonly expectedToExport: (span: StartedSpan) => boolean,
@@ -67,10 +63,9 @@ export class StartStage {
 }
 
 /**
- * Open spans expected to be exported, by trace and span id, oldest first, at most `max` (default
- * {@link MAX_OPEN_SPANS}). Keyed by the span id string itself, which V8 hashes once and keeps: a key joined from both
- * ids was a new string, built and hashed at every start and end. Span ids that repeat across traces (a custom id
- * generator) are kept apart.
+ * Open spans expected to be exported, oldest first, at most `max`. Keyed by the span id string, which V8 hashes once
+ * (a key joined from both ids was built and hashed at every start and end); span ids that repeat across traces (a
+ * custom id generator) are kept apart.
  */
 export class OpenSpans {
   /** Span id to the trace id of the open span, or to the trace ids when several open spans share the span id. */

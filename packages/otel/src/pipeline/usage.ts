@@ -19,23 +19,15 @@ const USAGE_KEY = SvcOtelSpanAttributes.OBSERVATION_USAGE_DETAILS;
 const TYPE_KEY = SvcOtelSpanAttributes.OBSERVATION_TYPE;
 
 /**
- * The usage stage: writes the usage of other instrumentation's spans as the SDK's explicit usage attribute, which
- * the server takes as it is (before its own reading of `gen_ai.usage.*`, `llm.token_count.*` and `ai.usage.*`), so
- * that it stores what the test kit and the dev server show, and counts each model call once:
- *
- * - a span with token counts is given them read as the server reads them, with the cache as a detail of the input
- *   (the spellings and exclusive inputs that the server's own reading gets wrong are read right: `genai-usage.ts`);
- * - a span whose usage repeats that of an exported model call below it (a generation that wraps the client's own, an
- *   agent that sums its calls) is given an empty usage: the call nearest to the wire is the one counted, as it has
- *   the most detail (the Anthropic SDK's own span has the cache counts that Traceloop's span around it lacks).
- *
- * - once a provider's client SDK has been seen tracing its own calls (the Anthropic SDK), another instrumentation's
- *   span of that client's calls is given an empty usage, nested or not, and one warning says how to keep one of the
- *   two.
- *
- * A model call is known at its end, its parent's usage is decided when the parent's batch is sent: a call that ends
- * after its parent's batch has gone is counted twice (a stream read after the span around it ended), unless the rule
- * of the SDK's own tracing covers it. svc's own spans and spans with an explicit usage are left as they are.
+ * The usage stage: writes the usage of other instrumentation's spans as the SDK's explicit usage attribute, which the
+ * server takes as it is, so that it stores what the test kit and the dev server show (read as `genai-usage.ts` reads
+ * it), and counts each model call once:
+ * - a span whose usage repeats that of an exported model call below it (a generation wrapping the client's own, an
+ *   agent summing its calls) is given an empty usage: the call nearest to the wire, with the most detail, counts;
+ * - once a provider SDK's own tracing has been seen (the Anthropic SDK), another instrumentation's span of that
+ *   client's calls is given an empty usage, and one warning says how to keep one of the two.
+ * A parent's usage is decided when its batch is sent: a call that ends after that (a stream read after the span around
+ * it ended) is counted twice, unless the own-tracing rule covers it. svc's own spans and explicit usage are left as is.
  */
 export class UsageStage {
   /** `traceId:spanId` of spans with a counted model call below them. */
@@ -72,10 +64,7 @@ export class UsageStage {
     this.#marked.delete(keyOf(span));
   }
 
-  /**
-   * Gives each span of a batch about to leave (sent, or written to the spill directory) its usage attributes, once:
-   * a span already given them, or whose attributes were already made, is left as it is.
-   */
+  /** Gives each span of a batch about to leave (sent or spilled) its usage attributes, once. */
   stamp(batch: readonly OutgoingSpan[]): void {
     for (const item of batch) if (item.attributes === undefined) item.extra ??= this.extraAttributes(item);
   }
@@ -90,10 +79,7 @@ export class UsageStage {
     return { [USAGE_KEY]: repeats || ownCounts ? "{}" : item.usage };
   }
 
-  /**
-   * For a span with usage from `scope`: the provider whose SDK's own tracing may record the same call (its span is
-   * then not counted once that tracing has been seen), or undefined. Notes a span of the SDK's own tracing.
-   */
+  /** The provider whose SDK's own tracing may record the call of a span from `scope`; notes that tracing when seen. */
   #repeatsOwnTracing(scope: string): string | undefined {
     const match = providerOwnTracing(scope);
     if (match === undefined) return undefined;

@@ -37,10 +37,9 @@ export class AsyncStorageContextManager implements ContextManager {
 
   bind<T>(context: Context, target: T): T {
     if (typeof target !== "function") return target;
-    const run = (fn: (...args: unknown[]) => unknown, self: unknown, args: unknown[]) =>
-      this.with(context, () => fn.apply(self, args));
+    const manager = this;
     return function (this: unknown, ...args: unknown[]) {
-      return run(target as (...args: unknown[]) => unknown, this, args);
+      return manager.with(context, () => target.apply(this, args));
     } as T;
   }
 

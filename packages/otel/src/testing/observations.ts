@@ -1,23 +1,22 @@
-import { ownTracingRepeaters, parseJsonText, readObservationFields, readTraceFields, usageRepeaters } from "@svc/core";
+import {
+  type ObservationFields,
+  ownTracingRepeaters,
+  parseJsonText,
+  readObservationFields,
+  readTraceFields,
+  type TraceFields,
+  usageRepeaters,
+} from "@svc/core";
 
 /** Trace attributes as a span carries them (`propagateAttributes`), or as a trace gathers them from its spans. */
-export interface TestTraceAttributes {
-  /** `svc.trace.name`. */
-  name: string | undefined;
-  /** `user.id`. */
-  userId: string | undefined;
-  /** `session.id`. */
-  sessionId: string | undefined;
-  /** `svc.trace.tags`. */
-  tags: string[];
-  /** `svc.trace.metadata`, one key per top-level key. */
-  metadata: Record<string, unknown>;
-  /** Whether the trace was made public (`setTraceAsPublic`). */
-  public: boolean;
-}
+export type TestTraceAttributes = Omit<TraceFields, "input" | "output">;
 
-/** An observation as the server received it: one exported span, read the way the server reads its attributes. */
-export interface TestObservation {
+/**
+ * An observation as the server received it: one exported span, its attributes read as the server reads them (input
+ * and output parsed back from their JSON text; `usage` left out on a span whose model calls below carry the same
+ * tokens, as they are counted once).
+ */
+export interface TestObservation extends Omit<ObservationFields, "promptName" | "promptVersion" | "asRoot" | "trace"> {
   /** The span id. */
   id: string;
   /** The trace id. */
@@ -26,49 +25,10 @@ export interface TestObservation {
   parentId: string | undefined;
   /** The span name. */
   name: string;
-  /**
-   * `svc.observation.type` in lower case (`span`, `generation`, `tool`...); for a span without a known one, the type its GenAI
-   * attributes give, as the server reads them (`gen_ai.operation.name` `chat` is a `generation`); else `span`.
-   */
-  type: string;
-  /** The input: an object or array parsed back from its JSON text; any other value as the text sent. */
-  input: unknown;
-  /** The output, read as the input is. */
-  output: unknown;
-  /** `svc.observation.metadata`, one key per top-level key, objects parsed back from their JSON text. */
-  metadata: Record<string, unknown>;
-  /** `svc.observation.model.name`, else the model of other instrumentation: `gen_ai.response.model` first, then the requested one. */
-  model: string | undefined;
-  /** `svc.observation.model.parameters`, parsed. */
-  modelParameters: unknown;
-  /**
-   * `svc.observation.usage_details`: token counts by kind (`input`, `output`, `total`, `input_cached_tokens`...); else
-   * the counts of other instrumentation (`gen_ai.usage.*`, `llm.token_count.*`, `ai.usage.*`), read as the server reads
-   * them. Undefined on a span whose model calls below carry the same tokens (an agent, or a generation wrapping the
-   * client's own), as they are counted once.
-   */
-  usage: Record<string, number> | undefined;
-  /** `svc.observation.cost_details`: costs by kind. */
-  cost: Record<string, number> | undefined;
-  /**
-   * `svc.observation.level` as the server stores it (`DEBUG`, `DEFAULT`, `WARNING`, `ERROR`); else `ERROR` for a span
-   * whose status is an error, else `DEFAULT`.
-   */
-  level: string;
-  /** `svc.observation.status_message`, else the span status message. */
-  statusMessage: string | undefined;
   /** The OpenTelemetry status code: 0 unset, 1 ok, 2 error. */
   statusCode: number;
-  /** `svc.environment`. */
-  environment: string | undefined;
-  /** `svc.release`. */
-  release: string | undefined;
-  /** `svc.version`. */
-  version: string | undefined;
   /** The prompt linked to a generation. */
   prompt: { name: string; version: number | undefined } | undefined;
-  /** When a streamed generation's first token arrived (ISO 8601). */
-  completionStartTime: string | undefined;
   /** When the span started (ISO 8601). */
   startTime: string;
   /** When the span ended (ISO 8601). */
@@ -125,37 +85,27 @@ export function observationsOf(request: unknown): TestObservation[] {
 const STARTED = new WeakMap<TestObservation, bigint>();
 
 function toObservation(span: OtlpSpan, scope: string): TestObservation {
-  const a: Record<string, unknown> = {};
-  for (const { key, value } of span.attributes ?? []) a[key] = fromAnyValue(value);
+  const attributes: Record<string, unknown> = {};
+  for (const { key, value } of span.attributes ?? []) attributes[key] = fromAnyValue(value);
   const statusCode = span.status?.code ?? 0;
-  const fields = readObservationFields({ name: span.name, statusCode, statusMessage: span.status?.message, scope }, a);
-  const { name, userId, sessionId, tags, metadata } = fields.trace;
+  const facts = { name: span.name, statusCode, statusMessage: span.status?.message, scope };
+  const { promptName, promptVersion, asRoot: _, trace, ...fields } = readObservationFields(facts, attributes);
+  const { input: _input, output: _output, ...traceAttributes } = trace;
   const observation: TestObservation = {
     id: span.spanId,
     traceId: span.traceId,
     parentId: span.parentSpanId || undefined,
     name: span.name,
-    type: fields.type,
+    ...fields,
     input: parseJsonText(fields.input),
     output: parseJsonText(fields.output),
-    metadata: fields.metadata,
-    model: fields.model,
-    modelParameters: fields.modelParameters,
-    usage: fields.usage,
-    cost: fields.cost,
-    level: fields.level,
-    statusMessage: fields.statusMessage,
     statusCode,
-    environment: fields.environment,
-    release: fields.release,
-    version: fields.version,
-    prompt: fields.promptName ? { name: fields.promptName, version: fields.promptVersion } : undefined,
-    completionStartTime: fields.completionStartTime,
+    prompt: promptName ? { name: promptName, version: promptVersion } : undefined,
     startTime: isoOf(span.startTimeUnixNano),
     endTime: isoOf(span.endTimeUnixNano),
-    trace: { name, userId, sessionId, tags, metadata, public: fields.trace.public },
+    trace: traceAttributes,
     scope,
-    attributes: a,
+    attributes,
     children: [],
   };
   STARTED.set(observation, BigInt(span.startTimeUnixNano));
@@ -169,77 +119,60 @@ export function treeOf(observations: readonly TestObservation[]): { ordered: Tes
     observation.children = [];
     byId.set(`${observation.traceId}:${observation.id}`, observation);
   }
+  const parentOf = (o: TestObservation) => (o.parentId ? byId.get(`${o.traceId}:${o.parentId}`) : undefined);
   const depth = (o: TestObservation): number => {
     let count = 0;
-    for (let p = o; p.parentId && count < observations.length; count++) {
-      const parent = byId.get(`${p.traceId}:${p.parentId}`);
-      if (!parent) break;
-      p = parent;
-    }
+    for (let p = parentOf(o); p && count < observations.length; p = parentOf(p)) count++;
     return count;
   };
   // Times may be equal (a span started in the same millisecond as its parent): a parent comes before its children.
-  const key = new Map(observations.map((o) => [o, { started: STARTED.get(o) ?? 0n, depth: depth(o) }]));
+  const rank = new Map(observations.map((o) => [o, { started: STARTED.get(o) ?? 0n, depth: depth(o) }]));
   const ordered = [...observations].sort((x, y) => {
-    const a = key.get(x) as { started: bigint; depth: number };
-    const b = key.get(y) as { started: bigint; depth: number };
+    const a = rank.get(x) as { started: bigint; depth: number };
+    const b = rank.get(y) as { started: bigint; depth: number };
     return a.started !== b.started ? (a.started < b.started ? -1 : 1) : a.depth - b.depth;
   });
-  const traces = new Map<string, TestTrace>();
+  const traces = new Map<string, { trace: TestTrace; members: TestObservation[] }>();
   for (const observation of ordered) {
-    const parent = observation.parentId && byId.get(`${observation.traceId}:${observation.parentId}`);
+    const parent = parentOf(observation);
     if (parent) parent.children.push(observation);
-    let trace = traces.get(observation.traceId);
-    if (trace === undefined) {
-      trace = {
-        id: observation.traceId,
-        ...observation.trace,
-        tags: [],
-        metadata: {},
-        input: undefined,
-        output: undefined,
-        roots: [],
-      };
-      traces.set(observation.traceId, trace);
+    let entry = traces.get(observation.traceId);
+    if (entry === undefined) {
+      const trace = { id: observation.traceId, ...observation.trace, tags: [], metadata: {}, roots: [] };
+      entry = { trace: { ...trace, input: undefined, output: undefined }, members: [] };
+      traces.set(observation.traceId, entry);
     }
-    mergeTraceAttributes(trace, observation);
+    entry.members.push(observation);
+    const { trace } = entry;
+    const own = observation.trace;
+    trace.name ??= own.name;
+    trace.userId ??= own.userId;
+    trace.sessionId ??= own.sessionId;
+    for (const tag of own.tags) if (!trace.tags.includes(tag)) trace.tags.push(tag);
+    Object.assign(trace.metadata, own.metadata);
+    trace.public ||= own.public;
     if (!parent) trace.roots.push(observation);
   }
-  const byTrace = new Map<string, TestObservation[]>();
-  for (const observation of ordered) {
-    const list = byTrace.get(observation.traceId);
-    if (list) list.push(observation);
-    else byTrace.set(observation.traceId, [observation]);
-  }
-  for (const trace of traces.values()) {
-    const inTrace = byTrace.get(trace.id) ?? [];
-    const repeaters = usageRepeaters(
-      inTrace.map((o) => ({ id: o.id, parentId: o.parentId, type: o.type, hasUsage: o.usage !== undefined })),
-    );
-    for (const observation of inTrace) if (repeaters.has(observation.id)) observation.usage = undefined;
+  for (const { trace, members } of traces.values()) {
+    const nodes = members.map((o) => ({
+      id: o.id,
+      parentId: o.parentId,
+      type: o.type,
+      hasUsage: o.usage !== undefined,
+    }));
+    const repeaters = usageRepeaters(nodes);
+    for (const observation of members) if (repeaters.has(observation.id)) observation.usage = undefined;
+    const root = trace.roots[0];
+    const own = root && readTraceFields(root.attributes);
+    trace.input = own?.input !== undefined ? parseJsonText(own.input) : root?.input;
+    trace.output = own?.output !== undefined ? parseJsonText(own.output) : root?.output;
   }
   // A call that a provider SDK's own tracing records too is counted on the SDK's span, in whichever trace each is.
   const ownRepeaters = ownTracingRepeaters(
     ordered.map((o) => ({ id: o.id, scope: o.scope, hasUsage: o.usage !== undefined })),
   );
   for (const observation of ordered) if (ownRepeaters.has(observation.id)) observation.usage = undefined;
-  for (const trace of traces.values()) {
-    const root = trace.roots[0];
-    const own = root && readTraceFields(root.attributes);
-    trace.input = own?.input !== undefined ? parseJsonText(own.input) : root?.input;
-    trace.output = own?.output !== undefined ? parseJsonText(own.output) : root?.output;
-  }
-  return { ordered, traces: [...traces.values()] };
-}
-
-function mergeTraceAttributes(trace: TestTrace, observation: TestObservation): void {
-  const own = observation.trace;
-  trace.name ??= own.name;
-  trace.userId ??= own.userId;
-  trace.sessionId ??= own.sessionId;
-  for (const tag of own.tags) if (!trace.tags.includes(tag)) trace.tags.push(tag);
-  Object.assign(trace.metadata, own.metadata);
-  trace.public ||= own.public;
+  return { ordered, traces: [...traces.values()].map((entry) => entry.trace) };
 }
 
 function fromAnyValue(value: AnyValue | undefined): unknown {

@@ -13,30 +13,28 @@ export interface TestTracerProvider extends TracerProvider {
 }
 
 /**
- * The tracer provider class of your OpenTelemetry line: `BasicTracerProvider` of `@opentelemetry/sdk-trace-base`
- * (2.x) or `TracerProvider` of `@opentelemetry/sdk-trace` (3.x), or any class taking `{ spanProcessors }`; the kit
- * passes its span processor.
+ * A tracer provider class taking `{ spanProcessors }`: `BasicTracerProvider` of `@opentelemetry/sdk-trace-base` (2.x)
+ * or `TracerProvider` of `@opentelemetry/sdk-trace` (3.x). (`never[]` fits either line's span processor type.)
  */
-// `never[]`: any provider's own span processor type accepts it, whichever OpenTelemetry line declares it.
 export type TestTracerProviderClass = new (config: { spanProcessors: never[] }) => TestTracerProvider;
 
 /** Options of {@link installSvcTestKit}: the provider class and the span processor settings under test. */
 export interface SvcTestKitOptions {
   /** The tracer provider class to install, for example `BasicTracerProvider`. */
   provider: TestTracerProviderClass;
-  /** The `mask` of the span processor: applied to every input, output and metadata value before export. */
+  /** The span processor's `mask`. */
   mask?: MaskFunction;
-  /** The `shouldExportSpan` of the span processor: replaces its default export filter. */
+  /** The span processor's `shouldExportSpan`. */
   shouldExportSpan?: ShouldExportSpan;
-  /** Written to `svc.environment` on every span that has none. */
+  /** The span processor's `environment`. */
   environment?: string;
-  /** Written to `svc.release` on every span. */
+  /** The span processor's `release`. */
   release?: string;
-  /** Replace base64 data URIs with media references and upload the media (to the kit). @defaultValue true */
+  /** The span processor's `mediaUploadEnabled` (media go to the kit). @defaultValue true */
   mediaUploadEnabled?: boolean;
   /**
-   * Also register the provider as the global OpenTelemetry tracer provider, so spans of other instrumentation (an
-   * LLM client's instrumentation) go through the processor too. Without it, only svc spans do. @defaultValue false
+   * Also register the provider as the global tracer provider, so that spans of other instrumentation (an LLM
+   * client's) go through the processor too; otherwise only svc spans do. @defaultValue false
    */
   global?: boolean;
 }
@@ -78,10 +76,9 @@ const PROBE = createContextKey("svc test kit: context manager probe");
 const KIT_KEYS = { publicKey: "pk-test-kit", secretKey: "sk-test-kit" };
 
 /**
- * Installs a tracer provider with a real `SvcSpanProcessor` whose requests never leave the process: the kit stands
- * in for the server (through the transport's test hook), for this processor and for every other part of the SDK that
- * delivers data (`svc.score`, media uploads), so tests need no server, keys or network. svc spans go to the kit's
- * provider; an `AsyncLocalStorage` context manager is registered when none is, so observations nest across `await`.
+ * Installs a tracer provider with a real `SvcSpanProcessor` whose requests never leave the process: the kit stands in
+ * for the server (through the transport's test hook) for every part of the SDK that delivers data (spans, `svc.score`,
+ * media), so tests need no server, keys or network. An `AsyncLocalStorage` context manager is registered when none is.
  * One kit at a time: install it once per test file, `reset()` between tests, `uninstall()` at the end.
  * @example
  * ```ts

@@ -1,6 +1,13 @@
 import type { SpanContext, TimeInput } from "@opentelemetry/api";
-import { noteUnreadable, readField } from "@svc/core";
-import { repeats } from "./repeats.js";
+import { noteUnreadable, RepeatLog, readField } from "@svc/core";
+
+/** Warnings of this package that bad input can repeat on every call: first line of each kind, then counts. */
+export const repeats = new RepeatLog();
+
+/** Logs `line` the first time, then counts it. */
+export function warnOnce(line: string): void {
+  repeats.warn(line, line);
+}
 
 /** A start or end time as OpenTelemetry accepts it (a valid Date, a finite number, an HrTime), else undefined. */
 export function validTime(value: unknown, what: string): TimeInput | undefined {
@@ -20,27 +27,25 @@ export function validTime(value: unknown, what: string): TimeInput | undefined {
 
 /** A parent span context with a trace id and a span id, else undefined (logged). */
 export function validSpanContext(value: unknown): SpanContext | undefined {
-  if (value === undefined) return undefined;
   const traceId = readField(value, "traceId");
   const spanId = readField(value, "spanId");
+  if (typeof traceId !== "string" || typeof spanId !== "string") {
+    warnOnce("parentSpanContext ignored: it needs a traceId and a spanId");
+    return undefined;
+  }
   const traceFlags = readField(value, "traceFlags");
-  if (typeof traceId === "string" && typeof spanId === "string")
-    return {
-      traceId,
-      spanId,
-      traceFlags: typeof traceFlags === "number" ? traceFlags : 1,
-      isRemote: readField(value, "isRemote") === true,
-      traceState: readField(value, "traceState"),
-    };
-  const kind = "parentSpanContext ignored: it needs a traceId and a spanId";
-  repeats.warn(kind, kind);
-  return undefined;
+  return {
+    traceId,
+    spanId,
+    traceFlags: typeof traceFlags === "number" ? traceFlags : 1,
+    isRemote: readField(value, "isRemote") === true,
+    traceState: readField(value, "traceState"),
+  };
 }
 
 /** Whether `fn` can be called; logs once per caller when it cannot. */
 export function isCallable(fn: unknown, what: string): fn is (...args: never[]) => unknown {
   if (typeof fn === "function") return true;
-  const kind = `${what}: the callback is not a function; nothing was run`;
-  repeats.warn(kind, kind);
+  warnOnce(`${what}: the callback is not a function; nothing was run`);
   return false;
 }
