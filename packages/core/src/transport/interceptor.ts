@@ -1,4 +1,4 @@
-import { globalSlot } from "../log/slot.js";
+import { shared } from "../registry.js";
 import type { AttemptRequest, AttemptResponse, Backend } from "./backend.js";
 
 /**
@@ -17,15 +17,11 @@ export interface InterceptedKeys {
 
 interface InterceptorState {
   interceptor: TransportInterceptor | undefined;
-  /** Added in the same version: a reader that does not know it only misses the keys. */
   keys?: InterceptedKeys | undefined;
 }
 
 // Process-wide: every copy of the core in the process (two SDK versions, or both module formats) sends through the same interceptor.
-const state = globalSlot<InterceptorState>(
-  { name: "svc.transport-interceptor", version: 1, holds: "transport interceptor (the test kit's server)" },
-  () => ({ interceptor: undefined }),
-);
+const state = shared<InterceptorState>("interceptor", () => ({ interceptor: undefined }));
 
 /**
  * Routes every later HTTP attempt of every svc package in the process through `interceptor` first; `undefined`
