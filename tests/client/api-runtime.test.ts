@@ -19,6 +19,7 @@ import { RequestRuntime, type RuntimeConfig } from "../../packages/client/src/ap
 import { resolveClientConfig } from "../../packages/client/src/config.ts";
 import { type ReplyFn, startServer } from "../support/http-server.ts";
 import { captureLogs } from "../support/logs.ts";
+import { recordRetryWaits } from "../support/retry-waits.ts";
 
 async function serve(reply?: ReplyFn) {
   const server = await startServer(reply);
@@ -33,16 +34,13 @@ interface ApiOptions extends Partial<RuntimeConfig> {
 
 /** An API client whose waits between retries are recorded instead of slept. */
 function apiFor(baseUrl: string, { secretKey = "sk-1", additionalHeaders, ...config }: ApiOptions = {}) {
-  const delays: number[] = [];
+  const delays = recordRetryWaits();
   const resolved = resolveClientConfig({ baseUrl, publicKey: "pk-1", secretKey, additionalHeaders }, {});
   const { authorization } = resolved;
   const runtime = new RequestRuntime({
     baseUrl,
     headers: authorization === undefined ? resolved.headers : { ...resolved.headers, authorization },
     timeoutSeconds: 5,
-    sleep: async (ms: number) => {
-      delays.push(ms);
-    },
     ...config,
   });
   return { api: createSvcApiClient(runtime), delays };
@@ -409,11 +407,10 @@ describe("timeouts and abort", () => {
   it("stops waiting between retries when the signal aborts", async () => {
     const controller = new AbortController();
     const server = await serve(() => ({ status: 503 }));
-    const { api } = apiFor(server.url, {
-      sleep: (ms, signal) => {
-        controller.abort();
-        return sleep(ms, signal);
-      },
+    const { api } = apiFor(server.url);
+    recordRetryWaits((ms, signal) => {
+      controller.abort();
+      return sleep(ms, signal);
     });
 
     const error = await api.health.health({}, { abortSignal: controller.signal }).catch((e: unknown) => e);
