@@ -1,10 +1,12 @@
 import { SvcClient } from "@svc/client";
-import { DEFAULT_BASE_URL, LogLevel } from "@svc/core";
+import { LogLevel } from "@svc/core";
 import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { resolveClientConfig } from "../../packages/client/src/config.ts";
 import { captureLogs } from "../support/logs.ts";
 
 const KEYS = { SVC_PUBLIC_KEY: "pk", SVC_SECRET_KEY: "sk-secret" };
+/** The hosted server, the documented default address. */
+const HOSTED = "https://cloud.svc.dev";
 
 describe("resolveClientConfig", () => {
   it("prefers the option, then SVC_BASE_URL, then SVC_BASEURL, then the hosted default", () => {
@@ -12,7 +14,7 @@ describe("resolveClientConfig", () => {
     expect(resolveClientConfig({ baseUrl: "http://opt" }, env).baseUrl).toBe("http://opt");
     expect(resolveClientConfig({}, env).baseUrl).toBe("http://env-a");
     expect(resolveClientConfig({}, { ...env, SVC_BASE_URL: undefined }).baseUrl).toBe("http://env-b");
-    expect(resolveClientConfig({}, KEYS).baseUrl).toBe(DEFAULT_BASE_URL);
+    expect(resolveClientConfig({}, KEYS).baseUrl).toBe(HOSTED);
   });
 
   it("takes each key from its option, else from SVC_PUBLIC_KEY and SVC_SECRET_KEY", () => {
@@ -76,7 +78,7 @@ describe("resolveClientConfig", () => {
     expect(debug).toHaveLength(1);
     for (const part of [
       "SvcClient: created with ",
-      `baseUrl="${DEFAULT_BASE_URL}" (default)`,
+      `baseUrl="${HOSTED}" (default)`,
       'publicKey="pk" (SVC_PUBLIC_KEY)',
       "secretKey=[redacted] (SVC_SECRET_KEY)",
       "timeout=5 (option)",

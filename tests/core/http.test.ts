@@ -1,4 +1,4 @@
-import { describeFailure, type HttpRequest, httpRequest, SDK_VERSION, sleep, userAgent } from "@svc/core";
+import { apiHeaders, describeFailure, type HttpRequest, httpRequest, SDK_VERSION, sleep } from "@svc/core";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { type ReplyFn, startServer } from "../support/http-server.ts";
 import { recordRetryWaits } from "../support/retry-waits.ts";
@@ -28,8 +28,9 @@ function request(url: string, overrides: Partial<HttpRequest> = {}): { request: 
 describe("httpRequest", () => {
   it("sends only the headers given, plus content-length, and a User-Agent naming the SDK and the runtime", async () => {
     const server = await serve();
+    const agent = apiHeaders(undefined)["user-agent"] as string;
     const result = await httpRequest(
-      request(`${server.url}/x`, { headers: { "user-agent": userAgent(), "x-a": "1" } }).request,
+      request(`${server.url}/x`, { headers: { "user-agent": agent, "x-a": "1" } }).request,
     );
 
     expect(result.ok).toBe(true);
