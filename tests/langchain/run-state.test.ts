@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { BoundedMap } from "../../packages/langchain/src/internal/bounded-map.ts";
 import { PromptLinks, parsePromptLink } from "../../packages/langchain/src/internal/prompt-links.ts";
 import {
   errorMessage,
@@ -7,20 +6,6 @@ import {
   runLevel,
   runName,
 } from "../../packages/langchain/src/internal/run-info.ts";
-
-describe("bounded run map", () => {
-  it("evicts the oldest entry past its limit and hands it to the eviction callback", () => {
-    const evicted: string[] = [];
-    const map = new BoundedMap<string, number>(2, (key) => evicted.push(key));
-    map.set("a", 1);
-    map.set("b", 2);
-    map.set("c", 3);
-    expect(evicted).toEqual(["a"]);
-    expect(map.size).toBe(2);
-    expect(map.take("b")).toBe(2);
-    expect(map.has("b")).toBe(false);
-  });
-});
 
 describe("prompt links", () => {
   it("reads name, version and fallback flag from a fetched prompt", () => {
