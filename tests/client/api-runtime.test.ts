@@ -14,11 +14,9 @@ import {
 import { sleep } from "@svc/core";
 import { SDK_VERSION } from "@svc/tracing";
 import { describe, expect, it, onTestFinished } from "vitest";
-import { createSvcApiClient } from "../../packages/client/src/api/generated/client.ts";
-import { RequestRuntime, type RuntimeConfig } from "../../packages/client/src/api/request-runtime.ts";
-import { resolveClientConfig } from "../../packages/client/src/config.ts";
 import { type ReplyFn, startServer } from "../support/http-server.ts";
 import { captureLogs } from "../support/logs.ts";
+import { recordRetryWaits } from "../support/retry-waits.ts";
 
 async function serve(reply?: ReplyFn) {
   const server = await startServer(reply);
@@ -26,26 +24,17 @@ async function serve(reply?: ReplyFn) {
   return server;
 }
 
-interface ApiOptions extends Partial<RuntimeConfig> {
+interface ApiOptions {
   secretKey?: string;
   additionalHeaders?: Record<string, string>;
 }
 
-/** An API client whose waits between retries are recorded instead of slept. */
-function apiFor(baseUrl: string, { secretKey = "sk-1", additionalHeaders, ...config }: ApiOptions = {}) {
-  const delays: number[] = [];
-  const resolved = resolveClientConfig({ baseUrl, publicKey: "pk-1", secretKey, additionalHeaders }, {});
-  const { authorization } = resolved;
-  const runtime = new RequestRuntime({
-    baseUrl,
-    headers: authorization === undefined ? resolved.headers : { ...resolved.headers, authorization },
-    timeoutSeconds: 5,
-    sleep: async (ms: number) => {
-      delays.push(ms);
-    },
-    ...config,
-  });
-  return { api: createSvcApiClient(runtime), delays };
+/** The `api` of a client of `baseUrl`, whose waits between retries are recorded instead of slept. */
+function apiFor(baseUrl: string, { secretKey = "sk-1", additionalHeaders }: ApiOptions = {}) {
+  const delays = recordRetryWaits();
+  const svc = new SvcClient({ baseUrl, publicKey: "pk-1", secretKey, additionalHeaders, timeout: 5 });
+  onTestFinished(() => svc.shutdown());
+  return { api: svc.api, delays };
 }
 
 describe("authentication and headers", () => {
@@ -369,7 +358,7 @@ describe("timeouts and abort", () => {
   it("falls through a timeoutInSeconds of 0 to the client's time limit, with one warning naming the value", async () => {
     const logs = captureLogs();
     const server = await serve(() => ({ status: 200, json: { ok: 1 }, delayMs: 50 }));
-    const { api } = apiFor(server.url, { timeoutSeconds: 5 });
+    const { api } = apiFor(server.url);
 
     await expect(api.health.health({}, { timeoutInSeconds: 0, maxRetries: 0 })).resolves.toEqual({ ok: 1 });
     await expect(api.health.health({}, { timeoutInSeconds: 0, maxRetries: 0 })).resolves.toEqual({ ok: 1 });
@@ -409,11 +398,10 @@ describe("timeouts and abort", () => {
   it("stops waiting between retries when the signal aborts", async () => {
     const controller = new AbortController();
     const server = await serve(() => ({ status: 503 }));
-    const { api } = apiFor(server.url, {
-      sleep: (ms, signal) => {
-        controller.abort();
-        return sleep(ms, signal);
-      },
+    const { api } = apiFor(server.url);
+    recordRetryWaits((ms, signal) => {
+      controller.abort();
+      return sleep(ms, signal);
     });
 
     const error = await api.health.health({}, { abortSignal: controller.signal }).catch((e: unknown) => e);

@@ -1,32 +1,63 @@
 import { SvcClient } from "@svc/client";
-import { DEFAULT_BASE_URL, LogLevel } from "@svc/core";
+import { LogLevel } from "@svc/core";
 import { describe, expect, it, onTestFinished, vi } from "vitest";
-import { resolveClientConfig } from "../../packages/client/src/config.ts";
+import { startServer } from "../support/http-server.ts";
 import { captureLogs } from "../support/logs.ts";
 
 const KEYS = { SVC_PUBLIC_KEY: "pk", SVC_SECRET_KEY: "sk-secret" };
+/** The hosted server, the documented default address. */
+const HOSTED = "https://cloud.svc.dev";
+/** The variables these tests set; each test starts without any of them. */
+const VARIABLES = [
+  "SVC_PUBLIC_KEY",
+  "SVC_SECRET_KEY",
+  "SVC_BASE_URL",
+  "SVC_BASEURL",
+  "SVC_FLUSH_AT",
+  "OTEL_SDK_DISABLED",
+];
 
-describe("resolveClientConfig", () => {
+/** A client made with `params` in an environment of `env` (and none of the other VARIABLES), shut down at the end. */
+function clientWith(params: ConstructorParameters<typeof SvcClient>[0], env: Record<string, string | undefined>) {
+  for (const name of VARIABLES) vi.stubEnv(name, env[name]);
+  const svc = new SvcClient(params);
+  vi.unstubAllEnvs();
+  onTestFinished(() => svc.shutdown());
+  return svc;
+}
+
+/** The settings of a client made with `params` in an environment of `env`. */
+const configOf = (params: ConstructorParameters<typeof SvcClient>[0], env: Record<string, string | undefined>) =>
+  clientWith(params, env).config;
+
+describe("the settings of SvcClient", () => {
   it("prefers the option, then SVC_BASE_URL, then SVC_BASEURL, then the hosted default", () => {
     const env = { ...KEYS, SVC_BASE_URL: "http://env-a", SVC_BASEURL: "http://env-b" };
-    expect(resolveClientConfig({ baseUrl: "http://opt" }, env).baseUrl).toBe("http://opt");
-    expect(resolveClientConfig({}, env).baseUrl).toBe("http://env-a");
-    expect(resolveClientConfig({}, { ...env, SVC_BASE_URL: undefined }).baseUrl).toBe("http://env-b");
-    expect(resolveClientConfig({}, KEYS).baseUrl).toBe(DEFAULT_BASE_URL);
+    expect(configOf({ baseUrl: "http://opt" }, env).baseUrl).toBe("http://opt");
+    expect(configOf({}, env).baseUrl).toBe("http://env-a");
+    expect(configOf({}, { ...env, SVC_BASE_URL: undefined }).baseUrl).toBe("http://env-b");
+    expect(configOf({}, KEYS).baseUrl).toBe(HOSTED);
   });
 
-  it("takes each key from its option, else from SVC_PUBLIC_KEY and SVC_SECRET_KEY", () => {
+  it("takes each key from its option, else from SVC_PUBLIC_KEY and SVC_SECRET_KEY", async () => {
+    const server = await startServer(() => ({ json: { status: "OK" } }));
+    onTestFinished(() => server.close());
     const env = { SVC_PUBLIC_KEY: "pk-env", SVC_SECRET_KEY: "sk-env" };
-    const fromOptions = resolveClientConfig({ publicKey: "pk-opt", secretKey: "sk-opt" }, env);
-    const fromEnv = resolveClientConfig({}, env);
+    const fromOptions = clientWith({ baseUrl: server.url, publicKey: "pk-opt", secretKey: "sk-opt" }, env);
+    const fromEnv = clientWith({ baseUrl: server.url }, env);
 
-    expect(fromOptions.publicKey).toBe("pk-opt");
-    expect(fromOptions.authorization).toBe(`Basic ${btoa("pk-opt:sk-opt")}`);
-    expect(fromEnv.authorization).toBe(`Basic ${btoa("pk-env:sk-env")}`);
+    await fromOptions.api.health.health();
+    await fromEnv.api.health.health();
+
+    expect(fromOptions.config.publicKey).toBe("pk-opt");
+    expect(server.seen.map((req) => req.headers.authorization)).toEqual([
+      `Basic ${btoa("pk-opt:sk-opt")}`,
+      `Basic ${btoa("pk-env:sk-env")}`,
+    ]);
   });
 
   it("keeps the credential off the settings' enumerable keys and out of their headers", () => {
-    const config = resolveClientConfig({ publicKey: "pk-opt", secretKey: "sk-opt-secret" }, {});
+    const config = configOf({ publicKey: "pk-opt", secretKey: "sk-opt-secret" }, {});
 
     expect(config.headers.authorization).toBeUndefined();
     expect(Object.keys(config)).not.toContain("authorization");
@@ -35,7 +66,7 @@ describe("resolveClientConfig", () => {
 
   it("warns once, naming the missing keys, and sends no credentials, instead of throwing", () => {
     const logs = captureLogs(LogLevel.INFO);
-    const config = resolveClientConfig({ baseUrl: "http://localhost:9" }, {});
+    const config = configOf({ baseUrl: "http://localhost:9" }, {});
 
     expect(config.hasCredentials).toBe(false);
     expect(config.headers.authorization).toBeUndefined();
@@ -46,7 +77,7 @@ describe("resolveClientConfig", () => {
 
   it("warns about a timeout that is not a positive number and uses the default", () => {
     const logs = captureLogs(LogLevel.INFO);
-    const config = resolveClientConfig({ timeout: -1 }, KEYS);
+    const config = configOf({ timeout: -1 }, KEYS);
 
     expect(config.timeoutSeconds).toBe(60);
     expect(logs.map((l) => l.message)).toEqual([
@@ -70,13 +101,14 @@ describe("resolveClientConfig", () => {
 
   it("logs one debug line with each resolved setting and where it came from, the secret key redacted", () => {
     const logs = captureLogs();
-    resolveClientConfig({ timeout: 5 }, { ...KEYS, SVC_FLUSH_AT: "20", OTEL_SDK_DISABLED: "true" });
+    configOf({ timeout: 5 }, { ...KEYS, SVC_FLUSH_AT: "20", OTEL_SDK_DISABLED: "true" });
 
-    const debug = logs.filter((l) => l.level === "debug").map((l) => l.message);
+    // The client's line; its score manager adds one of its own about OTEL_SDK_DISABLED.
+    const debug = logs.filter((l) => l.level === "debug" && l.message.includes("SvcClient:")).map((l) => l.message);
     expect(debug).toHaveLength(1);
     for (const part of [
       "SvcClient: created with ",
-      `baseUrl="${DEFAULT_BASE_URL}" (default)`,
+      `baseUrl="${HOSTED}" (default)`,
       'publicKey="pk" (SVC_PUBLIC_KEY)',
       "secretKey=[redacted] (SVC_SECRET_KEY)",
       "timeout=5 (option)",

@@ -1,7 +1,6 @@
 import { inspect } from "node:util";
 import { SvcClient, SvcMediaReference } from "@svc/client";
 import { afterEach, describe, expect, it, onTestFinished, vi } from "vitest";
-import { parseJsonPath } from "../../packages/client/src/dataset/media-references.ts";
 import { type SeenRequest, startServer, type TestServer } from "../support/http-server.ts";
 import { captureLogs } from "../support/logs.ts";
 
@@ -176,18 +175,37 @@ describe("dataset.get with media references", () => {
   });
 });
 
-describe("parseJsonPath", () => {
-  it("reads the server's bracket form into keys and indexes", () => {
-    expect(parseJsonPath("$")).toEqual([]);
-    expect(parseJsonPath("$['a']['b'][2]")).toEqual(["a", "b", 2]);
-    expect(parseJsonPath("$['O'connor']")).toEqual(["O'connor"]);
-    expect(parseJsonPath("$['a.b']['c[0]']")).toEqual(["a.b", "c[0]"]);
+describe("the paths of media references", () => {
+  it("reads the server's bracket form into keys and indexes", async () => {
+    const { item } = await serveItem(
+      { input: { a: { b: [0, 1, ref("a")] }, "O'connor": ref("b"), "a.b": { "c[0]": ref("c") } } },
+      [
+        { field: "input", jsonPath: "$['a']['b'][2]", id: "a" },
+        { field: "input", jsonPath: "$['O'connor']", id: "b" },
+        { field: "input", jsonPath: "$['a.b']['c[0]']", id: "c" },
+      ],
+    );
+
+    const input = item.input as { a: { b: unknown[] }; "O'connor": unknown; "a.b": { "c[0]": unknown } };
+    expect(
+      [input.a.b[2], input["O'connor"], input["a.b"]["c[0]"]].map((v) => (v as SvcMediaReference).mediaId),
+    ).toEqual(["a", "b", "c"]);
   });
 
-  it("returns undefined for text of any other form", () => {
-    for (const path of ["image", "$.image", "$['a'", "$[a]", "$[]", "$['a']x", "$[-1]"]) {
-      expect(parseJsonPath(path), path).toBeUndefined();
-    }
+  it("leaves a reference whose path has any other form where it is, and counts it", async () => {
+    const logs = captureLogs();
+    const paths = ["image", "$.image", "$['a'", "$[a]", "$[]", "$['a']x", "$[-1]"];
+    const { item } = await serveItem(
+      { input: { image: ref("a"), a: ref("a") } },
+      paths.map((jsonPath) => ({ field: "input", jsonPath, id: "a" })),
+    );
+
+    expect(item.input).toEqual({ image: ref("a"), a: ref("a") });
+    expect(logs.filter((l) => l.level === "warn").map((l) => l.message)).toEqual([
+      expect.stringContaining(
+        `DatasetManager.get: 7 media reference(s) left as reference strings; the first: item item-1: the path input "image" cannot be parsed`,
+      ),
+    ]);
   });
 });
 

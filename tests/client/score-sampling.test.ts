@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import { trace } from "@opentelemetry/api";
-import { isTraceSampledIn } from "@svc/core";
 import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { captureLogs } from "../support/logs.ts";
+import { keptAtRate } from "../support/sampling.ts";
 import { scoreSetup, sentScores } from "../support/scores.ts";
 
 const ids = Array.from({ length: 100 }, (_, i) => createHash("sha256").update(`score-${i}`).digest("hex").slice(0, 32));
@@ -14,7 +14,7 @@ describe("SvcClient sampleRate", () => {
     for (const traceId of ids) svc.score.create({ name: "quality", value: 1, traceId });
     await svc.flush();
 
-    const kept = ids.filter((id) => isTraceSampledIn(id, 0.4));
+    const kept = ids.filter((id) => keptAtRate(id, 0.4));
     expect(sentScores(server).map((s) => s.traceId)).toEqual(kept);
     expect(svc.health().score.dropped.sampledOut).toBe(ids.length - kept.length);
   });
@@ -41,7 +41,7 @@ describe("SvcClient sampleRate", () => {
     for (const otelSpan of spans) svc.score.trace({ otelSpan }, { name: "t", value: 1 });
     await svc.flush();
 
-    const kept = ids.slice(0, 20).filter((id) => isTraceSampledIn(id, 0.5));
+    const kept = ids.slice(0, 20).filter((id) => keptAtRate(id, 0.5));
     expect(
       sentScores(server)
         .filter((s) => s.name === "o")
@@ -65,7 +65,7 @@ describe("SvcClient sampleRate", () => {
     for (const traceId of ids) svc.score.create({ name: "quality", value: 1, traceId });
     await svc.flush();
 
-    expect(sentScores(server).map((s) => s.traceId)).toEqual(ids.filter((id) => isTraceSampledIn(id, 0.1)));
+    expect(sentScores(server).map((s) => s.traceId)).toEqual(ids.filter((id) => keptAtRate(id, 0.1)));
     expect(logs.filter((l) => l.level !== "debug" && l.level !== "info")).toEqual([]);
     expect(logs.some((l) => l.level === "debug" && l.message.includes("sampled out"))).toBe(true);
   });

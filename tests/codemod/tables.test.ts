@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { SvcOtelSpanAttributes } from "@svc/tracing";
 import { Project } from "ts-morph";
 import { describe, expect, it } from "vitest";
-import { SvcOtelSpanAttributes } from "../../packages/core/src/attributes.ts";
 import {
   API_CHANGES,
   apiChangeOf,

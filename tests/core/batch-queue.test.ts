@@ -1,7 +1,10 @@
-import { BatchQueue, type BatchQueueOptions, MAX_QUEUE_RETRY_DELAY_MS, type SendOutcome } from "@svc/core";
+import { BatchQueue, type BatchQueueOptions, type SendOutcome } from "@svc/core";
 import { LogLevel } from "@svc/tracing";
 import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { captureLogs } from "../support/logs.ts";
+
+/** The longest wait between two sends of a queue through an outage (MIGRATION-v6.md: backoff from 1 s to 10 s). */
+const MAX_QUEUE_RETRY_DELAY_MS = 10_000;
 
 interface Attempt {
   batch: number[];

@@ -1,7 +1,7 @@
 import { gunzipSync } from "node:zlib";
 import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
-import { chooseGzip } from "@svc/core";
 import { describe, expect, it, onTestFinished, vi } from "vitest";
+import { chooseGzip } from "../../packages/core/src/transport/compress.ts";
 import { startServer } from "../support/http-server.ts";
 import { exportedSpans, otlpRequests } from "../support/otel.ts";
 

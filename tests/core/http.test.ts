@@ -1,6 +1,7 @@
-import { describeFailure, type HttpRequest, httpRequest, SDK_VERSION, userAgent } from "@svc/core";
+import { apiHeaders, describeFailure, type HttpRequest, httpRequest, SDK_VERSION, sleep } from "@svc/core";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { type ReplyFn, startServer } from "../support/http-server.ts";
+import { recordRetryWaits } from "../support/retry-waits.ts";
 
 async function serve(reply?: ReplyFn) {
   const server = await startServer(reply);
@@ -10,9 +11,8 @@ async function serve(reply?: ReplyFn) {
 
 /** A request whose waits between retries are recorded, not slept. */
 function request(url: string, overrides: Partial<HttpRequest> = {}): { request: HttpRequest; delays: number[] } {
-  const delays: number[] = [];
   return {
-    delays,
+    delays: recordRetryWaits(),
     request: {
       method: "POST",
       url,
@@ -20,9 +20,6 @@ function request(url: string, overrides: Partial<HttpRequest> = {}): { request: 
       body: '{"a":1}',
       attemptTimeoutMs: 5000,
       maxRetries: 3,
-      sleep: async (ms) => {
-        delays.push(ms);
-      },
       ...overrides,
     },
   };
@@ -31,8 +28,9 @@ function request(url: string, overrides: Partial<HttpRequest> = {}): { request: 
 describe("httpRequest", () => {
   it("sends only the headers given, plus content-length, and a User-Agent naming the SDK and the runtime", async () => {
     const server = await serve();
+    const agent = apiHeaders(undefined)["user-agent"] as string;
     const result = await httpRequest(
-      request(`${server.url}/x`, { headers: { "user-agent": userAgent(), "x-a": "1" } }).request,
+      request(`${server.url}/x`, { headers: { "user-agent": agent, "x-a": "1" } }).request,
     );
 
     expect(result.ok).toBe(true);
@@ -67,14 +65,17 @@ describe("httpRequest", () => {
 
   it("retries a dropped connection, naming its error code", async () => {
     let calls = 0;
-    const server = await serve(() => (++calls === 1 ? { destroy: true } : { status: 200 }));
-    const failures: string[] = [];
-    const { request: req } = request(server.url, { onRetry: (failure) => failures.push(JSON.stringify(failure)) });
+    const server = await serve(() =>
+      ++calls === 1 ? { destroy: true } : calls === 2 ? { status: 200 } : { destroy: true },
+    );
+    const { request: req, delays } = request(server.url);
 
     const result = await httpRequest(req);
+    const dropped = await httpRequest({ ...req, maxRetries: 0 });
 
-    expect(result.ok).toBe(true);
-    expect(failures[0]).toMatch(/"kind":"network","code":"ECONNRESET"/);
+    expect(result).toMatchObject({ ok: true, attempts: 2 });
+    expect(delays).toHaveLength(1);
+    expect(dropped).toMatchObject({ ok: false, attempts: 1, failure: { kind: "network", code: "ECONNRESET" } });
   });
 
   it("names ECONNREFUSED when nothing listens, and stops after maxRetries", async () => {
@@ -238,9 +239,10 @@ describe("httpRequest", () => {
   it("stops waiting between retries when the caller's signal aborts", async () => {
     const server = await serve(() => ({ status: 503 }));
     const controller = new AbortController();
-    const { request: req } = request(server.url, {
-      signal: controller.signal,
-      sleep: async () => controller.abort(),
+    const { request: req } = request(server.url, { signal: controller.signal });
+    recordRetryWaits((ms, signal) => {
+      controller.abort();
+      return sleep(ms, signal);
     });
 
     const result = await httpRequest(req);

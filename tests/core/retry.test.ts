@@ -1,31 +1,49 @@
-import { isRetryableStatus, parseRetryAfter, retryDelayMs } from "@svc/core";
-import { describe, expect, it } from "vitest";
+import { httpRequest, retryDelayMs } from "@svc/core";
+import { describe, expect, it, onTestFinished } from "vitest";
+import { type Reply, startServer } from "../support/http-server.ts";
+import { recordRetryWaits } from "../support/retry-waits.ts";
+
+/** A call that the server answers with `first`, then with 200; resolves to the waits between its attempts. */
+async function waitsAfter(first: Reply): Promise<number[]> {
+  let calls = 0;
+  const server = await startServer(() => (++calls === 1 ? first : { status: 200 }));
+  onTestFinished(() => server.close());
+  const delays = recordRetryWaits();
+  await httpRequest({ method: "GET", url: server.url, headers: {}, attemptTimeoutMs: 5000, maxRetries: 1 });
+  return delays;
+}
 
 describe("retry policy", () => {
-  it("retries 408, 429 and 5xx and no other status", () => {
-    const retryable = [200, 400, 401, 403, 404, 405, 408, 409, 413, 418, 422, 429, 500, 503, 599].filter(
-      isRetryableStatus,
-    );
+  it("retries 408, 429 and 5xx and no other status", async () => {
+    const statuses = [200, 400, 401, 403, 404, 405, 408, 409, 413, 418, 422, 429, 500, 503, 599];
+    const retried: number[] = [];
+    for (const status of statuses) if ((await waitsAfter({ status })).length > 0) retried.push(status);
 
-    expect(retryable).toEqual([408, 429, 500, 503, 599]);
+    expect(retried).toEqual([408, 429, 500, 503, 599]);
   });
 
-  it("reads Retry-After as seconds, fractions included", () => {
-    expect(parseRetryAfter("2")).toBe(2000);
-    expect(parseRetryAfter("0.5")).toBe(500);
+  it("reads Retry-After as seconds, fractions included", async () => {
+    expect(await waitsAfter({ status: 503, headers: { "retry-after": "2" } })).toEqual([2000]);
+    expect(await waitsAfter({ status: 503, headers: { "retry-after": "0.5" } })).toEqual([500]);
   });
 
-  it("reads Retry-After as an HTTP date relative to now, and a past date as no wait", () => {
-    const now = Date.parse("2026-01-01T00:00:00Z");
+  it("reads Retry-After as an HTTP date relative to now, and a past date as no wait", async () => {
+    const inSeven = new Date(Date.now() + 7000).toUTCString();
+    const [wait] = await waitsAfter({ status: 503, headers: { "retry-after": inSeven } });
 
-    expect(parseRetryAfter("Thu, 01 Jan 2026 00:00:07 GMT", now)).toBe(7000);
-    expect(parseRetryAfter("Wed, 31 Dec 2025 23:59:00 GMT", now)).toBe(0);
+    expect(wait).toBeGreaterThan(5000);
+    expect(wait).toBeLessThanOrEqual(7000);
+    expect(await waitsAfter({ status: 503, headers: { "retry-after": "Wed, 31 Dec 2025 23:59:00 GMT" } })).toEqual([0]);
   });
 
-  it("caps a Retry-After at 60 s and ignores an unreadable one", () => {
-    expect(parseRetryAfter("3600")).toBe(60_000);
-    expect(parseRetryAfter("soon")).toBeUndefined();
-    expect(parseRetryAfter(null)).toBeUndefined();
+  it("caps a Retry-After at 60 s and ignores an unreadable one", async () => {
+    expect(await waitsAfter({ status: 503, headers: { "retry-after": "3600" } })).toEqual([60_000]);
+    // Without a readable Retry-After, the first step of the backoff: 1 s ± 25 %.
+    for (const headers of [{ "retry-after": "soon" }, {}] as Record<string, string>[]) {
+      const [wait] = await waitsAfter({ status: 503, headers });
+      expect(wait).toBeGreaterThanOrEqual(750);
+      expect(wait).toBeLessThanOrEqual(1250);
+    }
   });
 
   it("uses the server's Retry-After when given, else jittered exponential backoff", () => {

@@ -1,8 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { observationsOf, treeOf } from "../../packages/otel/src/testing/observations.ts";
 import { EXPECTED } from "../fixtures/model-calls/expected.ts";
 import { useDevServer } from "../support/dev-server.ts";
-import { canonical, fromDevServer, MODEL_CALL_CASES, readFixture, summarize } from "../support/model-calls.ts";
+import {
+  canonical,
+  fromDevServer,
+  MODEL_CALL_CASES,
+  readByTestKit,
+  readFixture,
+  summarize,
+} from "../support/model-calls.ts";
 
 // The spans each LLM library really emitted against the mock providers (recorded by the model-call matrix,
 // tests/packaging/model-calls.test.ts, with MODEL_CALLS_RECORD_FIXTURES=1), read the way the dev server and the test
@@ -17,15 +23,15 @@ describe.each(MODEL_CALL_CASES)("the recorded spans of $id", ({ id }) => {
     expect(EXPECTED[id], `EXPECTED["${id}"]`).toBeDefined();
   });
 
-  it("read by the test kit: each call's type, model, input, output and usage as the mock answered", () => {
-    const read = treeOf(observationsOf(recorded)).ordered;
+  it("read by the test kit: each call's type, model, input, output and usage as the mock answered", async () => {
+    const read = await readByTestKit(recorded);
 
     expect(summarize(read)).toEqual(canonical(EXPECTED[id] ?? []));
   });
 
   it("read by the dev server: the same", async () => {
     const server = await useDevServer();
-    const order = treeOf(observationsOf(recorded)).ordered;
+    const order = await readByTestKit(recorded);
     const sent = await server.request("POST", "/api/public/otel/v1/traces", { body: recorded });
     expect(sent.status).toBe(200);
     const data: Record<string, unknown>[] = [];

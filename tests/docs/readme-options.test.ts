@@ -1,10 +1,12 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { DEFAULT_BASE_URL, type EnvSource, type OptionSpec } from "@svc/core";
+import type { OptionSpec } from "@svc/core";
 import { describe, expect, it } from "vitest";
 import { BROWSER_CLIENT_SPECS } from "../../packages/client/src/browser-client.ts";
 import { CLIENT_SPECS } from "../../packages/client/src/config.ts";
 import { SCORE_SPECS } from "../../packages/client/src/score/config.ts";
+import { DEFAULT_BASE_URL } from "../../packages/core/src/config/connection.ts";
+import type { EnvSource } from "../../packages/core/src/config/options.ts";
 import { PROCESSOR_SPECS } from "../../packages/otel/src/config.ts";
 import { ROOT } from "../support/packages.ts";
 

@@ -1,7 +1,6 @@
 import { SvcClient, type SvcClientParams } from "@svc/client";
 import { LogLevel } from "@svc/tracing";
 import { describe, expect, it, onTestFinished } from "vitest";
-import { scoreConfigFrom } from "../../packages/client/src/score/config.ts";
 import { clockedOutage, downServer, faultServer, RETRY_NOW, SILENT, script, timed } from "../support/faults.ts";
 import type { SeenRequest, TestServer } from "../support/http-server.ts";
 import { captureLogs } from "../support/logs.ts";
@@ -129,22 +128,11 @@ describe("score delivery through faults", () => {
   });
 
   it("waits at most 10 s for one score request, whatever the client's REST timeout", () => {
-    const config = (timeout: number) =>
-      scoreConfigFrom(
-        {
-          flushAt: 10,
-          flushInterval: 1,
-          flushTimeout: 30,
-          scoreMaxQueueSize: 10,
-          scoreMaxQueueBytes: 1000,
-          scoreMaxRequestBytes: 1000,
-          environment: undefined,
-          flushOnExit: false,
-          sampleRate: 1,
-          timeout,
-        },
-        {},
-      );
+    const config = (timeout: number) => {
+      const svc = new SvcClient({ baseUrl: "http://127.0.0.1:9", publicKey: "pk", secretKey: "sk-x", timeout });
+      onTestFinished(() => svc.shutdown());
+      return svc.config.score;
+    };
 
     expect(config(60).attemptTimeoutSeconds).toBe(10);
     expect(config(2).attemptTimeoutSeconds).toBe(2);

@@ -1,14 +1,56 @@
-import { AIMessage, HumanMessage, SystemMessage } from "@langchain/core/messages";
+import type { Serialized } from "@langchain/core/load/serializable";
+import { AIMessage, type BaseMessage, HumanMessage, SystemMessage } from "@langchain/core/messages";
 import type { LLMResult } from "@langchain/core/outputs";
+import { CallbackHandler } from "@svc/langchain";
+import { SvcOtelSpanAttributes as A } from "@svc/tracing";
 import { describe, expect, it } from "vitest";
-import {
-  chatModelInput,
-  extractUsageDetails,
-  generationOutput,
-  modelNameAtEnd,
-  modelNameAtStart,
-  modelParameters,
-} from "../../packages/langchain/src/internal/model.ts";
+import { useInMemoryTracing } from "../support/tracing.ts";
+
+// What a CallbackHandler records of a chat model run: its usage, model, parameters, input and output.
+
+const tracing = useInMemoryTracing();
+const serialized: Serialized = { lc: 1, type: "not_implemented", id: ["test", "ChatModel"] };
+let runs = 0;
+
+interface ChatRun {
+  messages?: BaseMessage[][];
+  extraParams?: Record<string, unknown>;
+  metadata?: Record<string, unknown>;
+  result?: LLMResult;
+}
+
+/** The generation a chat model run records, each attribute as JSON or as its text. */
+function generation({ messages = [], extraParams, metadata, result = { generations: [] } }: ChatRun) {
+  const handler = new CallbackHandler();
+  const id = `chat-${++runs}`;
+  handler.handleChatModelStart(serialized, messages, id, undefined, extraParams, undefined, metadata, id);
+  handler.handleLLMEnd(result, id);
+  const attributes = tracing.span(id).attributes;
+  const read = (key: string): unknown => {
+    const value = attributes[key];
+    try {
+      return JSON.parse(value as string);
+    } catch {
+      return value;
+    }
+  };
+  return {
+    input: read(A.OBSERVATION_INPUT),
+    output: read(A.OBSERVATION_OUTPUT),
+    model: read(A.OBSERVATION_MODEL),
+    parameters: read(A.OBSERVATION_MODEL_PARAMETERS),
+    usage: read(A.OBSERVATION_USAGE_DETAILS),
+  };
+}
+
+const extractUsageDetails = (result: LLMResult) => generation({ result }).usage;
+const modelNameAtStart = (extraParams?: Record<string, unknown>, metadata?: Record<string, unknown>) =>
+  generation({ extraParams, metadata }).model;
+const modelNameAtEnd = (result: LLMResult) => generation({ result }).model;
+const modelParameters = (extraParams: Record<string, unknown>) => generation({ extraParams }).parameters;
+const chatModelInput = (messages: BaseMessage[][], extraParams: Record<string, unknown> | undefined) =>
+  generation({ messages, extraParams }).input;
+const generationOutput = (result: LLMResult) => generation({ result }).output;
 
 function chatResult(message: AIMessage, llmOutput?: Record<string, unknown>): LLMResult {
   return { generations: [[{ text: String(message.content), message } as never]], llmOutput };

@@ -1,3 +1,5 @@
+import type { Serialized } from "@langchain/core/load/serializable";
+import type { BaseMessage } from "@langchain/core/messages";
 import {
   AIMessage,
   ChatMessage,
@@ -6,8 +8,46 @@ import {
   SystemMessage,
   ToolMessage,
 } from "@langchain/core/messages";
+import { CallbackHandler } from "@svc/langchain";
+import { SvcOtelSpanAttributes as A } from "@svc/tracing";
 import { describe, expect, it } from "vitest";
-import { chainInput, chainOutput, convertMessage } from "../../packages/langchain/src/internal/messages.ts";
+import { useInMemoryTracing } from "../support/tracing.ts";
+
+// What a CallbackHandler records for the messages of a chat model run and the inputs and outputs of a chain run.
+
+const tracing = useInMemoryTracing();
+const serialized: Serialized = { lc: 1, type: "not_implemented", id: ["test", "Runnable"] };
+let runs = 0;
+
+/** An attribute as JSON, or its text when it is no JSON. */
+function read(name: string, key: string): unknown {
+  const value = tracing.span(name).attributes[key];
+  try {
+    return JSON.parse(value as string);
+  } catch {
+    return value;
+  }
+}
+
+/** The message the handler records as the input of a chat model run given only `message`. */
+function convertMessage(message: BaseMessage): unknown {
+  const handler = new CallbackHandler();
+  const id = `chat-${++runs}`;
+  handler.handleChatModelStart(serialized, [[message]], id, undefined, undefined, undefined, undefined, id);
+  handler.handleLLMEnd({ generations: [] }, id);
+  return (read(id, A.OBSERVATION_INPUT) as unknown[])[0];
+}
+
+/** What the handler records of a chain run started with `inputs` (and ended with `outputs`). */
+function chainRun(inputs: unknown, outputs: unknown = {}): { input: unknown; output: unknown } {
+  const handler = new CallbackHandler();
+  const id = `chain-${++runs}`;
+  handler.handleChainStart(serialized, inputs as never, id, undefined, undefined, undefined, undefined, id);
+  handler.handleChainEnd(outputs as never, id);
+  return { input: read(id, A.OBSERVATION_INPUT), output: read(id, A.OBSERVATION_OUTPUT) };
+}
+const chainInput = (inputs: unknown) => chainRun(inputs).input;
+const chainOutput = (outputs: unknown) => chainRun({}, outputs).output;
 
 describe("message conversion", () => {
   it("maps human, system and generic messages to user, system and human roles", () => {
@@ -78,7 +118,9 @@ describe("chain input and output shaping", () => {
   it("keeps any other input as it is", () => {
     expect(chainInput({ topic: "bears", content: "x" })).toEqual({ topic: "bears", content: "x" });
     expect(chainInput("plain")).toBe("plain");
-    expect(chainInput({ input: [new HumanMessage("a"), "text"] })).toEqual({ input: [new HumanMessage("a"), "text"] });
+    expect(chainInput({ input: [new HumanMessage("a"), "text"] })).toEqual({
+      input: [JSON.parse(JSON.stringify(new HumanMessage("a"))), "text"],
+    });
   });
 
   it("unwraps a string output and converts an output message list", () => {

@@ -1,37 +1,38 @@
+import type { Serialized } from "@langchain/core/load/serializable";
+import { CallbackHandler } from "@svc/langchain";
 import { SvcOtelSpanAttributes as A } from "@svc/tracing";
 import { describe, expect, it } from "vitest";
-import { RunTracker } from "../../packages/langchain/src/internal/run-tracker.ts";
 import { captureLogs } from "../support/logs.ts";
 import { parentId, useInMemoryTracing } from "../support/tracing.ts";
 
 const tracing = useInMemoryTracing();
 
-function tracker(maxOpenRuns: number) {
-  return new RunTracker({ updateRoot: false, traceAttributes: () => ({}), maxOpenRuns });
-}
+/** What LangChain passes for a runnable without its own serialization. */
+const serialized = (name: string): Serialized => ({ lc: 1, type: "not_implemented", id: ["test", name] });
 
-describe("RunTracker", () => {
-  it("ends the oldest open run with a warning once more runs are open than its limit", () => {
+describe("the runs of a CallbackHandler", () => {
+  it("ends the oldest open run with a warning once more than 10,000 runs are open", () => {
+    const handler = new CallbackHandler();
     const logs = captureLogs();
-    const runs = tracker(2);
+    const chain = serialized("Chain");
 
-    runs.start("chain", "run-1", undefined, "first", undefined, undefined, {});
-    runs.start("chain", "run-2", undefined, "second", undefined, undefined, {});
-    runs.start("chain", "run-3", undefined, "third", undefined, undefined, {});
+    handler.handleChainStart(chain, {}, "run-0", undefined, undefined, undefined, undefined, "first");
+    for (let i = 1; i <= 10_000; i++)
+      handler.handleChainStart(chain, {}, `run-${i}`, undefined, undefined, undefined, undefined, `run ${i}`);
 
     expect(tracing.spans().map((s) => s.name)).toEqual(["first"]);
     expect(logs.map((l) => [l.level, l.message])).toEqual([
-      ["warn", "[Svc SDK] CallbackHandler: run run-1 still open after 2 newer runs; ended without output"],
+      ["warn", "[Svc SDK] CallbackHandler: run run-0 still open after 10000 newer runs; ended without output"],
     ]);
   });
 
   it("forgets a run once it ended, so a late second end only logs a warning", () => {
+    const handler = new CallbackHandler();
     const logs = captureLogs();
-    const runs = tracker(10);
-    runs.start("tool", "run-1", undefined, "lookup", undefined, undefined, { input: "q" });
+    handler.handleToolStart(serialized("Tool"), "q", "run-1", undefined, undefined, undefined, "lookup");
 
-    runs.end("handleToolEnd", "run-1", () => ({ output: "a" }));
-    runs.end("handleToolEnd", "run-1", () => ({ output: "b" }));
+    handler.handleToolEnd("a", "run-1");
+    handler.handleToolEnd("b", "run-1");
 
     expect(tracing.span("lookup").attributes[A.OBSERVATION_OUTPUT]).toBe("a");
     expect(logs.map((l) => l.message)).toEqual([
@@ -40,12 +41,13 @@ describe("RunTracker", () => {
   });
 
   it("starts a run whose parent already ended in the active context instead", () => {
-    const runs = tracker(10);
-    runs.start("chain", "parent", undefined, "parent", undefined, undefined, {});
-    runs.end("handleChainEnd", "parent", () => ({}));
+    const handler = new CallbackHandler();
+    const chain = serialized("Chain");
+    handler.handleChainStart(chain, {}, "parent", undefined, undefined, undefined, undefined, "parent");
+    handler.handleChainEnd({}, "parent");
 
-    runs.start("chain", "child", "parent", "late-child", undefined, undefined, {});
-    runs.end("handleChainEnd", "child", () => ({}));
+    handler.handleChainStart(chain, {}, "child", "parent", undefined, undefined, undefined, "late-child");
+    handler.handleChainEnd({}, "child");
 
     expect(parentId(tracing.span("late-child"))).toBeUndefined();
   });

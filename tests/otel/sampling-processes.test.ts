@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
-import { isTraceSampledIn } from "@svc/core";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { runChild } from "../support/child-process.ts";
 import { startServer, type TestServer } from "../support/http-server.ts";
 import { exportedSpans } from "../support/otel.ts";
+import { keptAtRate } from "../support/sampling.ts";
 
 const TRACES = 2000;
 const RATE = 0.25;
@@ -78,7 +78,7 @@ describe("sampling across processes", () => {
     const ids = Array.from({ length: TRACES }, (_, i) =>
       createHash("sha256").update(`shared-${i}`).digest("hex").slice(0, 32),
     );
-    const expected = ids.filter((id) => isTraceSampledIn(id, RATE)).sort();
+    const expected = ids.filter((id) => keptAtRate(id, RATE)).sort();
     const kept = spanTraceIds(server, "frontend");
     expect(kept).toEqual(expected);
     expect(spanTraceIds(server, "backend")).toEqual(kept);

@@ -7,12 +7,12 @@ import {
   type SpanProcessor,
   TraceIdRatioBasedSampler,
 } from "@opentelemetry/sdk-trace-base";
-import { isTraceSampledIn } from "@svc/core";
 import { SvcSpanProcessor, type SvcSpanProcessorParams } from "@svc/otel";
 import { SvcOtelSpanAttributes as A } from "@svc/tracing";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { startServer, type TestServer } from "../support/http-server.ts";
 import { attributesOf, exportedSpans } from "../support/otel.ts";
+import { keptAtRate } from "../support/sampling.ts";
 
 /** Trace ids that look random but are the same on every run. */
 function traceIds(count: number, seed: string): string[] {
@@ -67,7 +67,7 @@ describe("SvcSpanProcessor sampleRate", () => {
     traceEach(tracer, ids.length);
     await processor.forceFlush();
 
-    const kept = ids.filter((id) => isTraceSampledIn(id, 0.3));
+    const kept = ids.filter((id) => keptAtRate(id, 0.3));
     expect(exportedTraceIds(server)).toEqual(new Set(kept));
     expect(exportedSpans(server)).toHaveLength(2 * kept.length);
     expect(processor.health().dropped.sampledOut).toBe(2 * (ids.length - kept.length));
@@ -113,11 +113,11 @@ describe("SvcSpanProcessor sampleRate", () => {
     });
     await processor.forceFlush();
 
-    const left = spans.filter((s) => !isTraceSampledIn(s.spanContext().traceId, 0.5));
+    const left = spans.filter((s) => !keptAtRate(s.spanContext().traceId, 0.5));
     expect(left.length).toBeGreaterThan(0);
     for (const span of left) expect(span.attributes[A.ENVIRONMENT]).toBeUndefined();
-    expect(new Set(filtered)).toEqual(new Set(ids.filter((id) => isTraceSampledIn(id, 0.5))));
-    expect(new Set(masked)).toEqual(new Set(ids.filter((id) => isTraceSampledIn(id, 0.5))));
+    expect(new Set(filtered)).toEqual(new Set(ids.filter((id) => keptAtRate(id, 0.5))));
+    expect(new Set(masked)).toEqual(new Set(ids.filter((id) => keptAtRate(id, 0.5))));
   });
 
   it("reads SVC_SAMPLE_RATE when the option is not given", async () => {
@@ -127,7 +127,7 @@ describe("SvcSpanProcessor sampleRate", () => {
     traceEach(tracer, ids.length);
     await processor.forceFlush();
 
-    expect(exportedTraceIds(server)).toEqual(new Set(ids.filter((id) => isTraceSampledIn(id, 0.2))));
+    expect(exportedTraceIds(server)).toEqual(new Set(ids.filter((id) => keptAtRate(id, 0.2))));
   });
 
   it("exports every trace at the default rate and counts nothing as sampled out", async () => {
@@ -154,7 +154,7 @@ describe("SvcSpanProcessor under an OpenTelemetry sampler", () => {
     const byProvider = new Set(
       ids.filter((id) => sampler.shouldSample(context.active(), id).decision === SamplingDecision.RECORD_AND_SAMPLED),
     );
-    const both = ids.filter((id) => byProvider.has(id) && isTraceSampledIn(id, 0.5));
+    const both = ids.filter((id) => byProvider.has(id) && keptAtRate(id, 0.5));
     expect(exportedTraceIds(server)).toEqual(new Set(both));
     expect(both.length).toBeGreaterThan(0);
     expect(both.length).toBeLessThan(byProvider.size);

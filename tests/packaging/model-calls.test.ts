@@ -5,7 +5,6 @@ import { basename, join } from "node:path";
 import { promisify } from "node:util";
 import { type DevServer, startDevServer } from "@svc/dev-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { observationsOf, treeOf } from "../../packages/otel/src/testing/observations.ts";
 import { EXPECTED } from "../fixtures/model-calls/expected.ts";
 import { type MockProviders, startMockProviders } from "../support/mock-providers.ts";
 import {
@@ -14,6 +13,7 @@ import {
   fromDevServer,
   MODEL_CALL_CASES,
   type ModelCallCase,
+  readByTestKit,
   summarize,
 } from "../support/model-calls.ts";
 import { npmEnv, packAll, ROOT, removeDir } from "../support/packages.ts";
@@ -163,7 +163,7 @@ describe("model calls of each LLM library, default SvcSpanProcessor options, rea
           })),
         })),
       };
-      const kit = treeOf(observationsOf(exported)).ordered;
+      const kit = await readByTestKit(exported);
       const fromKit = summarize(kit);
       const fromServer = summarize(
         fromDevServer(

@@ -1,5 +1,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
+import { httpRequest, OTLP_TRACES_PATH } from "@svc/core";
+import { installSvcTestKit, type TestObservation } from "@svc/otel/testing";
 import { ROOT } from "./packages.ts";
 
 // The model-call matrix's cases and how an observation is compared with the golden expectations
@@ -197,4 +200,26 @@ export function fromDevServer(data: readonly Record<string, unknown>[], ids: rea
       output: o.output,
       usage: o.usageDetails as Record<string, number>,
     }));
+}
+
+/**
+ * The observations the test kit of `@svc/otel/testing` reads from an OTLP/JSON request (`{ resourceSpans }`), in
+ * start order: the request is sent to the kit's stand-in server, as a span processor sends it.
+ */
+export async function readByTestKit(otlp: unknown): Promise<TestObservation[]> {
+  const kit = installSvcTestKit({ provider: BasicTracerProvider });
+  try {
+    const sent = await httpRequest({
+      method: "POST",
+      url: `http://svc-test-kit.localhost${OTLP_TRACES_PATH}`,
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(otlp),
+      attemptTimeoutMs: 5000,
+      maxRetries: 0,
+    });
+    if (!sent.ok) throw new Error(`the test kit did not take the spans: ${JSON.stringify(sent.failure)}`);
+    return (await kit.collect()).observations;
+  } finally {
+    await kit.uninstall();
+  }
 }

@@ -1,16 +1,25 @@
 import { type DiagLogger, DiagLogLevel, diag } from "@opentelemetry/api";
-import { resolveLogLevel } from "@svc/core";
 import { configureGlobalLogger, getGlobalLogger, LogLevel } from "@svc/tracing";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { runChild } from "../support/child-process.ts";
 import { captureLogs } from "../support/logs.ts";
 
 describe("logger", () => {
-  it("reads SVC_LOG_LEVEL case-insensitively and lets SVC_DEBUG force debug", () => {
-    expect(resolveLogLevel({ SVC_LOG_LEVEL: "warn" })).toBe(LogLevel.WARN);
-    expect(resolveLogLevel({ SVC_LOG_LEVEL: "error", SVC_DEBUG: "TRUE" })).toBe(LogLevel.DEBUG);
-    expect(resolveLogLevel({ SVC_LOG_LEVEL: "loud" })).toBe(LogLevel.INFO);
-    expect(resolveLogLevel({})).toBe(LogLevel.INFO);
+  it("reads SVC_LOG_LEVEL case-insensitively and lets SVC_DEBUG force debug", async () => {
+    /** The lines a fresh process with `env` writes, one of each level. */
+    const written = async (env: Record<string, string>) => {
+      const { stdout, stderr } = await runChild(
+        `import { getGlobalLogger } from "@svc/tracing";
+        for (const level of ["debug", "info", "warn", "error"]) getGlobalLogger()[level](level);`,
+        { env },
+      );
+      return [...`${stdout}${stderr}`.matchAll(/\[Svc SDK\] (\w+)/g)].map(([, level]) => level).sort();
+    };
+
+    expect(await written({ SVC_LOG_LEVEL: "warn" })).toEqual(["error", "warn"]);
+    expect(await written({ SVC_LOG_LEVEL: "error", SVC_DEBUG: "TRUE" })).toEqual(["debug", "error", "info", "warn"]);
+    expect(await written({ SVC_LOG_LEVEL: "loud" })).toEqual(["error", "info", "warn"]);
+    expect(await written({})).toEqual(["error", "info", "warn"]);
   });
 
   it("prefixes lines and filters below the configured level", () => {

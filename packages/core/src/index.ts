@@ -3,7 +3,7 @@
 export type { SpanAttributeValues, SvcOtelSpanAttribute } from "./attributes.js";
 export { parseJsonText, SVC_TRACER_NAME, SvcOtelSpanAttributes } from "./attributes.js";
 export type { Connection, ConnectionParams } from "./config/connection.js";
-export { DEFAULT_BASE_URL, OTLP_TRACES_PATH, resolveConnection } from "./config/connection.js";
+export { OTLP_TRACES_PATH, resolveConnection } from "./config/connection.js";
 export { ENVIRONMENT_RULE, environmentOption, isValidEnvironment } from "./config/environment.js";
 export type {
   Env,
@@ -47,9 +47,9 @@ export type { Settled, SettleWithinOptions } from "./lifecycle/settle-within.js"
 export { settleWithin } from "./lifecycle/settle-within.js";
 export { counted, describeError, messageOf, textOf } from "./log/describe.js";
 export type { LoggerOptions, LogSink, SvcLogger } from "./log/logger.js";
-export { configureGlobalLogger, getGlobalLogger, isLogLevelEnabled, LogLevel, resolveLogLevel } from "./log/logger.js";
+export { configureGlobalLogger, getGlobalLogger, isLogLevelEnabled, LogLevel } from "./log/logger.js";
 export type { RepeatLineOptions, RepeatLogOptions } from "./log/repeat-log.js";
-export { DEFAULT_REPEAT_MAX_KINDS, RepeatLog } from "./log/repeat-log.js";
+export { RepeatLog } from "./log/repeat-log.js";
 export { isThenable, safely, warnSkipped } from "./log/safely.js";
 export { redactSecrets, redactUrl } from "./log/secrets.js";
 export type { ParsedDataUri } from "./media/data-uri.js";
@@ -62,12 +62,11 @@ export type { MediaReferenceParts } from "./media/reference.js";
 export { formatMediaReference, MEDIA_REFERENCE_PATTERN, parseMediaReference } from "./media/reference.js";
 export { MediaUploader } from "./media/upload.js";
 export type { MediaServer, MediaTarget, MediaUpload, MediaUploadResult } from "./media/upload-once.js";
-export { isPlainObject, MAX_METADATA_KEY_LENGTH, MAX_METADATA_PATHS, writeMetadata } from "./metadata.js";
+export { isPlainObject, MAX_METADATA_PATHS, writeMetadata } from "./metadata.js";
 export type { EncodedTraces, OtlpProtocol } from "./otlp/encode.js";
 export { compressionOption, encodeTraces, OTLP_CONTENT_TYPES, protocolOption } from "./otlp/encode.js";
 export type { ExportItem } from "./otlp/otlp-request.js";
 export type { ReadableSpan } from "./otlp/readable-span.js";
-export { MAX_QUEUE_RETRY_DELAY_MS } from "./queue/backoff.js";
 export { BatchQueue } from "./queue/batch-queue.js";
 export type { BatchQueueOptions, FlushResult } from "./queue/batch-queue-options.js";
 export type { DropReason, Fault } from "./queue/delivery-log.js";
@@ -98,18 +97,12 @@ export {
   truncateText,
 } from "./serialize.js";
 export type { SpillCounts, SpillOwner, SpillReport } from "./spill/spill.js";
-export { REPLAY_INTERVAL_MS, Spill } from "./spill/spill.js";
+export { Spill } from "./spill/spill.js";
 export type { SpillFs } from "./spill/spill-fs.js";
-export { loadNodeFs } from "./spill/spill-fs.js";
 export type { SpillSettings } from "./spill/spill-options.js";
-export {
-  DEFAULT_SPILL_MAX_AGE_SECONDS,
-  DEFAULT_SPILL_MAX_BYTES,
-  SPILL_SPECS,
-  spillSettings,
-} from "./spill/spill-options.js";
+export { SPILL_SPECS, spillSettings } from "./spill/spill-options.js";
 export type { SpillFile, SpillHeader, SpillListing } from "./spill/spill-store.js";
-export { parseSpillName, SpillStore } from "./spill/spill-store.js";
+export { SpillStore } from "./spill/spill-store.js";
 export { randomHex, toHex } from "./tracing/ids.js";
 export type { ProcessorProbe } from "./tracing/processor-presence.js";
 export {
@@ -128,33 +121,16 @@ export {
   withTraceIdClaim,
 } from "./tracing/propagation.js";
 export type { SampleRate } from "./tracing/sampling.js";
-export { isTraceSampledIn, sampleRateOption, traceSampler } from "./tracing/sampling.js";
+export { sampleRateOption, traceSampler } from "./tracing/sampling.js";
 export { getSvcTracer, getSvcTracerProvider, setSvcTracerProvider } from "./tracing/tracer-provider.js";
 export type { AttemptRequest, AttemptResponse, Backend } from "./transport/backend.js";
 export { fetchBackend } from "./transport/backend.js";
-export type { Gzip } from "./transport/compress.js";
-export { chooseGzip, concatBytes, runtimeGzip } from "./transport/compress.js";
 export { describeFailure, failureHint, KEYS_HINT, placeOf } from "./transport/failure-text.js";
 export type { HttpFailure, HttpMethod, HttpRequest, HttpResponse, HttpResult, RedirectStop } from "./transport/http.js";
 export { httpRequest, isLocalHost, parseHttpUrl, suppressed } from "./transport/http.js";
 export type { HeaderLayer } from "./transport/identity.js";
-export {
-  apiHeaders,
-  basicAuth,
-  identityHeaders,
-  mergeHeaders,
-  otlpHeaders,
-  toBase64,
-  userAgent,
-} from "./transport/identity.js";
-export type { InterceptedKeys, TransportInterceptor } from "./transport/interceptor.js";
+export { apiHeaders, basicAuth, identityHeaders, mergeHeaders, otlpHeaders, toBase64 } from "./transport/identity.js";
+export type { InterceptedKeys, TransportInterceptor, TransportTestHook } from "./transport/interceptor.js";
 export { setTransportInterceptor } from "./transport/interceptor.js";
-export { isRetryableStatus, MAX_RETRIES_CAP, parseRetryAfter, retryDelayMs, sleep } from "./transport/retry.js";
-export type { RuntimeGlobals, RuntimeInfo, RuntimeKind } from "./transport/runtime.js";
-export {
-  currentRuntime,
-  describeRuntime,
-  detectRuntime,
-  isServerRuntime,
-} from "./transport/runtime.js";
+export { MAX_RETRIES_CAP, retryDelayMs, sleep } from "./transport/retry.js";
 export { SDK_VERSION } from "./version.js";

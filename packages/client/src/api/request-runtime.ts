@@ -92,8 +92,6 @@ export interface RuntimeConfig {
   maxRetries?: number;
   /** Sends through this backend instead of the runtime's own (the browser client's `fetch` option). */
   backend?: Backend;
-  /** Waits between retries; replaceable so tests need not wait. */
-  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
 /** Retries of a REST call after its first attempt, unless the call or the client says otherwise. */
@@ -187,7 +185,6 @@ export class RequestRuntime {
       attemptTimeoutMs: this.#attemptTimeoutSeconds(options.timeoutInSeconds) * 1000,
       maxRetries: options.maxRetries ?? this.#config.maxRetries ?? DEFAULT_MAX_RETRIES,
       signal: options.abortSignal,
-      sleep: this.#config.sleep,
     };
   }
 

@@ -1,6 +1,6 @@
 import { counted } from "../log/describe.js";
 import { getGlobalLogger } from "../log/logger.js";
-import { globalSlot } from "../log/slot.js";
+import { shared } from "../registry.js";
 
 /** A component that holds data for the server (the span processor, the score manager), as the exit hooks see it. */
 export interface ExitParticipant {
@@ -30,14 +30,11 @@ interface ProcessEvents {
 }
 
 // One set for every copy of the SDK in the process, so that one listener of each kind serves them all.
-const state = globalSlot<ExitState>(
-  { name: "svc.exit", version: 1, holds: "list of queues to flush or count at exit" },
-  () => ({
-    participants: new Set(),
-    flushedAt: new WeakMap(),
-    installed: false,
-  }),
-);
+const state = shared<ExitState>("exit", () => ({
+  participants: new Set(),
+  flushedAt: new WeakMap(),
+  installed: false,
+}));
 
 /** What a component keeps while it is watched: the watcher holds the participant only weakly. */
 export interface ExitWatch {

@@ -1,6 +1,6 @@
 import { diag } from "@opentelemetry/api";
+import { reportUnshared, shared } from "../registry.js";
 import { redactSecrets } from "./secrets.js";
-import { globalSlot, reportUnreadableSlots } from "./slot.js";
 
 /** Log levels of the SDK logger, from most to least verbose. */
 export enum LogLevel {
@@ -46,15 +46,11 @@ interface LoggerState {
   toDiag: boolean;
 }
 
-const state = globalSlot<LoggerState>(
-  // Version 1 was the unversioned `{ logger, generation }` of 6.0.0.
-  { name: "svc.logger", version: 2, holds: "log level and sink" },
-  () => ({
-    level: resolveLogLevel(),
-    sink: console,
-    generation: 0,
-    toDiag: true,
-  }),
+const state = shared<LoggerState>(
+  "logger",
+  () => ({ level: resolveLogLevel(), sink: console, generation: 0, toDiag: true }),
+  // 6.0.0 kept its logger there as `{ logger, generation }`, a shape this copy does not read.
+  { key: "svc.logger" },
 );
 
 /** Reads the level from `SVC_DEBUG` (`true` forces DEBUG) then `SVC_LOG_LEVEL`; INFO otherwise. */
@@ -99,8 +95,8 @@ const logger: SvcLogger = {
   error: (message, ...args) => emit("error", message, args),
 };
 
-// A slot another copy made in a shape this copy does not read is told once, through this logger.
-reportUnreadableSlots((line) => logger.warn(line));
+// State that another copy made in a shape this copy does not read is told once, through this logger.
+reportUnshared((line) => logger.warn(line));
 
 /** The logger every svc package writes to. */
 export function getGlobalLogger(): SvcLogger {

@@ -1,5 +1,5 @@
+import { shared } from "../registry.js";
 import { getGlobalLogger, loggerGeneration, setBeforeReconfigure } from "./logger.js";
-import { globalSlot } from "./slot.js";
 
 /** Default shortest time between two summaries of one kind, in milliseconds. */
 export const DEFAULT_REPEAT_SUMMARY_INTERVAL_MS = 10_000;
@@ -51,10 +51,7 @@ interface HeldState {
 }
 
 // One set for every copy of the core, so that one `exit` listener logs what any of them held back.
-const held = globalSlot<HeldState>(
-  { name: "svc.repeat-log.held", version: 1, holds: "list of counts to log at exit" },
-  () => ({ logs: new Set(), installed: false }),
-);
+const held = shared<HeldState>("held-repeats", () => ({ logs: new Set(), installed: false }));
 
 /** Logs every count that a RepeatLog holds back, in every copy of the core; runs when the process exits. */
 export function reportHeldRepeats(): void {

@@ -1,4 +1,4 @@
-import { globalSlot } from "./slot.js";
+import { shared } from "../registry.js";
 
 /** Written in place of a secret wherever text leaves the SDK. */
 export const REDACTED = "[redacted]";
@@ -8,10 +8,7 @@ const MIN_SECRET_LENGTH = 6;
 /** Bound on registered secrets, so a loop creating clients cannot grow the set without end. */
 const MAX_SECRETS = 256;
 
-const secrets = globalSlot<{ values: Set<string> }>(
-  { name: "svc.secrets", version: 1, holds: "list of secrets to redact" },
-  () => ({ values: new Set() }),
-);
+const secrets = shared<{ values: Set<string> }>("secrets", () => ({ values: new Set() }));
 
 /**
  * Registers text that must never appear in a log line or an error message (a secret key, the Basic

@@ -6,7 +6,7 @@ import {
   ValueType,
 } from "@opentelemetry/api";
 import type { OptionSpec } from "../config/options.js";
-import { globalSlot } from "../log/slot.js";
+import { shared } from "../registry.js";
 import { SDK_VERSION } from "../version.js";
 import type { DropReason } from "./delivery-log.js";
 import { type DeliveryCounts, deliveryCounts } from "./delivery-stats.js";
@@ -82,13 +82,9 @@ function newBinding(): Binding {
   return { registrations: new Set(), retired: new Map(), boundTo: undefined, unbind: undefined };
 }
 
-// One registry for every copy of the core in the process: one set of instruments per meter provider, the figures
-// summed per kind. Version 1 (`svc.delivery-metrics`) was read by cores that do not check versions: version 2 takes a
-// key of its own, so that they keep their slot and never misread this one.
-const state = globalSlot<MetricsState>(
-  { name: "svc.delivery-metrics.v2", version: 2, holds: "delivery metrics registrations" },
-  () => ({ byProvider: new WeakMap(), global: newBinding() }),
-);
+// One for every copy of the core in the process: one set of instruments per meter provider, the figures summed per
+// kind.
+const state = shared<MetricsState>("delivery-metrics", () => ({ byProvider: new WeakMap(), global: newBinding() }));
 
 /**
  * Makes a queue's figures observable on `target` through the OpenTelemetry metrics API; the queue is held weakly (a

@@ -1,4 +1,4 @@
-import { globalSlot } from "../log/slot.js";
+import { shared } from "../registry.js";
 
 /**
  * Servers that a flush gave up on because they did not answer, and the windows in which they have to answer: kept
@@ -32,10 +32,7 @@ const MAX_SERVERS = 64;
  */
 const MISSED_WINDOW_HOLDS_MS = 30_000;
 
-const servers = globalSlot(
-  { name: "svc.unanswered-servers", version: 1, holds: "list of servers that did not answer a flush" },
-  () => new Map<string, ServerState>(),
-);
+const servers = shared("unanswered-servers", () => new Map<string, ServerState>());
 
 function entry(server: string): ServerState {
   const map = servers();

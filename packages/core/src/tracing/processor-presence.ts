@@ -8,9 +8,9 @@ import {
   trace,
 } from "@opentelemetry/api";
 import { getGlobalLogger, loggerGeneration } from "../log/logger.js";
-import { globalSlot } from "../log/slot.js";
 import type { OtlpProtocol } from "../otlp/encode.js";
 import type { DeliveryHealth } from "../queue/delivery-stats.js";
+import { shared } from "../registry.js";
 import { randomHex } from "./ids.js";
 import { getSvcTracer } from "./tracer-provider.js";
 
@@ -31,11 +31,12 @@ interface PresenceState {
 /** Most probes of one tracer whose sampler never records: after them the question stays open, without a warning. */
 const MAX_PROBES = 5;
 
-// Version 1 (`svc.processor-presence`) was read by cores that do not check versions: version 2 takes a key of its own.
-const state = globalSlot<PresenceState>(
-  { name: "svc.processor-presence.v2", version: 2, holds: "count of span starts seen by span processors" },
-  () => ({ starts: 0, warnedGeneration: -1, verdicts: new WeakMap(), probes: new WeakMap() }),
-);
+const state = shared<PresenceState>("processor-presence", () => ({
+  starts: 0,
+  warnedGeneration: -1,
+  verdicts: new WeakMap(),
+  probes: new WeakMap(),
+}));
 
 /** What a span processor tells the doctor about itself: where it sends, how, and what it has done. */
 export interface ProcessorProbe {
@@ -62,10 +63,7 @@ export interface ProcessorProbe {
 }
 
 // Held weakly: a processor that is garbage collected leaves the list.
-const probes = globalSlot<{ set: Set<WeakRef<ProcessorProbe>> }>(
-  { name: "svc.processor-probes", version: 1, holds: "list of span processors for the doctor" },
-  () => ({ set: new Set() }),
-);
+const probes = shared<{ set: Set<WeakRef<ProcessorProbe>> }>("processor-probes", () => ({ set: new Set() }));
 
 /** Lists a processor for the doctor; keep `probe` as long as the processor. */
 export function registerProcessorProbe(probe: ProcessorProbe): void {

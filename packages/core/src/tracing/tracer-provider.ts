@@ -1,7 +1,7 @@
 import { type Tracer, type TracerProvider, trace } from "@opentelemetry/api";
 import { SVC_TRACER_NAME } from "../attributes.js";
 import { getGlobalLogger } from "../log/logger.js";
-import { globalSlot } from "../log/slot.js";
+import { shared } from "../registry.js";
 import { SDK_VERSION } from "../version.js";
 
 interface SvcGlobalState {
@@ -10,18 +10,12 @@ interface SvcGlobalState {
   cachedTracer?: Tracer;
 }
 
-// One slot per process, shared by every loaded copy of the packages (`@svc/tracing` sets it, the test kit of
-// `@svc/otel` too).
-const state = globalSlot<SvcGlobalState>(
-  {
-    name: "svc",
-    version: 1,
-    holds: "tracer provider (setSvcTracerProvider)",
-    // 6.0.0 wrote this shape without a version; the previous major keeps `isolatedTracerProvider` here instead.
-    unversioned: (value) => !("isolatedTracerProvider" in value),
-  },
-  () => ({}),
-);
+// Shared by every loaded copy of the packages (`@svc/tracing` sets it, the test kit of `@svc/otel` too), and with
+// 6.0.0, which keeps this shape under `svc`; the previous major keeps `{ isolatedTracerProvider }` there instead.
+const state = shared<SvcGlobalState>("tracer", () => ({}), {
+  key: "svc",
+  readable: (value) => !("isolatedTracerProvider" in value) && !("version" in value),
+});
 
 /** Makes svc create its spans with `provider` instead of the global one (`null` goes back to it). */
 export function setSvcTracerProvider(provider: TracerProvider | null): void {

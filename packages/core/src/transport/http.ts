@@ -7,8 +7,8 @@ import {
   defaultBackend,
   ResponseTooLargeError,
 } from "./backend.js";
-import { interceptedBackend } from "./interceptor.js";
-import { isRetryableStatus, MAX_RETRIES_CAP, parseRetryAfter, retryDelayMs, sleep } from "./retry.js";
+import { interceptedBackend, waitBeforeRetry } from "./interceptor.js";
+import { isRetryableStatus, MAX_RETRIES_CAP, parseRetryAfter, retryDelayMs } from "./retry.js";
 
 /** HTTP methods the SDK uses. */
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -30,10 +30,6 @@ export interface HttpRequest {
   signal?: AbortSignal;
   /** Most answer bytes read. @defaultValue 64 MiB */
   maxResponseBytes?: number;
-  /** Called before each wait for a retry, with the failure that caused it. */
-  onRetry?: (failure: HttpFailure, delayMs: number, attempt: number) => void;
-  /** Waits between attempts; replaceable so tests of the retry loop need not wait. */
-  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /**
    * Sent in the background (a queue's export, a media upload started by a span): on Node its socket does not keep
    * the process alive by itself, so a process can end while such a request waits for a server that does not
@@ -147,9 +143,8 @@ export async function httpRequest(request: HttpRequest, backend?: Backend): Prom
     if (request.deadline !== undefined && Date.now() + delayMs >= request.deadline)
       return done({ ok: false, failure, attempts: attempt + 1 });
     last = failure;
-    request.onRetry?.(failure, delayMs, attempt + 1);
     try {
-      await (request.sleep ?? sleep)(delayMs, request.signal);
+      await waitBeforeRetry(delayMs, request.signal);
     } catch {
       return done({ ok: false, failure: aborted(request.signal), attempts: attempt + 1 });
     }

@@ -1,5 +1,6 @@
-import { globalSlot } from "../log/slot.js";
+import { shared } from "../registry.js";
 import type { AttemptRequest, AttemptResponse, Backend } from "./backend.js";
+import { sleep } from "./retry.js";
 
 /**
  * Answers an HTTP attempt of the SDK in place of the network (a test kit's in-memory server), or returns
@@ -15,41 +16,42 @@ export interface InterceptedKeys {
   readonly secretKey: string;
 }
 
-interface InterceptorState {
-  interceptor: TransportInterceptor | undefined;
-  /** Added in the same version: a reader that does not know it only misses the keys. */
-  keys?: InterceptedKeys | undefined;
+/** What the transport's test hook stands in for; each part is optional. */
+export interface TransportTestHook {
+  /** Answers attempts in place of the network (or lets them go to it). */
+  readonly interceptor?: TransportInterceptor;
+  /** The keys of the server the interceptor stands in for: a component created without keys takes them. */
+  readonly keys?: InterceptedKeys;
+  /** Stands in for the waits between retries (so that a test of the retry loop need not wait). */
+  readonly wait?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
-// Process-wide: every copy of the core in the process (two SDK versions, or both module formats) sends through the same interceptor.
-const state = globalSlot<InterceptorState>(
-  { name: "svc.transport-interceptor", version: 1, holds: "transport interceptor (the test kit's server)" },
-  () => ({ interceptor: undefined }),
-);
+// Process-wide: every copy of the core in the process (two SDK versions, or both module formats) sends through the
+// same hook.
+const state = shared<{ hook: TransportTestHook | undefined }>("interceptor", () => ({ hook: undefined }));
 
 /**
- * Routes every later HTTP attempt of every svc package in the process through `interceptor` first; `undefined`
- * removes it. `keys` are those the stand-in server accepts: a component created meanwhile without keys of its own
- * takes them (see `resolveConnection`). The test hook of the transport, used by `@svc/otel/testing`: production code
- * never sets one, and without one a request costs one property read more.
+ * Sets the transport's test hook for every later HTTP attempt of every svc package in the process; `undefined`
+ * removes it. Used by `@svc/otel/testing` (and the SDK's own tests): production code never sets one, and without one
+ * a request costs one property read more.
  */
-export function setTransportInterceptor(
-  interceptor: TransportInterceptor | undefined,
-  keys?: InterceptedKeys | undefined,
-): void {
-  const s = state();
-  s.interceptor = interceptor;
-  s.keys = interceptor === undefined ? undefined : keys;
+export function setTransportInterceptor(hook: TransportTestHook | undefined): void {
+  state().hook = hook;
 }
 
 /** The keys of the server an interceptor stands in for, while one is set with keys. */
 export function interceptedKeys(): InterceptedKeys | undefined {
-  return state().keys;
+  return state().hook?.keys;
 }
 
 /** `backend`, behind the interceptor when one is set. */
 export function interceptedBackend(backend: Backend): Backend {
-  const interceptor = state().interceptor;
+  const interceptor = state().hook?.interceptor;
   if (interceptor === undefined) return backend;
   return async (request) => (await interceptor(request)) ?? backend(request);
+}
+
+/** Waits `ms` before a retry (rejects when `signal` aborts), or what the test hook does in its place. */
+export function waitBeforeRetry(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return (state().hook?.wait ?? sleep)(ms, signal);
 }

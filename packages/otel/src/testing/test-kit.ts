@@ -98,7 +98,7 @@ const KIT_KEYS = { publicKey: "pk-test-kit", secretKey: "sk-test-kit" };
  */
 export function installSvcTestKit(options: SvcTestKitOptions): SvcTestKit {
   const sink = new TestSink();
-  setTransportInterceptor(sink.intercept, KIT_KEYS);
+  setTransportInterceptor({ interceptor: sink.intercept, keys: KIT_KEYS });
   const processor = new SvcSpanProcessor(
     {
       baseUrl: "http://svc-test-kit.localhost",
