@@ -6,8 +6,7 @@ import { resolveClientConfig, type SvcClientConfig, type SvcClientParams } from 
 import { createDatasetManager, type DatasetManager } from "./dataset/dataset-manager.js";
 import type { DoctorOptions } from "./doctor/doctor.js";
 import type { DoctorReport } from "./doctor/report.js";
-import { ExperimentManager } from "./experiment/experiment-manager-facade.js";
-import { createRunExperimentOnDataset } from "./experiment/run-on-dataset.js";
+import { ExperimentManager } from "./experiment/experiment-manager.js";
 import type { SvcClientHealth } from "./health.js";
 import { MediaManager } from "./media/media-manager.js";
 import { PromptManager } from "./prompt/prompt-manager.js";
@@ -83,7 +82,11 @@ export class SvcClient {
       backend: config.backend,
     });
     this.dataset = createDatasetManager(this.api, {
-      decorate: (dataset) => ({ ...dataset, runExperiment: createRunExperimentOnDataset(this.experiment, dataset) }),
+      decorate: (dataset) => ({
+        ...dataset,
+        runExperiment: (params) =>
+          this.experiment.run({ ...params, data: dataset.items, datasetVersion: dataset.version }),
+      }),
       uploader,
     });
     this.media = new MediaManager(this.api, {

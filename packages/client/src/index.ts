@@ -94,12 +94,15 @@ export { DatasetManager } from "./dataset/dataset-manager.js";
 export type { DoctorOptions } from "./doctor/doctor.js";
 export type { DoctorCheck, DoctorReport, DoctorStatus } from "./doctor/report.js";
 export { createEvaluatorFromAutoevals } from "./experiment/autoevals.js";
-export { DEFAULT_EXPERIMENT_MAX_CONCURRENCY } from "./experiment/defaults.js";
-export type { ExperimentDataApi } from "./experiment/delete-experiment-data.js";
-export type { ExperimentManagerDeps, ProgressStream } from "./experiment/experiment-manager.js";
-export { ExperimentManager } from "./experiment/experiment-manager-facade.js";
-export type { GateApi } from "./experiment/gate/baseline.js";
-export type { GateBaseline, GateFlip, GateOptions, GateResult, GateScore } from "./experiment/gate/types.js";
+export { ExperimentManager } from "./experiment/experiment-manager.js";
+export type {
+  GateApi,
+  GateBaseline,
+  GateFlip,
+  GateOptions,
+  GateResult,
+  GateScore,
+} from "./experiment/gate/types.js";
 export type {
   RegressionErrorMessageOptions,
   RegressionErrorMetricOptions,
@@ -108,6 +111,7 @@ export type {
 export { RegressionError } from "./experiment/regression-error.js";
 export type { RunnerContextExperimentParams, RunnerContextOptions } from "./experiment/runner-context.js";
 export { RunnerContext } from "./experiment/runner-context.js";
+export { DEFAULT_EXPERIMENT_MAX_CONCURRENCY } from "./experiment/types.js";
 export type {
   DeleteExperimentDataParams,
   DeleteExperimentDataResult,
@@ -118,6 +122,8 @@ export type {
   ExperimentItem,
   ExperimentItemResult,
   ExperimentItemStatus,
+  ExperimentDataApi,
+  ExperimentManagerDeps,
   ExperimentMetadata,
   ExperimentParams,
   ExperimentProgress,
@@ -128,6 +134,7 @@ export type {
   ExperimentTaskParams,
   ExperimentTrialResult,
   FormatOptions,
+  ProgressStream,
   RunEvaluator,
   RunEvaluatorParams,
   RunExperimentOnDataset,

@@ -19,7 +19,7 @@ import type { CreateScoreRequest, ScoreBody } from "../api/generated/types.js";
 import type { RequestRuntime } from "../api/request-runtime.js";
 import { MAX_CONCURRENT_SCORE_REQUESTS, type ScoreManagerConfig } from "./config.js";
 import { postScoreBody, scoreBatchBody, scoreSpill } from "./score-spill.js";
-import { logDroppedScore, prepareUnstampedScore } from "./validate-score.js";
+import { logDroppedScore, prepareScore } from "./validate-score.js";
 
 /** A score for a span: the trace (and observation) ids come from the span. */
 export type ScoreForSpan =
@@ -191,7 +191,7 @@ export class ScoreManager {
 
   #enqueue(score: unknown, ids: { traceId?: string; observationId?: string }): void {
     if (this.#context.config.disabled) return;
-    const prepared = prepareUnstampedScore(score, ids, this.#context.config.environment);
+    const prepared = prepareScore(score, ids, this.#context.config.environment);
     if (!prepared.ok) {
       logDroppedScore(this.#repeats, OWNER, prepared);
       return;

@@ -1,4 +1,5 @@
 import { outcomeOf, type RepeatLog, type SendOutcome, Spill } from "@svc/core";
+import { parseBody } from "../api/errors.js";
 import type { Operation } from "../api/operation.js";
 import type { RequestRuntime } from "../api/request-runtime.js";
 import type { ScoreManagerConfig } from "./config.js";
@@ -44,7 +45,7 @@ export async function postScoreBody(
       Array.from({ length: count }, (_, i) => i),
       "POST",
     );
-  const rejection = rejectionOf(new TextDecoder().decode(result.response.body), count);
+  const rejection = rejectionOf(parseBody(new TextDecoder().decode(result.response.body)), count);
   if (!rejection) return { delivered: count };
   repeats.error(`${owner}: scores rejected by the server`, rejection.line, {
     count: rejection.rejected,

@@ -1,37 +1,5 @@
 import { numericValue } from "./assertions.js";
-
-/** A score as the experiment routes list it. */
-interface ListedScore {
-  name: string;
-  value: unknown;
-}
-
-/** The REST calls a comparison makes to read its baseline; `svc.api` has them. */
-export interface GateApi {
-  experiments: {
-    list(request: {
-      fromStartTime: string;
-      datasetId?: string | null;
-      name?: string | null;
-      fields?: string | null;
-      limit?: number | null;
-      cursor?: string | null;
-    }): PromiseLike<{
-      data: { id: string; name: string; datasetId: string | null; scores?: ListedScore[] | null }[];
-      meta?: { cursor?: string | null };
-    }>;
-    listItems(request: {
-      fromStartTime: string;
-      experimentId?: string | null;
-      fields?: string | null;
-      limit?: number | null;
-      cursor?: string | null;
-    }): PromiseLike<{
-      data: { experimentItemId: string; level: string; scores?: ListedScore[] | null }[];
-      meta?: { cursor?: string | null };
-    }>;
-  };
-}
+import type { GateApi, ListedScore } from "./types.js";
 
 /** A baseline run as read from the server: its run scores and, per item id, the scores and outcome of its trials. */
 export interface BaselineRun {

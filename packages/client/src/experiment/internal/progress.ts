@@ -1,15 +1,5 @@
 import { describeError, RepeatLog } from "@svc/core";
-import type { ExperimentItemStatus, ExperimentProgress } from "../types.js";
-
-/** Where the progress line is drawn: stderr, or a stream given in its place. */
-export interface ProgressStream {
-  /** Whether the stream is a terminal; the line is drawn only then. */
-  isTTY?: boolean;
-  /** Width of the terminal in characters, when known. */
-  columns?: number;
-  /** Writes text as it is (the line is redrawn with a carriage return). */
-  write(text: string): unknown;
-}
+import type { ExperimentItemStatus, ExperimentProgress, ProgressStream } from "../types.js";
 
 /** Shortest time between two drawings of the line, in milliseconds (the last one is always drawn). */
 const REDRAW_EVERY_MS = 100;
