@@ -8,8 +8,7 @@ import {
   RepeatLog,
   show,
 } from "@svc/core";
-import { errorFromFailure } from "./error-from-failure.js";
-import { parseBody, responseOf } from "./errors.js";
+import { errorFromFailure, parseBody, responseOf } from "./errors.js";
 import type { Operation } from "./operation.js";
 
 export type { HttpMethod, Operation };
@@ -224,10 +223,13 @@ export class RequestRuntime {
     const prepared = this.#prepare(op, pathArgs, request, options);
     const result = await this.#send(prepared);
     if (!result.ok)
-      throw errorFromFailure(op, prepared.url, result.failure, result.attempts, {
-        path: pathOf(op, pathArgs),
-        sentCredentials: prepared.headers.authorization !== undefined,
-      });
+      throw errorFromFailure(
+        op,
+        prepared.url,
+        pathOf(op, pathArgs),
+        prepared.headers.authorization !== undefined,
+        result,
+      );
     const { response } = result;
     const text = new TextDecoder().decode(response.body);
     return { data: parseBody(text) as T, rawResponse: responseOf(response, text) };
