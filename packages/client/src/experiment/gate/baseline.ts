@@ -1,4 +1,4 @@
-import { numericValue } from "./assertions.js";
+import { means, numericValue } from "./assertions.js";
 import type { GateApi, ListedScore } from "./types.js";
 
 /** A baseline run as read from the server: its run scores and, per item id, the scores and outcome of its trials. */
@@ -87,11 +87,5 @@ async function findRun(api: GateApi, query: BaselineQuery): Promise<ListedRun | 
 }
 
 function numericScores(scores: ListedScore[] | null | undefined): Map<string, number> {
-  const values = new Map<string, number[]>();
-  for (const score of scores ?? []) {
-    const value = numericValue(score.value);
-    if (value === undefined) continue;
-    values.set(score.name, [...(values.get(score.name) ?? []), value]);
-  }
-  return new Map([...values].map(([name, list]) => [name, list.reduce((s, v) => s + v, 0) / list.length]));
+  return means((scores ?? []).map((score) => [score.name, numericValue(score.value)]));
 }

@@ -6,10 +6,11 @@ import {
   type Assertion,
   failedItemAssertions,
   holds,
+  itemMeans,
+  means,
   numericValue,
   parseAssertions,
   round,
-  runScore,
 } from "./assertions.js";
 import { type BaselineRun, type BaselineTrial, readBaseline } from "./baseline.js";
 import type { GateApi, GateFlip, GateOptions, GateResult, GateScore } from "./types.js";
@@ -110,47 +111,26 @@ export function compareRuns(
 }
 
 function compareScores(current: CurrentRun, baseline: BaselineRun, maxDrop: GateOptions["maxDrop"]): GateScore[] {
-  const itemNames = new Set<string>();
-  for (const r of current.itemResults)
-    for (const t of r.trials?.length ? r.trials : [r])
-      for (const e of t.evaluations) if (numericValue(e.value) !== undefined) itemNames.add(e.name);
-  const baselineItemMeans = baselineItemScores(baseline);
-  for (const name of baselineItemMeans.keys()) itemNames.add(name);
-
-  const runNames = new Set<string>();
-  for (const e of current.runEvaluations) if (numericValue(e.value) !== undefined) runNames.add(e.name);
-  for (const name of baseline.runScores.keys()) runNames.add(name);
-
+  const currentMeans = itemMeans(current.itemResults);
+  const baselineMeans = means(
+    [...baseline.items.values()].flatMap((trials) => trials.flatMap((trial) => [...trial.scores])),
+  );
+  const runNow = (name: string) => numericValue(current.runEvaluations.find((e) => e.name === name)?.value);
+  const runNames = current.runEvaluations.filter((e) => numericValue(e.value) !== undefined).map((e) => e.name);
   const score = (name: string, kind: GateScore["kind"], now: number | undefined, before: number | undefined) => {
     const drop = dropFor(name, maxDrop);
     const change = now !== undefined && before !== undefined ? now - before : undefined;
     const passed = before === undefined || (change !== undefined && change >= -drop - 1e-9);
     return { name, kind, baseline: before, current: now, change, maxDrop: drop, passed };
   };
-  const byName = (a: string, b: string) => a.localeCompare(b);
+  const names = (a: Iterable<string>, b: Iterable<string>) =>
+    [...new Set([...a, ...b])].sort((x, y) => x.localeCompare(y));
   return [
-    ...[...itemNames].sort(byName).map((n) => score(n, "item mean", itemMean(current, n), baselineItemMeans.get(n))),
-    ...[...runNames].sort(byName).map((n) => {
-      const now = numericValue(current.runEvaluations.find((e) => e.name === n)?.value);
-      return score(n, "run", now, baseline.runScores.get(n));
-    }),
+    ...names(currentMeans.keys(), baselineMeans.keys()).map((n) =>
+      score(n, "item mean", currentMeans.get(n), baselineMeans.get(n)),
+    ),
+    ...names(runNames, baseline.runScores.keys()).map((n) => score(n, "run", runNow(n), baseline.runScores.get(n))),
   ];
-}
-
-function itemMean(current: CurrentRun, name: string): number | undefined {
-  const hasItemValue = current.itemResults.some((r) =>
-    (r.trials?.length ? r.trials : [r]).some((t) => t.evaluations.some((e) => e.name === name)),
-  );
-  return hasItemValue ? runScore(current.itemResults, [], name) : undefined;
-}
-
-/** Per score name, the mean over every trace of every baseline item. */
-function baselineItemScores(baseline: BaselineRun): Map<string, number> {
-  const values = new Map<string, number[]>();
-  for (const trials of baseline.items.values())
-    for (const trial of trials)
-      for (const [name, value] of trial.scores) values.set(name, [...(values.get(name) ?? []), value]);
-  return new Map([...values].map(([name, list]) => [name, list.reduce((s, v) => s + v, 0) / list.length]));
 }
 
 function dropFor(name: string, maxDrop: GateOptions["maxDrop"]): number {
@@ -176,10 +156,7 @@ function baselinePasses(trials: BaselineTrial[], assertions: readonly Assertion[
   if (trials.some((t) => t.failed)) return false;
   return assertions
     .filter((a) => a.scope === "item")
-    .every((a) => {
-      const values = trials.map((t) => t.scores.get(a.name)).filter((v): v is number => v !== undefined);
-      return holds(a, values.length ? values.reduce((s, v) => s + v, 0) / values.length : undefined);
-    });
+    .every((a) => holds(a, means(trials.map((t) => [a.name, t.scores.get(a.name)])).get(a.name)));
 }
 
 const FLIPS_LISTED = 20;
