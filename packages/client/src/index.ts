@@ -111,7 +111,6 @@ export type {
 export { RegressionError } from "./experiment/regression-error.js";
 export type { RunnerContextExperimentParams, RunnerContextOptions } from "./experiment/runner-context.js";
 export { RunnerContext } from "./experiment/runner-context.js";
-export { DEFAULT_EXPERIMENT_MAX_CONCURRENCY } from "./experiment/types.js";
 export type {
   DeleteExperimentDataParams,
   DeleteExperimentDataResult,
@@ -119,10 +118,10 @@ export type {
   EvaluationFailure,
   Evaluator,
   EvaluatorParams,
+  ExperimentDataApi,
   ExperimentItem,
   ExperimentItemResult,
   ExperimentItemStatus,
-  ExperimentDataApi,
   ExperimentManagerDeps,
   ExperimentMetadata,
   ExperimentParams,
@@ -141,6 +140,7 @@ export type {
   RunExperimentOnDatasetParams,
   ScoreSummary,
 } from "./experiment/types.js";
+export { DEFAULT_EXPERIMENT_MAX_CONCURRENCY } from "./experiment/types.js";
 export type { MediaHealth, PromptHealth, RequestHealth, SvcClientHealth } from "./health.js";
 export type { ParsedMediaReference, SvcMediaResolveMediaReferencesParams } from "./media/media-manager.js";
 export { MediaManager } from "./media/media-manager.js";

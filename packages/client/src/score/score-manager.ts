@@ -2,23 +2,23 @@ import { type Span, trace } from "@opentelemetry/api";
 import {
   BatchQueue,
   counted,
-  outcomeOf,
   type DeliveryHealth,
   describeError,
   type ExitWatch,
   gaveUpAfter,
   getGlobalLogger,
   LOST_SEND_GRACE_MS,
+  outcomeOf,
   RepeatLog,
   type SendOutcome,
-  sendInHalves,
   Spill,
+  sendInHalves,
   tooLargeOutcome,
   traceSampler,
   watchQueueForExit,
 } from "@svc/core";
-import type { CreateScoreRequest, ScoreBody } from "../api/generated/types.js";
 import { parseBody } from "../api/errors.js";
+import type { CreateScoreRequest, ScoreBody } from "../api/generated/types.js";
 import type { Operation, RequestRuntime } from "../api/request-runtime.js";
 import { MAX_CONCURRENT_SCORE_REQUESTS, type ScoreManagerConfig } from "./config.js";
 import { logDroppedScore, prepareScore, rejectionOf } from "./validate-score.js";
