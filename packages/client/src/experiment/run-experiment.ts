@@ -183,8 +183,7 @@ function logItemOutcomes(itemResults: ItemResult[], runName: string): void {
     );
   else if (itemResults.some((r) => r.status === "skipped"))
     log.info(`ExperimentManager: run "${runName}" was aborted: ${statusCounts(itemResults)}`);
-  for (const { line } of evaluatorFailureSummaries(itemResults))
-    log.warn(`ExperimentManager: run "${runName}": ${line}`);
+  for (const line of evaluatorFailureSummaries(itemResults)) log.warn(`ExperimentManager: run "${runName}": ${line}`);
 }
 
 function datasetVersionOf(version: string | Date | undefined): string | undefined {

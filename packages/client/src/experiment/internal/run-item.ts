@@ -8,6 +8,7 @@ import {
   type SettleWithinOptions,
   settleWithin,
   sleep,
+  toHex,
 } from "@svc/core";
 import { type SvcSpan, startActiveObservation } from "@svc/tracing";
 import type {
@@ -167,7 +168,8 @@ function propagatedAttributes(item: Item, itemId: string, rootSpanId: string, ru
 }
 
 function rootMetadata(item: Item, run: RunContext, trial: number | undefined): Record<string, unknown> {
-  const itemMetadata = isPlainObject(item.metadata) ? item.metadata : {};
+  const { metadata: given } = item;
+  const itemMetadata = typeof given === "object" && given !== null && !Array.isArray(given) ? given : {};
   const metadata: Record<string, unknown> = {
     ...itemMetadata,
     ...run.params.metadata,
@@ -195,9 +197,7 @@ export function toScoreFields(evaluation: Evaluation): ExperimentScoreBody {
 /** First 16 hex characters of the SHA-256 of the input (strings as-is, other values as JSON). */
 export async function hashInput(input: unknown): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(toText(input)));
-  let hex = "";
-  for (const byte of new Uint8Array(digest).subarray(0, 8)) hex += byte.toString(16).padStart(2, "0");
-  return hex;
+  return toHex(new Uint8Array(digest, 0, 8));
 }
 
 function toText(value: unknown): string {
@@ -207,10 +207,6 @@ function toText(value: unknown): string {
   } catch {
     return String(value);
   }
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** Name of the child span of each attempt, when a run has retries. */
