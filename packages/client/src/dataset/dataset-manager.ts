@@ -3,8 +3,7 @@ import type { SvcApiClient } from "../api/generated/client.js";
 import type { CreateDatasetItemRequest, Dataset, DatasetItem } from "../api/generated/types.js";
 import type { RequestOptions } from "../api/request-runtime.js";
 import type { RunExperimentOnDataset } from "../experiment/types.js";
-import { SVC_MEDIA } from "../media/media-brand.js";
-import type { SvcMedia } from "../media/svc-media.js";
+import { SVC_MEDIA, type SvcMedia } from "../media/svc-media.js";
 import { resolveItemMediaReferences } from "./media-references.js";
 
 /** Default number of items fetched per page by {@link DatasetManager.get}. */
