@@ -119,34 +119,22 @@ export class ScoreManager {
 
   /** Queues a score for the observation (span) given, on its trace. */
   observation(target: { otelSpan: Span }, score: ScoreForSpan): void {
-    this.#guard("observation", () => {
-      const { traceId, spanId } = target.otelSpan.spanContext();
-      this.#enqueue(score, { traceId, observationId: spanId });
-    });
+    this.#guard("observation", () => this.#enqueueFor(target.otelSpan, score, true));
   }
 
   /** Queues a score for the trace of the span given. */
   trace(target: { otelSpan: Span }, score: ScoreForSpan): void {
-    this.#guard("trace", () => this.#enqueue(score, { traceId: target.otelSpan.spanContext().traceId }));
+    this.#guard("trace", () => this.#enqueueFor(target.otelSpan, score, false));
   }
 
   /** Queues a score for the active observation (span); logs and drops it when no span is active. */
   activeObservation(score: ScoreForSpan): void {
-    this.#guard("activeObservation", () => {
-      const span = trace.getActiveSpan();
-      if (!span) return this.#noActiveSpan();
-      const { traceId, spanId } = span.spanContext();
-      this.#enqueue(score, { traceId, observationId: spanId });
-    });
+    this.#guard("activeObservation", () => this.#enqueueFor(trace.getActiveSpan(), score, true));
   }
 
   /** Queues a score for the trace of the active span; logs and drops it when no span is active. */
   activeTrace(score: ScoreForSpan): void {
-    this.#guard("activeTrace", () => {
-      const span = trace.getActiveSpan();
-      if (!span) return this.#noActiveSpan();
-      this.#enqueue(score, { traceId: span.spanContext().traceId });
-    });
+    this.#guard("activeTrace", () => this.#enqueueFor(trace.getActiveSpan(), score, false));
   }
 
   /**
@@ -218,9 +206,14 @@ export class ScoreManager {
     this.#queue.push({ json, name: request.name });
   }
 
-  #noActiveSpan(): void {
-    const line = `${OWNER}: no active span, score dropped`;
-    this.#repeats.warn(line, line);
+  /** Queues a score on the trace of `span` (and on `span` itself, as its observation, when `onSpan`). */
+  #enqueueFor(span: Span | undefined, score: ScoreForSpan, onSpan: boolean): void {
+    if (!span) {
+      const line = `${OWNER}: no active span, score dropped`;
+      return this.#repeats.warn(line, line);
+    }
+    const { traceId, spanId } = span.spanContext();
+    this.#enqueue(score, onSpan ? { traceId, observationId: spanId } : { traceId });
   }
 
   async #send(queued: QueuedScore[], signal: AbortSignal): Promise<SendOutcome<QueuedScore>> {
