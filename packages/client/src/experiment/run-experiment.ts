@@ -15,7 +15,7 @@ import {
 import { getSvcTracerProvider } from "@svc/tracing";
 import { evaluatorFailureSummaries, formatExperimentResult, itemLabel, statusCounts } from "./format.js";
 import { compareWithBaseline } from "./gate/gate.js";
-import { defaultProgressStream, RunProgress } from "./internal/progress.js";
+import { RunProgress } from "./internal/progress.js";
 import { type EvaluationOutcome, type RunContext, runEvaluators, runItem, toScoreFields } from "./internal/run-item.js";
 import {
   DEFAULT_EXPERIMENT_MAX_CONCURRENCY,
@@ -25,6 +25,7 @@ import {
   type ExperimentProgress,
   type ExperimentResult,
   type ExperimentTrialResult,
+  type ProgressStream,
   type ScoreSummary,
 } from "./types.js";
 
@@ -117,7 +118,9 @@ export async function runExperiment<Input, ExpectedOutput, Metadata, Output>(
 async function runItems(deps: ExperimentManagerDeps, run: RunContext, options: RunOptions): Promise<ItemResult[]> {
   const trials = options.trials;
   const units = run.params.data.flatMap((item) => Array.from({ length: trials }, (_, t) => ({ item, trial: t + 1 })));
-  const stream = options.showProgress ? (deps.progressStream ?? defaultProgressStream()) : undefined;
+  // stderr where the runtime has one.
+  const stderr = typeof process === "undefined" ? undefined : (process.stderr as ProgressStream | undefined);
+  const stream = options.showProgress ? (deps.progressStream ?? stderr) : undefined;
   const progress = new RunProgress(units.length, run.runName, options.onProgress, stream);
   const withProgress: RunContext = { ...run, attempts: { ...run.attempts, onRetry: () => progress.retried() } };
   let lastStarted = Promise.resolve();

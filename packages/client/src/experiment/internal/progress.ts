@@ -8,11 +8,6 @@ const TICK_EVERY_MS = 1000;
 const BAR_WIDTH = 20;
 const ERASE_TO_END = "\x1b[K";
 
-/** The stream of the progress line: stderr where the runtime has one. */
-export function defaultProgressStream(): ProgressStream | undefined {
-  return typeof process === "undefined" ? undefined : (process.stderr as ProgressStream | undefined);
-}
-
 /**
  * The progress of one run: counts items as they end, passes the counts to `onProgress`, and, on a terminal, keeps one
  * line on it up to date (redrawn in place with a carriage return, ended with a newline when the run ends).
