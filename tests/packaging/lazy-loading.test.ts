@@ -269,7 +269,14 @@ describe("a copy of the packages whose lazily loaded chunks are missing", () => 
     const out = JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}");
     expect(out.doctor).toEqual({
       ok: false,
-      checks: [{ name: "doctor", status: "fail", detail: expect.stringContaining("the checks could not be loaded") }],
+      checks: [
+        {
+          name: "doctor",
+          status: "fail",
+          detail: expect.stringContaining("the checks could not be loaded"),
+          fix: expect.stringContaining("reinstall it, and have the bundler or deploy tool keep the files it loads"),
+        },
+      ],
     });
     expect(out.prompt).toEqual({ compiled: "Hi Ada", isFallback: true });
     expect(out.failed).toEqual({ notFound: true, status: 404 });

@@ -7,7 +7,7 @@ import { createDatasetManager, type DatasetManager } from "./dataset/dataset-man
 import type { DoctorOptions } from "./doctor/doctor.js";
 import type { DoctorReport } from "./doctor/report.js";
 import { ExperimentManager } from "./experiment/experiment-manager.js";
-import type { SvcClientHealth } from "./health.js";
+import { missingChunkFix, type SvcClientHealth } from "./health.js";
 import { MediaManager } from "./media/media-manager.js";
 import { PromptManager } from "./prompt/prompt-manager.js";
 import { createScoreManager, type ScoreManager } from "./score/score-manager.js";
@@ -134,10 +134,11 @@ export class SvcClient {
       ({ runClientDoctor }) => runClientDoctor(this.#connection, options, this.config.score.spill),
       (error: unknown): DoctorReport => {
         const detail = `the checks could not be loaded: ${describeError(error)}`;
+        const fix = missingChunkFix("client-doctor");
         return {
           ok: false,
-          checks: [{ name: "doctor", status: "fail", detail }],
-          toString: () => `svc doctor: ${detail}`,
+          checks: [{ name: "doctor", status: "fail", detail, fix }],
+          toString: () => `svc doctor: ${detail}. Fix: ${fix}`,
         };
       },
     );

@@ -1,4 +1,5 @@
 import { describeError, loadOnce, RepeatLog } from "@svc/core";
+import { missingChunkFix } from "../health.js";
 import type {
   DeleteExperimentDataParams,
   DeleteExperimentDataResult,
@@ -110,8 +111,7 @@ function checkParams(params: { name?: unknown; data?: unknown; task?: unknown })
 
 /** A copy of the package that lacks the runner's file (some deploy tools copy only the files imported statically). */
 function runnerNotLoaded(cause: unknown): never {
-  const fix =
-    "the installed @svc/client lacks a file of its dist folder: reinstall it, and have the bundler or deploy tool keep the files it loads with import() (dist/run-experiment-*)";
+  const fix = missingChunkFix("run-experiment");
   const kind = "ExperimentManager: the experiment runner could not be loaded";
   loadFailures.error(kind, `${kind} (${describeError(cause)}); ${fix}`);
   const error = new Error(`ExperimentManager.run: the experiment runner could not be loaded; ${fix}`, { cause });
