@@ -210,7 +210,8 @@ export class ScoreManager {
   #enqueueFor(span: Span | undefined, score: ScoreForSpan, onSpan: boolean): void {
     if (!span) {
       const line = `${OWNER}: no active span, score dropped`;
-      return this.#repeats.warn(line, line);
+      this.#repeats.warn(line, line);
+      return;
     }
     const { traceId, spanId } = span.spanContext();
     this.#enqueue(score, onSpan ? { traceId, observationId: spanId } : { traceId });
