@@ -42,7 +42,17 @@ const RUN_SPECS = {
   showProgress: booleanOption(true),
 };
 /** The other options of a run: known, so that they draw no warning about an unknown name. */
-const OTHER_OPTIONS = ["name", "runName", "description", "metadata", "data", "task", "evaluators", "runEvaluators"];
+const OTHER_OPTIONS = [
+  "name",
+  "runName",
+  "description",
+  "metadata",
+  "data",
+  "task",
+  "evaluators",
+  "runEvaluators",
+  "datasetVersion",
+];
 
 type RunOptions = Resolved<typeof RUN_SPECS>;
 
@@ -51,7 +61,7 @@ export async function runExperiment<Input, ExpectedOutput, Metadata, Output>(
   deps: ExperimentManagerDeps,
   params: ExperimentParams<Input, ExpectedOutput, Metadata, Output>,
 ): Promise<ExperimentResult<Input, ExpectedOutput, Metadata, Output>> {
-  const options = resolveOptions("ExperimentManager.run", RUN_SPECS, params, {}, [...OTHER_OPTIONS, "datasetVersion"]);
+  const options = resolveOptions("ExperimentManager.run", RUN_SPECS, params, {}, OTHER_OPTIONS);
   const log = getGlobalLogger();
   const experimentId = randomHex(8);
   const runName = params.runName ?? `${params.name} - ${new Date().toISOString()}`;
