@@ -212,6 +212,8 @@ describe("a copy of the packages whose lazily loaded chunks are missing", () => 
     const server = await startServer((req) => {
       if (req.path.startsWith("/api/public/v2/prompts/")) return { status: 404, json: { message: "no such prompt" } };
       if (req.path === "/api/public/scores/missing") return { status: 404, json: { message: "no such score" } };
+      if (req.path === "/api/public/v2/datasets/qa") return { json: { id: "ds-1", name: "qa" } };
+      if (req.path === "/api/public/dataset-items") return { json: { data: [{ id: "i-1", input: 1 }], meta: {} } };
       return { json: {} };
     });
     onTestFinished(server.close);
@@ -238,9 +240,10 @@ describe("a copy of the packages whose lazily loaded chunks are missing", () => 
       const failed = await svc.api.scores.delete("missing", {}, { maxRetries: 0 }).catch((error) => error);
       const { prompt: promptHealth } = svc.health();
       const experiment = { name: "lazy", data: [{ input: 1 }], task: ({ input }) => input };
+      const dataset = await svc.dataset.get("qa");
       const runs = await Promise.all([
         svc.experiment.run(experiment).catch((error) => error),
-        svc.experiment.run(experiment).catch((error) => error),
+        dataset.runExperiment({ name: "lazy", task: ({ input }) => input }).catch((error) => error),
       ]);
       const unnamed = await svc.experiment.run({ ...experiment, name: "" }).catch((error) => error);
       await svc.shutdown();
@@ -281,8 +284,9 @@ describe("a copy of the packages whose lazily loaded chunks are missing", () => 
     expect(out.prompt).toEqual({ compiled: "Hi Ada", isFallback: true });
     expect(out.failed).toEqual({ notFound: true, status: 404 });
     expect(out.promptHealth).toEqual({ requests: 1, failures: 1, fallbacks: 1 });
-    // The experiment runner: a typed error naming the fix, the load's own error as its cause, one log line with the
-    // fix and a count for the second run; options are still checked as documented.
+    // The experiment runner, from svc.experiment.run() and dataset.runExperiment(): a typed error naming the fix, the
+    // load's own error as its cause, one log line with the fix and a count for the second run; options are still
+    // checked as documented.
     expect(out.runs).toEqual([
       {
         name: "SvcModuleLoadError",
