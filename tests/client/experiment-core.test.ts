@@ -1,8 +1,7 @@
 import { mapLimit } from "@svc/core";
 import { describe, expect, it } from "vitest";
 import { excerpt, formatExperimentResult } from "../../packages/client/src/experiment/format.js";
-import { runEvaluators } from "../../packages/client/src/experiment/internal/evaluate.js";
-import { hashInput, toScoreFields } from "../../packages/client/src/experiment/internal/run-item.js";
+import { hashInput, runEvaluators, toScoreFields } from "../../packages/client/src/experiment/internal/run-item.js";
 import type { Evaluation } from "../../packages/client/src/experiment/types.js";
 
 describe("mapLimit", () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { holds, parseAssertions } from "../../packages/client/src/experiment/gate/assertions.js";
 import type { BaselineRun } from "../../packages/client/src/experiment/gate/baseline.js";
-import { compareRuns } from "../../packages/client/src/experiment/gate/compare.js";
-import { summarize } from "../../packages/client/src/experiment/internal/trials.js";
+import { compareRuns } from "../../packages/client/src/experiment/gate/gate.js";
+import { summarize } from "../../packages/client/src/experiment/run-experiment.js";
 import type { ExperimentItemResult } from "../../packages/client/src/experiment/types.js";
 
 describe("assertions", () => {

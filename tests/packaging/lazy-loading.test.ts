@@ -17,7 +17,7 @@ const run = promisify(execFile);
 const LOADED_ON_FIRST_USE: Record<string, Record<string, string>> = {
   client: {
     doctor: "function checkClock(",
-    "experiment runner": "ExperimentRunner = class",
+    "experiment runner": "function runExperiment(",
   },
   // The OTLP encoders are the core's (the span processor and the doctor both encode spans), built into @svc/tracing.
   tracing: { "media upload": "function uploadOnce(", "OTLP/protobuf encoder": "function* encodeTraceRequestProtobuf(" },
@@ -212,6 +212,8 @@ describe("a copy of the packages whose lazily loaded chunks are missing", () => 
     const server = await startServer((req) => {
       if (req.path.startsWith("/api/public/v2/prompts/")) return { status: 404, json: { message: "no such prompt" } };
       if (req.path === "/api/public/scores/missing") return { status: 404, json: { message: "no such score" } };
+      if (req.path === "/api/public/v2/datasets/qa") return { json: { id: "ds-1", name: "qa" } };
+      if (req.path === "/api/public/dataset-items") return { json: { data: [{ id: "i-1", input: 1 }], meta: {} } };
       return { json: {} };
     });
     onTestFinished(server.close);
@@ -237,12 +239,21 @@ describe("a copy of the packages whose lazily loaded chunks are missing", () => 
       const prompt = await svc.prompt.get("greeting", { type: "text", fallback: "Hi {{who}}", maxRetries: 0 });
       const failed = await svc.api.scores.delete("missing", {}, { maxRetries: 0 }).catch((error) => error);
       const { prompt: promptHealth } = svc.health();
+      const experiment = { name: "lazy", data: [{ input: 1 }], task: ({ input }) => input };
+      const dataset = await svc.dataset.get("qa");
+      const runs = await Promise.all([
+        svc.experiment.run(experiment).catch((error) => error),
+        dataset.runExperiment({ name: "lazy", task: ({ input }) => input }).catch((error) => error),
+      ]);
+      const unnamed = await svc.experiment.run({ ...experiment, name: "" }).catch((error) => error);
       await svc.shutdown();
       console.log(JSON.stringify({
         doctor: { ok: report.ok, checks: report.checks },
         prompt: { compiled: prompt.compile({ who: "Ada" }), isFallback: prompt.isFallback },
         failed: { notFound: failed instanceof NotFoundError, status: failed.statusCode },
         promptHealth: { requests: promptHealth.requests, failures: promptHealth.failures, fallbacks: promptHealth.fallbacks },
+        runs: runs.map((error) => ({ name: error.name, message: error.message, cause: String(error.cause) })),
+        unnamed: { type: unnamed.constructor.name, message: unnamed.message },
       }));
     })();`;
     const args = how === "import" ? ["--input-type=module", "-e", script] : ["-e", script];
@@ -251,21 +262,48 @@ describe("a copy of the packages whose lazily loaded chunks are missing", () => 
     expect(deleted.map((file) => file.replace(/-[A-Z0-9]{8}\./, ".")).sort()).toEqual([
       "client-doctor.cjs",
       "client-doctor.js",
-      "experiment-manager.cjs",
-      "experiment-manager.js",
       "otlp-protobuf.cjs",
       "otlp-protobuf.js",
+      "run-experiment.cjs",
+      "run-experiment.js",
       "upload-once.cjs",
       "upload-once.js",
     ]);
     const out = JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}");
     expect(out.doctor).toEqual({
       ok: false,
-      checks: [{ name: "doctor", status: "fail", detail: expect.stringContaining("the checks could not be loaded") }],
+      checks: [
+        {
+          name: "doctor",
+          status: "fail",
+          detail: expect.stringContaining("the checks could not be loaded"),
+          fix: expect.stringContaining("reinstall it, and have the bundler or deploy tool keep the files it loads"),
+        },
+      ],
     });
     expect(out.prompt).toEqual({ compiled: "Hi Ada", isFallback: true });
     expect(out.failed).toEqual({ notFound: true, status: 404 });
     expect(out.promptHealth).toEqual({ requests: 1, failures: 1, fallbacks: 1 });
+    // The experiment runner, from svc.experiment.run() and dataset.runExperiment(): a typed error naming the fix, the
+    // load's own error as its cause, one log line with the fix and a count for the second run; options are still
+    // checked as documented.
+    expect(out.runs).toEqual([
+      {
+        name: "SvcModuleLoadError",
+        message: expect.stringContaining("the experiment runner could not be loaded; the installed @svc/client lacks"),
+        cause: expect.stringMatching(/Cannot find module|ERR_MODULE_NOT_FOUND/),
+      },
+      expect.objectContaining({ name: "SvcModuleLoadError" }),
+    ]);
+    expect(out.unnamed).toEqual({
+      type: "TypeError",
+      message: "ExperimentManager.run: option name must be a non-empty string",
+    });
+    const loadLines = stderr.split("\n").filter((line) => line.includes("the experiment runner could not be loaded"));
+    expect(loadLines).toEqual([
+      expect.stringContaining("reinstall it, and have the bundler or deploy tool keep the files it loads"),
+      expect.stringContaining("happened 1 more time(s)"),
+    ]);
     // The OTLP/JSON export goes out without its media uploaded; the OTLP/protobuf one cannot be encoded.
     const traces = server.seen.filter((req) => req.path === "/api/public/otel/v1/traces");
     expect(traces.map((req) => req.headers["content-type"])).toEqual(["application/json"]);

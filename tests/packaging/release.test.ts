@@ -133,7 +133,7 @@ const SHIPPED: Record<string, string[]> = {
     "dist/<shared>-<hash>.d.ts",
     ...chunk("chunk"),
     ...chunk("client-doctor"),
-    ...chunk("experiment-manager"),
+    ...chunk("run-experiment"),
   ],
   langchain: ["README.md", "package.json", ...built("index")],
 };

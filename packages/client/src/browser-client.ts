@@ -17,7 +17,7 @@ import {
 import { createScoresApi, type ScoresApi } from "./api/generated/scores.js";
 import type { CreateScoreRequest } from "./api/generated/types.js";
 import { RequestRuntime } from "./api/request-runtime.js";
-import { logDroppedScore, prepareScore, rejectionLine } from "./score/validate-score.js";
+import { logDroppedScore, prepareScore, rejectionOf } from "./score/validate-score.js";
 
 /** Options of {@link SvcBrowserClient}. */
 export interface SvcBrowserClientParams {
@@ -130,9 +130,10 @@ export class SvcBrowserClient {
         return undefined;
       }
       const { request } = prepared;
+      request.timestamp = new Date().toISOString();
       const response = await this.#scores.create([request], { maxRetries: this.#maxRetries });
-      const rejection = rejectionLine(response, 1);
-      if (rejection) return void logger.error(rejection);
+      const rejection = rejectionOf(response, 1);
+      if (rejection) return void logger.error(rejection.line);
       return { id: request.id };
     } catch (error) {
       this.#repeats.error(`${OWNER}: score lost`, `${OWNER}: score lost: ${describeError(error)}`);

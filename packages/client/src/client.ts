@@ -6,9 +6,8 @@ import { resolveClientConfig, type SvcClientConfig, type SvcClientParams } from 
 import { createDatasetManager, type DatasetManager } from "./dataset/dataset-manager.js";
 import type { DoctorOptions } from "./doctor/doctor.js";
 import type { DoctorReport } from "./doctor/report.js";
-import { ExperimentManager } from "./experiment/experiment-manager-facade.js";
-import { createRunExperimentOnDataset } from "./experiment/run-on-dataset.js";
-import type { SvcClientHealth } from "./health.js";
+import { ExperimentManager } from "./experiment/experiment-manager.js";
+import { missingChunkFix, type SvcClientHealth } from "./health.js";
 import { MediaManager } from "./media/media-manager.js";
 import { PromptManager } from "./prompt/prompt-manager.js";
 import { createScoreManager, type ScoreManager } from "./score/score-manager.js";
@@ -83,7 +82,11 @@ export class SvcClient {
       backend: config.backend,
     });
     this.dataset = createDatasetManager(this.api, {
-      decorate: (dataset) => ({ ...dataset, runExperiment: createRunExperimentOnDataset(this.experiment, dataset) }),
+      decorate: (dataset) => ({
+        ...dataset,
+        runExperiment: (params) =>
+          this.experiment.run({ ...params, data: dataset.items, datasetVersion: dataset.version }),
+      }),
       uploader,
     });
     this.media = new MediaManager(this.api, {
@@ -131,10 +134,11 @@ export class SvcClient {
       ({ runClientDoctor }) => runClientDoctor(this.#connection, options, this.config.score.spill),
       (error: unknown): DoctorReport => {
         const detail = `the checks could not be loaded: ${describeError(error)}`;
+        const fix = missingChunkFix("client-doctor");
         return {
           ok: false,
-          checks: [{ name: "doctor", status: "fail", detail }],
-          toString: () => `svc doctor: ${detail}`,
+          checks: [{ name: "doctor", status: "fail", detail, fix }],
+          toString: () => `svc doctor: ${detail}. Fix: ${fix}`,
         };
       },
     );

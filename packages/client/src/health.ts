@@ -63,3 +63,11 @@ export class RequestTally {
     return { requests: this.#requests, failures: this.#failures, lastError: this.#lastError };
   }
 }
+
+/**
+ * What to do when code loaded on first use cannot be loaded: a copy of the package lacks its file `dist/<chunk>-*`
+ * (some deploy tools copy only the files an entry imports statically).
+ */
+export function missingChunkFix(chunk: string): string {
+  return `the installed @svc/client lacks a file of its dist folder: reinstall it, and have the bundler or deploy tool keep the files it loads with import() (dist/${chunk}-*)`;
+}

@@ -94,12 +94,15 @@ export { DatasetManager } from "./dataset/dataset-manager.js";
 export type { DoctorOptions } from "./doctor/doctor.js";
 export type { DoctorCheck, DoctorReport, DoctorStatus } from "./doctor/report.js";
 export { createEvaluatorFromAutoevals } from "./experiment/autoevals.js";
-export { DEFAULT_EXPERIMENT_MAX_CONCURRENCY } from "./experiment/defaults.js";
-export type { ExperimentDataApi } from "./experiment/delete-experiment-data.js";
-export type { ExperimentManagerDeps, ProgressStream } from "./experiment/experiment-manager.js";
-export { ExperimentManager } from "./experiment/experiment-manager-facade.js";
-export type { GateApi } from "./experiment/gate/baseline.js";
-export type { GateBaseline, GateFlip, GateOptions, GateResult, GateScore } from "./experiment/gate/types.js";
+export { ExperimentManager } from "./experiment/experiment-manager.js";
+export type {
+  GateApi,
+  GateBaseline,
+  GateFlip,
+  GateOptions,
+  GateResult,
+  GateScore,
+} from "./experiment/gate/types.js";
 export type {
   RegressionErrorMessageOptions,
   RegressionErrorMetricOptions,
@@ -115,9 +118,11 @@ export type {
   EvaluationFailure,
   Evaluator,
   EvaluatorParams,
+  ExperimentDataApi,
   ExperimentItem,
   ExperimentItemResult,
   ExperimentItemStatus,
+  ExperimentManagerDeps,
   ExperimentMetadata,
   ExperimentParams,
   ExperimentProgress,
@@ -128,12 +133,14 @@ export type {
   ExperimentTaskParams,
   ExperimentTrialResult,
   FormatOptions,
+  ProgressStream,
   RunEvaluator,
   RunEvaluatorParams,
   RunExperimentOnDataset,
   RunExperimentOnDatasetParams,
   ScoreSummary,
 } from "./experiment/types.js";
+export { DEFAULT_EXPERIMENT_MAX_CONCURRENCY } from "./experiment/types.js";
 export type { MediaHealth, PromptHealth, RequestHealth, SvcClientHealth } from "./health.js";
 export type { ParsedMediaReference, SvcMediaResolveMediaReferencesParams } from "./media/media-manager.js";
 export { MediaManager } from "./media/media-manager.js";

@@ -1,8 +1,17 @@
-import { type HttpResponse, redactSecrets } from "@svc/core";
+import {
+  describeError,
+  describeFailure,
+  failureHint,
+  type HttpFailure,
+  type HttpResponse,
+  placeOf,
+  redactSecrets,
+} from "@svc/core";
+import type { Operation } from "./operation.js";
 
 const INSPECT = Symbol.for("nodejs.util.inspect.custom");
 /** Most characters of a body that an error message or its printed form shows. */
-export const EXCERPT = 300;
+const EXCERPT = 300;
 
 /**
  * Error of a REST call: an error status from the server, or a request that could not be completed.
@@ -127,4 +136,81 @@ export function responseOf(response: HttpResponse, text: string): Response {
   } catch {
     return new Response(nullBody ? null : text, init);
   }
+}
+
+const ERROR_BY_STATUS: Record<number, typeof SvcAPIError> = {
+  400: BadRequestError,
+  401: UnauthorizedError,
+  403: AccessDeniedError,
+  404: NotFoundError,
+  405: MethodNotAllowedError,
+  409: ConflictError,
+  429: TooManyRequestsError,
+};
+
+const NO_KEYS_HINT =
+  "The client has no keys, so the request carried none: pass publicKey and secretKey, or set SVC_PUBLIC_KEY and SVC_SECRET_KEY.";
+
+/**
+ * The typed error for a failed call of `op` to `url` (`path` is its route with the path parameters filled in): by
+ * status when the server answered, else timeout or transport failure.
+ */
+export function errorFromFailure(
+  op: Operation,
+  url: string,
+  path: string,
+  sentCredentials: boolean,
+  { failure, attempts }: { failure: HttpFailure; attempts: number },
+): SvcAPIError {
+  const tries = attempts > 1 ? ` (after ${attempts} attempts)` : "";
+  const hint = failureHint(failure, url);
+  const withHint = (advice: string | undefined) => `${tries}${advice ? `. ${advice}` : ""}`;
+  const where = `${op.method} ${path} on ${placeOf(url).host}`;
+  switch (failure.kind) {
+    case "status": {
+      const refused = failure.status === 401 || failure.status === 403;
+      return errorFromResponse(op, failure.response, withHint(refused && !sentCredentials ? NO_KEYS_HINT : hint));
+    }
+    case "timeout":
+    case "deadline":
+      return new SvcAPITimeoutError(
+        `Timeout calling ${where}: ${describeFailure(failure, op.method, url)}${withHint(hint)}`,
+      );
+    case "aborted":
+      return new SvcAPIError(`Request aborted calling ${where}`, undefined, undefined, undefined, {
+        cause: failure.reason,
+      });
+    case "network": {
+      const message = `Request failed calling ${where}: ${failure.code ?? describeError(failure.error)}${tries}. ${hint}`;
+      return new SvcAPIError(message, undefined, undefined, undefined, { cause: failure.error });
+    }
+    default:
+      return new SvcAPIError(
+        `Request not sent calling ${op.method} ${path}: ${describeFailure(failure, op.method, url)}${withHint(hint)}`,
+      );
+  }
+}
+
+/** The typed error for an answer with an error status; its message shows the body's `message`, or an excerpt. */
+function errorFromResponse(op: Operation, response: HttpResponse, suffix: string): SvcAPIError {
+  const text = new TextDecoder().decode(response.body);
+  const body = parseBody(text);
+  const { status } = response;
+  const ErrorClass = ERROR_BY_STATUS[status] ?? (status >= 500 ? ServerError : SvcAPIError);
+  const message = (body as { message?: unknown } | undefined)?.message;
+  const detail =
+    typeof body === "string"
+      ? body.slice(0, EXCERPT)
+      : typeof message === "string"
+        ? message
+        : body === undefined
+          ? ""
+          : excerpt(body);
+  const { host, path } = placeOf(response.url);
+  return new ErrorClass(
+    `Status ${status} from ${op.method} ${path || op.path} on ${host}${detail ? `: ${detail}` : ""}${suffix}`,
+    status,
+    body,
+    responseOf(response, text),
+  );
 }

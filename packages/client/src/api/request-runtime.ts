@@ -8,8 +8,7 @@ import {
   RepeatLog,
   show,
 } from "@svc/core";
-import { errorFromFailure } from "./error-from-failure.js";
-import { parseBody, responseOf } from "./errors.js";
+import { errorFromFailure, parseBody, responseOf } from "./errors.js";
 import type { Operation } from "./operation.js";
 
 export type { HttpMethod, Operation };
@@ -148,7 +147,17 @@ export class RequestRuntime {
 
   /** Runs one operation and returns its parsed body; rejects with a typed error. */
   call<T>(op: Operation, pathArgs: PathArgs, request: unknown, options?: RequestOptions): ApiPromise<T> {
-    return new ApiPromise(this.#call<T>(op, pathArgs, request, options ?? {}));
+    const run = async (): Promise<WithRawResponse<T>> => {
+      const prepared = this.#prepare(op, pathArgs, request, options ?? {});
+      const result = await this.#send(prepared);
+      if (!result.ok) {
+        const sentCredentials = prepared.headers.authorization !== undefined;
+        throw errorFromFailure(op, prepared.url, pathOf(op, pathArgs), sentCredentials, result);
+      }
+      const text = new TextDecoder().decode(result.response.body);
+      return { data: parseBody(text) as T, rawResponse: responseOf(result.response, text) };
+    };
+    return new ApiPromise(run());
   }
 
   /**
@@ -210,24 +219,6 @@ export class RequestRuntime {
         url: request.url,
       });
     return httpRequest(request, this.#config.backend);
-  }
-
-  async #call<T>(
-    op: Operation,
-    pathArgs: PathArgs,
-    request: unknown,
-    options: RequestOptions,
-  ): Promise<WithRawResponse<T>> {
-    const prepared = this.#prepare(op, pathArgs, request, options);
-    const result = await this.#send(prepared);
-    if (!result.ok)
-      throw errorFromFailure(op, prepared.url, result.failure, result.attempts, {
-        path: pathOf(op, pathArgs),
-        sentCredentials: prepared.headers.authorization !== undefined,
-      });
-    const { response } = result;
-    const text = new TextDecoder().decode(response.body);
-    return { data: parseBody(text) as T, rawResponse: responseOf(response, text) };
   }
 }
 

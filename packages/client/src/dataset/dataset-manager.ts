@@ -1,11 +1,10 @@
 import { type MediaUploader, mapLimit } from "@svc/core";
 import type { SvcApiClient } from "../api/generated/client.js";
-import type { CreateDatasetItemRequest, DatasetItem } from "../api/generated/types.js";
+import type { CreateDatasetItemRequest, Dataset, DatasetItem } from "../api/generated/types.js";
 import type { RequestOptions } from "../api/request-runtime.js";
-import { SVC_MEDIA } from "../media/media-brand.js";
-import type { SvcMedia } from "../media/svc-media.js";
+import type { RunExperimentOnDataset } from "../experiment/types.js";
+import { SVC_MEDIA, type SvcMedia } from "../media/svc-media.js";
 import { resolveItemMediaReferences } from "./media-references.js";
-import type { DatasetDecorator, DatasetGetOptions, DatasetManagerOptions, FetchedDataset } from "./types.js";
 
 /** Default number of items fetched per page by {@link DatasetManager.get}. */
 export const DEFAULT_DATASET_ITEMS_PAGE_SIZE = 50;
@@ -15,13 +14,44 @@ export const MAX_DATASET_ITEM_PAGES = 10_000;
 export const DATASET_MEDIA_MAX_DEPTH = 20;
 const MEDIA_FIELDS = ["input", "expectedOutput", "metadata"] as const;
 
-export type {
-  DatasetDecorator,
-  DatasetGetOptions,
-  DatasetManagerOptions,
-  DatasetWithItems,
-  FetchedDataset,
-} from "./types.js";
+/** A dataset with all its items; items are plain data. */
+export type DatasetWithItems = Dataset & {
+  /**
+   * Every item of the dataset, all pages fetched. Media the server lists for an item are {@link SvcMediaReference}
+   * objects at their place in `input`, `expectedOutput` and `metadata`; they serialise to their reference strings. In the
+   * order the server lists them (page 1 first; the server lists the newest item first); the SDK does not sort.
+   */
+  items: DatasetItem[];
+  /** The version the items were read at, when `get` was given one. */
+  version?: string;
+};
+
+/** A dataset as returned by {@link DatasetManager.get}: its items, and `runExperiment` to run a task on them. */
+export type FetchedDataset = DatasetWithItems & {
+  /** Runs an experiment on the dataset's items, recording the dataset version the items were read at. */
+  runExperiment: RunExperimentOnDataset;
+};
+
+/** Options of {@link DatasetManager.get}. */
+export interface DatasetGetOptions {
+  /** Items per page request. @defaultValue 50 */
+  fetchItemsPageSize?: number;
+  /** Read the items as they were at this time (ISO 8601). */
+  version?: string;
+  /** Options of each REST call. */
+  requestOptions?: RequestOptions;
+}
+
+/** Adds methods to a fetched dataset (the experiment runner adds `runExperiment` this way). */
+export type DatasetDecorator = (dataset: DatasetWithItems) => FetchedDataset;
+
+/** Settings of the dataset manager. */
+export interface DatasetManagerOptions {
+  /** Adds methods to each fetched dataset (`runExperiment`). */
+  decorate: DatasetDecorator;
+  /** Uploads the media found in new items. */
+  uploader: MediaUploader;
+}
 
 let makeDatasetManager: (api: SvcApiClient, options: DatasetManagerOptions) => DatasetManager;
 
@@ -81,7 +111,10 @@ export class DatasetManager {
    */
   async createItem(request: CreateDatasetItemRequest, options?: RequestOptions): Promise<DatasetItem> {
     const found = new Map<SvcMedia, string>();
-    for (const field of MEDIA_FIELDS) collectMedia(request[field], field, found);
+    for (const field of MEDIA_FIELDS)
+      mapMedia(request[field], (media) => {
+        if (!found.has(media)) found.set(media, field);
+      });
     if (found.size === 0) return this.api.datasetItems.create(request, options);
 
     if ([...found.keys()].some((item) => item.contentBytes === undefined))
@@ -106,7 +139,7 @@ export class DatasetManager {
     const byMedia = new Map(media.map(([item], i) => [item, references[i] as string]));
     const body: CreateDatasetItemRequest = { ...request, id };
     for (const field of MEDIA_FIELDS) {
-      if (request[field] !== undefined) body[field] = replaceMedia(request[field], byMedia);
+      if (request[field] !== undefined) body[field] = mapMedia(request[field], (media) => byMedia.get(media) ?? media);
     }
     return this.api.datasetItems.create(body, options);
   }
@@ -117,25 +150,14 @@ export function createDatasetManager(api: SvcApiClient, options: DatasetManagerO
   return makeDatasetManager(api, options);
 }
 
-function collectMedia(value: unknown, field: string, found: Map<SvcMedia, string>): void {
-  const onPath = new Set<object>();
-  const visit = (node: unknown, depth: number): void => {
-    if (isSvcMedia(node)) {
-      if (!found.has(node)) found.set(node, field);
-      return;
-    }
-    if (depth > DATASET_MEDIA_MAX_DEPTH || !isContainer(node) || onPath.has(node)) return;
-    onPath.add(node);
-    for (const child of Object.values(node)) visit(child, depth + 1);
-    onPath.delete(node);
-  };
-  visit(value, 0);
-}
-
-function replaceMedia(value: unknown, references: Map<SvcMedia, string>): unknown {
+/**
+ * `value` rebuilt with each {@link SvcMedia} in its plain objects and arrays replaced by what `swap` returns for it, up
+ * to {@link DATASET_MEDIA_MAX_DEPTH} levels deep; a cycle and anything else are kept as they are.
+ */
+function mapMedia(value: unknown, swap: (media: SvcMedia) => unknown): unknown {
   const onPath = new Set<object>();
   const rebuild = (node: unknown, depth: number): unknown => {
-    if (isSvcMedia(node)) return references.get(node) ?? node;
+    if (isSvcMedia(node)) return swap(node);
     if (depth > DATASET_MEDIA_MAX_DEPTH || !isContainer(node) || onPath.has(node)) return node;
     onPath.add(node);
     const out = Array.isArray(node)

@@ -39,70 +39,54 @@ export async function runDoctor(
   const seconds = typeof timeout === "number" && timeout > 0 ? timeout : DEFAULT_DOCTOR_TIMEOUT_SECONDS;
   const session: ServerSession = { target, timeoutMs: seconds * 1000, deadline: Date.now() + 2 * seconds * 1000 };
   const checks: DoctorCheck[] = [];
-  const unsupported = checkRuntime();
-  if (unsupported) checks.push(unsupported);
-  const keys = await guarded("keys", () => checkKeys(target));
-  checks.push(keys, await guarded("base URL", () => checkBaseUrl(target)));
-  const keysUsable = keys.status !== "fail";
+  /** Runs a check, or skips it with the reason given; one that throws (a hostile tracer provider...) fails. */
+  const run = async (name: string, check: () => Found | Promise<Found>, skipBecause?: string) => {
+    let found: Found;
+    if (skipBecause !== undefined) found = { name, status: "skip", detail: `skipped: ${skipBecause}` };
+    else
+      try {
+        found = await check();
+      } catch (error) {
+        found = { name, status: "fail", detail: `the check itself failed: ${describeError(error)}` };
+      }
+    const list = found === undefined ? [] : Array.isArray(found) ? found : [found];
+    checks.push(...list);
+    return list[0];
+  };
+  await run("runtime", checkRuntime);
+  const keys = await run("keys", () => checkKeys(target));
+  await run("base URL", () => checkBaseUrl(target));
   const urlUsable = target.baseUrlProblem === undefined;
-  checks.push(
-    urlUsable ? await guarded("server", () => checkServer(session)) : skipped("server", "the base URL is not usable"),
-  );
+  await run("server", () => checkServer(session), urlUsable ? undefined : "the base URL is not usable");
   const answered = session.answered === true;
   const why = !urlUsable ? "the base URL is not usable" : !answered ? "the server did not answer" : "no usable keys";
-  const talk = answered && keysUsable;
-  const credentials = talk
-    ? await guarded("credentials", () => checkCredentials(session))
-    : skipped("credentials", why);
-  checks.push(credentials);
-  checks.push(answered ? await guarded("clock", () => checkClock(session)) : skipped("clock", why));
-  const accepted = talk && credentials.status !== "fail";
-  checks.push(
-    accepted
-      ? await guarded("OTLP endpoint", () => checkOtlp(session))
-      : skipped("OTLP endpoint", talk ? "the credentials were not accepted" : why),
-  );
-  if (tracing) {
-    const found = await guarded("tracer provider", () => checkTracing(target, tracing));
-    checks.push(...(Array.isArray(found) ? found : [found]));
-  }
-  if (otlpDefaults) {
-    const { env, appMeterProvider } = otlpDefaults;
-    const found = await guarded("OTLP defaults", async () => (await checkOtlpDefaults(env, appMeterProvider)) ?? []);
-    checks.push(...(Array.isArray(found) ? found : [found]));
-  }
-  if (spill) checks.push(await guarded("spill directory", () => checkSpill(spill)));
+  const talk = answered && keys?.status !== "fail";
+  const credentials = await run("credentials", () => checkCredentials(session), talk ? undefined : why);
+  await run("clock", () => checkClock(session), answered ? undefined : why);
+  const otlpSkip = talk ? "the credentials were not accepted" : why;
+  await run("OTLP endpoint", () => checkOtlp(session), talk && credentials?.status !== "fail" ? undefined : otlpSkip);
+  if (tracing) await run("tracer provider", () => checkTracing(target, tracing));
+  if (otlpDefaults)
+    await run("OTLP defaults", () => checkOtlpDefaults(otlpDefaults.env, otlpDefaults.appMeterProvider));
+  if (spill) await run("spill directory", () => checkSpill(spill));
   return doctorReport(`svc doctor: SDK ${SDK_VERSION}, ${runtime()}`, checks);
 }
 
-/** Runs a check; one that throws (a hostile tracer provider...) fails with what it threw. */
-async function guarded<T extends DoctorCheck | DoctorCheck[]>(
-  name: string,
-  check: () => T | Promise<T>,
-): Promise<T | DoctorCheck> {
-  try {
-    return await check();
-  } catch (error) {
-    return { name, status: "fail", detail: `the check itself failed: ${describeError(error)}` };
-  }
-}
-
-function skipped(name: string, why: string): DoctorCheck {
-  return { name, status: "skip", detail: `skipped: ${why}` };
-}
+type Found = DoctorCheck | DoctorCheck[] | undefined;
 
 /** Oldest major version of Node.js the SDK supports (the `engines` field of its packages). */
 const MIN_NODE_MAJOR = 22;
 
-/**
- * The check `runtime`, only when it fails: Node.js older than the SDK supports. Bun and Deno, which report a Node.js
- * version of their own, and runtimes without Node.js are not judged by it.
- */
-function checkRuntime(): DoctorCheck | undefined {
+/** The Node.js version of this runtime, and whether it is Bun or Deno (which report a Node.js version of their own). */
+function nodeVersion(): { node: string | undefined; other: boolean } {
   const versions = (globalThis as { process?: { versions?: Record<string, string | undefined> } }).process?.versions;
-  const node = versions?.node;
-  if (node === undefined || versions?.bun !== undefined || versions?.deno !== undefined) return undefined;
-  if (Number(node.split(".")[0]) >= MIN_NODE_MAJOR) return undefined;
+  return { node: versions?.node, other: versions?.bun !== undefined || versions?.deno !== undefined };
+}
+
+/** The check `runtime`, only when it fails: Node.js older than the SDK supports. */
+function checkRuntime(): DoctorCheck | undefined {
+  const { node, other } = nodeVersion();
+  if (node === undefined || other || Number(node.split(".")[0]) >= MIN_NODE_MAJOR) return undefined;
   return {
     name: "runtime",
     status: "fail",
@@ -112,6 +96,6 @@ function checkRuntime(): DoctorCheck | undefined {
 }
 
 function runtime(): string {
-  const node = (globalThis as { process?: { versions?: { node?: string } } }).process?.versions?.node;
+  const { node } = nodeVersion();
   return node ? `Node.js ${node}` : "a runtime without Node.js";
 }

@@ -74,6 +74,11 @@ function failed(name: string, answer: Answer, method: string, fix?: string): Doc
   return { name, status: "fail", detail: describeFailure(failure, method, url), ...(hint ? { fix: hint } : {}) };
 }
 
+/** The status of the server's answer, when it answered with an error status. */
+function errorStatus({ result }: Answer): number | undefined {
+  return !result.ok && result.failure.kind === "status" ? result.failure.status : undefined;
+}
+
 function json(result: HttpResult): unknown {
   if (!result.ok) return undefined;
   try {
@@ -88,13 +93,9 @@ export async function checkServer(session: ServerSession): Promise<DoctorCheck> 
   const name = "server";
   const answer = await call(session, "GET", "/api/public/health");
   if (!answer.result.ok) {
-    const notFound = answer.result.failure.kind === "status" && answer.result.failure.status === 404;
-    return failed(
-      name,
-      answer,
-      "GET",
-      notFound ? "check that the base URL is the address of the svc server (no extra path)" : undefined,
-    );
+    const notFound = errorStatus(answer) === 404;
+    const fix = notFound ? "check that the base URL is the address of the svc server (no extra path)" : undefined;
+    return failed(name, answer, "GET", fix);
   }
   const body = json(answer.result) as { status?: unknown; version?: unknown } | undefined;
   if (typeof body?.status !== "string")
@@ -121,14 +122,9 @@ export async function checkCredentials(session: ServerSession): Promise<DoctorCh
   const name = "credentials";
   const answer = await call(session, "GET", "/api/public/projects", { auth: true });
   if (!answer.result.ok) {
-    const { failure } = answer.result;
-    const refused = failure.kind === "status" && (failure.status === 401 || failure.status === 403);
-    return failed(
-      name,
-      answer,
-      "GET",
-      refused ? `${KEYS_HINT} Keys of one server (or region) are not valid on another.` : undefined,
-    );
+    const refused = errorStatus(answer) === 401 || errorStatus(answer) === 403;
+    const fix = refused ? `${KEYS_HINT} Keys of one server (or region) are not valid on another.` : undefined;
+    return failed(name, answer, "GET", fix);
   }
   const projects = (json(answer.result) as { data?: { id?: unknown; name?: unknown }[] } | undefined)?.data;
   const project = projects?.[0];
@@ -190,8 +186,7 @@ export async function checkOtlp(session: ServerSession): Promise<DoctorCheck> {
       status: "pass",
       detail: `accepted a test span, ${how}: trace ${traceId} in environment ${DOCTOR_ENVIRONMENT}`,
     };
-  const { failure } = answer.result;
-  const status = failure.kind === "status" ? failure.status : undefined;
+  const status = errorStatus(answer);
   let fix: string | undefined;
   if (status === 401 || status === 403) fix = KEYS_HINT;
   else if (status === 404 || status === 405)

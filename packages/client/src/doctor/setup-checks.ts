@@ -13,22 +13,10 @@ import {
 } from "@svc/core";
 import type { DoctorCheck } from "./report.js";
 
-/** Where and as whom the doctor talks to the server, and how it sends its test span. */
-export interface DoctorTarget {
-  /** Server address without trailing slashes. */
-  baseUrl: string;
-  /** Why the base URL cannot be used, or undefined. */
-  baseUrlProblem: string | undefined;
-  /** The base URL as given, when it ended in `/api/public` and is used without it; else undefined. */
-  baseUrlWithApiPath?: string | undefined;
-  publicKey: string | undefined;
-  secretKey: string | undefined;
-  /** Where each setting came from: `option`, a variable's name, `default` or `none`. */
-  sources: { baseUrl: string; publicKey: string; secretKey: string };
-  /** Compression of the test span, and where it came from. */
+/** Where and as whom the doctor talks to the server, and how it sends its test span (each with where it came from). */
+export interface DoctorTarget extends Connection {
   compression: "gzip" | "none";
   compressionSource: string;
-  /** Encoding of the test span, and where it came from. */
   protocol: OtlpProtocol;
   protocolSource: string;
 }
@@ -38,24 +26,15 @@ export interface DoctorTarget {
  * process) when there is one, else the one the environment sets, as a processor would read it.
  */
 export function doctorTarget(connection: Connection, env: Env, processor?: ProcessorProbe): DoctorTarget {
-  const { baseUrl, baseUrlProblem, baseUrlWithApiPath, publicKey, secretKey, sources } = connection;
-  const probe = processor;
-  const asSent = "as SvcSpanProcessor sends";
-  if (probe) {
-    const { compression, protocol } = probe;
-    const how = { compression, compressionSource: asSent, protocol, protocolSource: asSent };
-    return { baseUrl, baseUrlProblem, baseUrlWithApiPath, publicKey, secretKey, sources, ...how };
+  if (processor) {
+    const asSent = "as SvcSpanProcessor sends";
+    const { compression, protocol } = processor;
+    return { ...connection, compression, compressionSource: asSent, protocol, protocolSource: asSent };
   }
   // No processor in this process: read the environment as a processor would.
   const specs = { compression: compressionOption(), protocol: protocolOption() };
-  const resolved = resolveOptions("svc doctor", specs, {}, env);
-  const how = {
-    compression: resolved.compression,
-    compressionSource: resolved[SOURCES].compression,
-    protocol: resolved.protocol,
-    protocolSource: resolved[SOURCES].protocol,
-  };
-  return { baseUrl, baseUrlProblem, baseUrlWithApiPath, publicKey, secretKey, sources, ...how };
+  const { compression, protocol, [SOURCES]: from } = resolveOptions("svc doctor", specs, {}, env);
+  return { ...connection, compression, compressionSource: from.compression, protocol, protocolSource: from.protocol };
 }
 
 const KEYS_FIX =

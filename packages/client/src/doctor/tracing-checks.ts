@@ -36,16 +36,13 @@ export function observeTracing(): TracingObservation {
     const nothing = { seen: false, valid: false, recording: false, exporter: undefined, other: undefined };
     return { ...nothing, error: describeError(error) };
   }
-  const seen = processorStarts() > before;
   const context = span.spanContext();
-  const saw = probes.filter((probe, i) => probe.starts() > (startsBefore[i] ?? 0));
-  const claimed = probes.filter((probe) => probe.claims(context));
   return {
-    seen,
+    seen: processorStarts() > before,
     valid: isSpanContextValid(context),
     recording: span.isRecording(),
-    exporter: claimed[0],
-    other: saw[0],
+    exporter: probes.find((probe) => probe.claims(context)),
+    other: probes.find((probe, i) => probe.starts() > (startsBefore[i] ?? 0)),
   };
 }
 
@@ -57,30 +54,22 @@ export function checkTracing(target: DoctorTarget, observed: TracingObservation)
     return [{ name: provider, status: "fail", detail: `the svc tracer failed to start a span: ${observed.error}` }];
   if (!observed.seen) {
     const skip: DoctorCheck = { name: exporting, status: "skip", detail: "no span processor of svc sees svc spans" };
-    if (!observed.valid)
-      return [
-        { name: provider, status: "fail", detail: "no OpenTelemetry tracer provider is registered", fix: REGISTER_FIX },
-        skip,
-      ];
-    if (!observed.recording)
-      return [
-        {
-          name: provider,
-          status: "warn",
-          detail: "the tracer provider's sampler left a new trace unrecorded: some or all traces never reach svc",
-          fix: "check the sampler of the tracer provider (OTEL_TRACES_SAMPLER and OTEL_TRACES_SAMPLER_ARG)",
-        },
-        skip,
-      ];
-    return [
-      {
-        name: provider,
-        status: "fail",
-        detail: "a tracer provider records svc spans, but without SvcSpanProcessor",
-        fix: "add new SvcSpanProcessor() to its spanProcessors, or pass a provider that has it to setSvcTracerProvider()",
-      },
-      skip,
-    ];
+    const found: DoctorCheck = !observed.valid
+      ? { name: provider, status: "fail", detail: "no OpenTelemetry tracer provider is registered", fix: REGISTER_FIX }
+      : !observed.recording
+        ? {
+            name: provider,
+            status: "warn",
+            detail: "the tracer provider's sampler left a new trace unrecorded: some or all traces never reach svc",
+            fix: "check the sampler of the tracer provider (OTEL_TRACES_SAMPLER and OTEL_TRACES_SAMPLER_ARG)",
+          }
+        : {
+            name: provider,
+            status: "fail",
+            detail: "a tracer provider records svc spans, but without SvcSpanProcessor",
+            fix: "add new SvcSpanProcessor() to its spanProcessors, or pass a provider that has it to setSvcTracerProvider()",
+          };
+    return [found, skip];
   }
   const probe = observed.exporter ?? observed.other;
   const checks = [providerCheck(provider, target, probe), exportCheck(exporting, observed.exporter, observed.other)];

@@ -42,7 +42,7 @@ export function formatExperimentResult(result: FormattableResult, options: Forma
   if (averages.length) sections.push(["Item evaluation averages", ...averages].join("\n"));
   const failures = failureLines(items);
   if (failures.length) sections.push(["Failures", ...failures].join("\n"));
-  const evaluatorFailures = evaluatorFailureSummaries(items).map((f) => `  ${f.line}`);
+  const evaluatorFailures = evaluatorFailureSummaries(items).map((line) => `  ${line}`);
   if (evaluatorFailures.length) sections.push(["Evaluator failures", ...evaluatorFailures].join("\n"));
   if (result.runEvaluations.length || result.runEvaluationFailures.length) {
     const lines = result.runEvaluations.map((e) => `  ${formatEvaluation(e)}${e.comment ? `  (${e.comment})` : ""}`);
@@ -68,7 +68,7 @@ export function statusCounts(items: Items): string {
 }
 
 /** One summary per evaluator that failed: on how many items, and the first failure with its item number. */
-export function evaluatorFailureSummaries(items: Items): { evaluator: string; line: string }[] {
+export function evaluatorFailureSummaries(items: Items): string[] {
   const byEvaluator = new Map<string, { count: number; first: string }>();
   items.forEach((r, index) => {
     for (const f of r.evaluationFailures) {
@@ -78,10 +78,10 @@ export function evaluatorFailureSummaries(items: Items): { evaluator: string; li
     }
   });
   const evaluated = items.filter((r) => r.status === "ok").length;
-  return [...byEvaluator].map(([evaluator, { count, first }]) => ({
-    evaluator,
-    line: `${evaluator} failed on ${count} of ${evaluated} item${evaluated === 1 ? "" : "s"}; first, ${first}`,
-  }));
+  return [...byEvaluator].map(
+    ([evaluator, { count, first }]) =>
+      `${evaluator} failed on ${count} of ${evaluated} item${evaluated === 1 ? "" : "s"}; first, ${first}`,
+  );
 }
 
 function itemTable(items: Items): string {

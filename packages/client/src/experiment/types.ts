@@ -1,4 +1,4 @@
-import type { GateOptions, GateResult } from "./gate/types.js";
+import type { GateApi, GateOptions, GateResult } from "./gate/types.js";
 
 /** Metadata of an item, an experiment or an evaluation: a JSON-serializable object. */
 export type ExperimentMetadata = Record<string, unknown>;
@@ -350,4 +350,45 @@ export interface DeleteExperimentDataParams {
 export interface DeleteExperimentDataResult {
   /** Ids of the deleted traces, each once. */
   deletedTraceIds: string[];
+}
+
+/** Items in flight at once when `maxConcurrency` is not given. */
+export const DEFAULT_EXPERIMENT_MAX_CONCURRENCY = 50;
+
+/** The REST calls the deletion procedure makes; `svc.api` has them. */
+export interface ExperimentDataApi {
+  datasets: { get(datasetName: string): PromiseLike<{ id: string; createdAt: string | Date }> };
+  experiments: {
+    listItems(request: {
+      datasetId: string;
+      experimentName: string;
+      fromStartTime: string;
+      cursor?: string;
+    }): PromiseLike<{ data: { traceId: string }[]; meta?: { cursor?: string | null } }>;
+  };
+  trace: { deleteMultiple(request: { traceIds: string[] }): PromiseLike<unknown> };
+}
+
+/** What the experiment runner needs from {@link SvcClient}. */
+export interface ExperimentManagerDeps {
+  /** Queues scores and sends them. */
+  score: { create(body: ExperimentScoreBody): void; flush(): Promise<void> };
+  /** Link to the experiment comparison view. */
+  getExperimentUrl(experimentId: string): Promise<string>;
+  /** REST calls of {@link ExperimentManager.deleteData} and of the comparison with a baseline run. */
+  api: ExperimentDataApi & GateApi;
+  /** The client's `sampleRate`: below 1, a run warns that some of its items' scores are not sent. @defaultValue 1 */
+  sampleRate?: number;
+  /** Where the progress line is drawn, when it is a terminal. @defaultValue `process.stderr` */
+  progressStream?: ProgressStream;
+}
+
+/** Where the progress line is drawn: stderr, or a stream given in its place. */
+export interface ProgressStream {
+  /** Whether the stream is a terminal; the line is drawn only then. */
+  isTTY?: boolean;
+  /** Width of the terminal in characters, when known. */
+  columns?: number;
+  /** Writes text as it is (the line is redrawn with a carriage return). */
+  write(text: string): unknown;
 }

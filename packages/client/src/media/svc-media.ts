@@ -1,7 +1,12 @@
 import { formatMediaReference, getGlobalLogger, type MediaHash, mediaHash, parseDataUri, toBase64 } from "@svc/core";
 import type { MediaContentType } from "../api/generated/types.js";
 import { isMediaContentType } from "./content-types.js";
-import { SVC_MEDIA } from "./media-brand.js";
+
+/**
+ * Set to `true` on every {@link SvcMedia} (an own property, not enumerable), under a key every copy of the SDK shares:
+ * the dataset manager tells media apart by it, whichever copy made them.
+ */
+export const SVC_MEDIA: unique symbol = Symbol.for("svc.media");
 
 /** Where the content of a {@link SvcMedia} comes from; `source` may be left out. */
 export type SvcMediaParams =
@@ -38,7 +43,6 @@ export class SvcMedia {
   #hash: Promise<MediaHash | undefined> | undefined;
 
   constructor(params: SvcMediaParams) {
-    // Set here rather than on the prototype, so that an application that makes no media does not bundle the class.
     Object.defineProperty(this, SVC_MEDIA, { value: true });
     const fromBytes =
       isObject(params) && (params.source === "bytes" || (!params.source && !("base64DataUri" in params)));

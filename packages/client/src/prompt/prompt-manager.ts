@@ -71,7 +71,10 @@ export class PromptManager {
     const key = PromptCache.key(name, options.version, options.label);
     const fetchAndStore = (signal: AbortSignal) => {
       const epoch = this.#cache.epoch;
-      return this.#fetch(name, options, signal).then((client) => this.#store(key, client, ttl, epoch));
+      return this.#fetch(name, options, signal).then((client) => {
+        this.#cache.set(key, client, ttl, epoch);
+        return client;
+      });
     };
 
     if (ttl > 0) {
@@ -175,11 +178,6 @@ export class PromptManager {
     }
     this.#requests.succeeded();
     return toClient(prompt);
-  }
-
-  #store(key: string, client: PromptClient, ttlSeconds: number, epoch: number): PromptClient {
-    this.#cache.set(key, client, ttlSeconds, epoch);
-    return client;
   }
 }
 

@@ -10,8 +10,6 @@ import {
   spillSettings,
 } from "@svc/core";
 
-/** Default queue length that starts a score flush. */
-export const DEFAULT_SCORE_FLUSH_AT = 10;
 /** Most scores per request to `POST /api/public/scores`. */
 export const MAX_SCORES_PER_REQUEST = 100;
 /** Score requests in flight at the same time (a flush of 10,000 scores is 100 requests). */
@@ -21,9 +19,7 @@ export const MAX_CONCURRENT_SCORE_REQUESTS = 16;
  * connection and never answers costs a batch 10 s per attempt, not the client's REST `timeout` (60 s), and the
  * queue's backoff retries it. A lower client `timeout` applies.
  */
-export const SCORE_ATTEMPT_TIMEOUT_SECONDS = 10;
-/** Default largest score request body, in bytes; larger batches are split. */
-export const DEFAULT_SCORE_MAX_REQUEST_BYTES = 4 * 1024 * 1024;
+const SCORE_ATTEMPT_TIMEOUT_SECONDS = 10;
 
 /** Score batching options of {@link SvcClient}. Units are seconds where the name does not say otherwise. */
 export interface ScoreParams {
@@ -108,23 +104,18 @@ export interface ScoreManagerConfig {
 
 /** How the score options are read; resolved together with the client's own options. */
 export const SCORE_SPECS = {
-  flushAt: numberOption(DEFAULT_SCORE_FLUSH_AT, { min: 0, integer: true, zeroIsUnset: true, env: ["SVC_FLUSH_AT"] }),
+  flushAt: numberOption(10, { min: 0, integer: true, zeroIsUnset: true, env: ["SVC_FLUSH_AT"] }),
   flushInterval: numberOption(1, { min: 0, zeroIsUnset: true, env: ["SVC_FLUSH_INTERVAL"] }),
   flushTimeout: numberOption(30, { min: 0, zeroIsUnset: true }),
   scoreMaxQueueSize: numberOption(100_000, { min: 0, integer: true, zeroIsUnset: true }),
   scoreMaxQueueBytes: numberOption(32 * 1024 * 1024, { min: 0, integer: true, zeroIsUnset: true }),
-  scoreMaxRequestBytes: numberOption(DEFAULT_SCORE_MAX_REQUEST_BYTES, { min: 1024, minInclusive: true, integer: true }),
+  scoreMaxRequestBytes: numberOption(4 * 1024 * 1024, { min: 1024, minInclusive: true, integer: true }),
   environment: environmentOption(["SVC_TRACING_ENVIRONMENT"]),
   flushOnExit: booleanOption(true),
   sampleRate: sampleRateOption(),
   meterProvider: meterProviderOption(),
   ...SPILL_SPECS,
 };
-
-/** Whether `OTEL_SDK_DISABLED` turns OpenTelemetry off (the value `true`, in any case), which turns scores off too. */
-export function isSdkDisabled(env: Record<string, string | undefined>): boolean {
-  return env.OTEL_SDK_DISABLED?.trim().toLowerCase() === "true";
-}
 
 /** The score manager's settings from resolved options and the environment. */
 export function scoreConfigFrom(
@@ -155,7 +146,8 @@ export function scoreConfigFrom(
     maxQueueBytes: o.scoreMaxQueueBytes,
     maxRequestBytes: o.scoreMaxRequestBytes,
     environment: o.environment,
-    disabled: isSdkDisabled(env),
+    // `OTEL_SDK_DISABLED=true` (in any case) turns OpenTelemetry off, and scores with it.
+    disabled: env.OTEL_SDK_DISABLED?.trim().toLowerCase() === "true",
     flushOnExit: o.flushOnExit,
     sampleRate: o.sampleRate,
     attemptTimeoutSeconds: Math.min(o.timeout, SCORE_ATTEMPT_TIMEOUT_SECONDS),

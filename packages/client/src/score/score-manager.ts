@@ -8,18 +8,20 @@ import {
   gaveUpAfter,
   getGlobalLogger,
   LOST_SEND_GRACE_MS,
+  outcomeOf,
   RepeatLog,
   type SendOutcome,
+  Spill,
   sendInHalves,
   tooLargeOutcome,
   traceSampler,
   watchQueueForExit,
 } from "@svc/core";
+import { parseBody } from "../api/errors.js";
 import type { CreateScoreRequest, ScoreBody } from "../api/generated/types.js";
-import type { RequestRuntime } from "../api/request-runtime.js";
+import type { Operation, RequestRuntime } from "../api/request-runtime.js";
 import { MAX_CONCURRENT_SCORE_REQUESTS, type ScoreManagerConfig } from "./config.js";
-import { postScoreBody, scoreBatchBody, scoreSpill } from "./score-spill.js";
-import { logDroppedScore, prepareUnstampedScore } from "./validate-score.js";
+import { logDroppedScore, prepareScore, rejectionOf } from "./validate-score.js";
 
 /** A score for a span: the trace (and observation) ids come from the span. */
 export type ScoreForSpan =
@@ -27,6 +29,8 @@ export type ScoreForSpan =
   | Omit<ScoreBody, "traceId" | "observationId">;
 
 const OWNER = "ScoreManager";
+/** The route of `svc.api.scores.create`, to which the queue posts its batches already encoded. */
+const CREATE_SCORES: Operation = { method: "POST", path: "/api/public/scores", body: true };
 
 /**
  * A queued score, held as its JSON text: written once when it is created, joined into a request body when sent.
@@ -88,7 +92,7 @@ export class ScoreManager {
       maxConcurrent: MAX_CONCURRENT_SCORE_REQUESTS,
       sizeOf: (item) => item.json.length,
       send: (batch, signal) => this.#send(batch, signal),
-      spill: scoreSpill<QueuedScore>(context, this.#repeats, OWNER),
+      spill: this.#spill(),
       server: context.server,
       meterProvider: config.meterProvider,
       attemptTimeoutMs: config.attemptTimeoutSeconds * 1000,
@@ -115,34 +119,22 @@ export class ScoreManager {
 
   /** Queues a score for the observation (span) given, on its trace. */
   observation(target: { otelSpan: Span }, score: ScoreForSpan): void {
-    this.#guard("observation", () => {
-      const { traceId, spanId } = target.otelSpan.spanContext();
-      this.#enqueue(score, { traceId, observationId: spanId });
-    });
+    this.#guard("observation", () => this.#enqueueFor(target.otelSpan, score, true));
   }
 
   /** Queues a score for the trace of the span given. */
   trace(target: { otelSpan: Span }, score: ScoreForSpan): void {
-    this.#guard("trace", () => this.#enqueue(score, { traceId: target.otelSpan.spanContext().traceId }));
+    this.#guard("trace", () => this.#enqueueFor(target.otelSpan, score, false));
   }
 
   /** Queues a score for the active observation (span); logs and drops it when no span is active. */
   activeObservation(score: ScoreForSpan): void {
-    this.#guard("activeObservation", () => {
-      const span = trace.getActiveSpan();
-      if (!span) return this.#noActiveSpan();
-      const { traceId, spanId } = span.spanContext();
-      this.#enqueue(score, { traceId, observationId: spanId });
-    });
+    this.#guard("activeObservation", () => this.#enqueueFor(trace.getActiveSpan(), score, true));
   }
 
   /** Queues a score for the trace of the active span; logs and drops it when no span is active. */
   activeTrace(score: ScoreForSpan): void {
-    this.#guard("activeTrace", () => {
-      const span = trace.getActiveSpan();
-      if (!span) return this.#noActiveSpan();
-      this.#enqueue(score, { traceId: span.spanContext().traceId });
-    });
+    this.#guard("activeTrace", () => this.#enqueueFor(trace.getActiveSpan(), score, false));
   }
 
   /**
@@ -191,7 +183,7 @@ export class ScoreManager {
 
   #enqueue(score: unknown, ids: { traceId?: string; observationId?: string }): void {
     if (this.#context.config.disabled) return;
-    const prepared = prepareUnstampedScore(score, ids, this.#context.config.environment);
+    const prepared = prepareScore(score, ids, this.#context.config.environment);
     if (!prepared.ok) {
       logDroppedScore(this.#repeats, OWNER, prepared);
       return;
@@ -214,9 +206,15 @@ export class ScoreManager {
     this.#queue.push({ json, name: request.name });
   }
 
-  #noActiveSpan(): void {
-    const line = `${OWNER}: no active span, score dropped`;
-    this.#repeats.warn(line, line);
+  /** Queues a score on the trace of `span` (and on `span` itself, as its observation, when `onSpan`). */
+  #enqueueFor(span: Span | undefined, score: ScoreForSpan, onSpan: boolean): void {
+    if (!span) {
+      const line = `${OWNER}: no active span, score dropped`;
+      this.#repeats.warn(line, line);
+      return;
+    }
+    const { traceId, spanId } = span.spanContext();
+    this.#enqueue(score, onSpan ? { traceId, observationId: spanId } : { traceId });
   }
 
   async #send(queued: QueuedScore[], signal: AbortSignal): Promise<SendOutcome<QueuedScore>> {
@@ -235,10 +233,60 @@ export class ScoreManager {
     const body = scoreBatchBody(queued);
     const { maxRequestBytes } = this.#context.config;
     if (body.byteLength > maxRequestBytes) return this.#tooLarge(queued, signal, `${body.byteLength} bytes`);
-    const outcome = await postScoreBody(this.#context, body, queued.length, signal, this.#repeats, OWNER);
+    const outcome = await this.#post(body, queued.length, signal);
     if (outcome === "tooLarge") return this.#tooLarge(queued, signal, "the server answered 413");
     const { retry, ...settled } = outcome;
     return retry ? { ...settled, retry: { ...retry, items: queued } } : settled;
+  }
+
+  /**
+   * Posts a score batch body (the JSON array as it goes on the wire) and says what became of its `count` scores:
+   * delivered, partly rejected (HTTP 207, logged), to be retried, or dropped; `"tooLarge"` when the server answered 413.
+   */
+  async #post(body: Uint8Array, count: number, signal: AbortSignal): Promise<SendOutcome<number> | "tooLarge"> {
+    const { runtime, config } = this.#context;
+    const options = { maxRetries: 0, abortSignal: signal, timeoutInSeconds: config.attemptTimeoutSeconds };
+    const result = await runtime.send(CREATE_SCORES, {}, undefined, options, body);
+    if (!result.ok && result.failure.kind === "status" && result.failure.status === 413) return "tooLarge";
+    if (!result.ok)
+      return outcomeOf(
+        result,
+        Array.from({ length: count }, (_, i) => i),
+        "POST",
+      );
+    const rejection = rejectionOf(parseBody(new TextDecoder().decode(result.response.body)), count);
+    if (!rejection) return { delivered: count };
+    const { rejected, line } = rejection;
+    this.#repeats.error(`${OWNER}: scores rejected by the server`, line, {
+      count: rejected,
+      unit: "scores",
+      inFull: 3,
+    });
+    return {
+      delivered: count - rejected,
+      dropped: [{ count: rejected, reason: "rejected", detail: line, logged: true }],
+    };
+  }
+
+  /**
+   * The spill directory, when `spillDir` (or SVC_SPILL_DIR) names one on a server runtime: a batch is written as the
+   * JSON array it is posted as (each score with its own timestamp), and posted again with the client's current keys.
+   */
+  #spill(): Spill<QueuedScore> | undefined {
+    const { config, hasCredentials, identity, server } = this.#context;
+    if (config.spill === undefined || !hasCredentials) return undefined;
+    return new Spill<QueuedScore>(config.spill, {
+      owner: OWNER,
+      items: "scores",
+      identity: identity ?? server ?? "",
+      encode: async (batch) => ({ body: scoreBatchBody(batch), header: { contentType: "application/json" } }),
+      send: async (body, _header, count, signal) => {
+        const outcome = await this.#post(body, count, signal);
+        if (outcome !== "tooLarge") return outcome;
+        const detail = `a spilled batch of ${count} scores was refused as too large (HTTP 413)`;
+        return { delivered: 0, dropped: [{ count, reason: "tooLarge", detail }] };
+      },
+    });
   }
 
   /** Halves a batch too large for one request; drops a single score that still does not fit. */
@@ -251,6 +299,11 @@ export class ScoreManager {
 /** Makes the score manager of a client (`svc.score`). */
 export function createScoreManager(context: ScoreManagerContext): ScoreManager {
   return makeScoreManager(context);
+}
+
+/** The body of `POST /api/public/scores` for queued scores: their JSON texts joined into an array. */
+function scoreBatchBody(batch: readonly { json: string }[]): Uint8Array {
+  return new TextEncoder().encode(`[${batch.map((item) => item.json).join(",")}]`);
 }
 
 /** The last time formatted, reused: scores created in a burst share their millisecond. */

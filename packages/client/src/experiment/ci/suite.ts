@@ -108,15 +108,11 @@ export function declareExperimentSuite<Output>(calls: TestRunnerCalls, options: 
 
 function itemProblems(result: ItemResult, assertions: readonly Assertion[]): string[] {
   if (result.status !== "ok") {
-    const failedTrial =
-      result.trials.length > 1 ? ` (trial ${firstFailedTrial(result)} of ${result.trials.length})` : "";
+    const failed = result.trials.find((t) => t.status !== "ok")?.trial ?? 1;
+    const failedTrial = result.trials.length > 1 ? ` (trial ${failed} of ${result.trials.length})` : "";
     return [`task ${result.status === "timeout" ? "timed out" : result.status}${failedTrial}: ${result.error}`];
   }
   return failedItemAssertions(result, assertions);
-}
-
-function firstFailedTrial(result: ItemResult): number {
-  return result.trials.find((t) => t.status !== "ok")?.trial ?? 1;
 }
 
 /** The message of a failing item: what failed, then the item id, input, output, expected output and scores. */

@@ -81,20 +81,32 @@ export function failedItemAssertions(result: ItemResult, assertions: readonly As
     });
 }
 
+/** The mean of each name's values, from `[name, value]` pairs; undefined values are left out. */
+export function means(pairs: Iterable<readonly [string, number | undefined]>): Map<string, number> {
+  const sums = new Map<string, { sum: number; count: number }>();
+  for (const [name, value] of pairs) {
+    if (value === undefined) continue;
+    const entry = sums.get(name) ?? { sum: 0, count: 0 };
+    entry.sum += value;
+    entry.count++;
+    sums.set(name, entry);
+  }
+  return new Map([...sums].map(([name, { sum, count }]) => [name, sum / count]));
+}
+
+/** Per score name, the mean of its numeric values over every trial of every item. */
+export function itemMeans(items: readonly ItemResult[]): Map<string, number> {
+  const evaluations = items.flatMap((r) => (r.trials?.length ? r.trials : [r]).flatMap((t) => t.evaluations));
+  return means(evaluations.map((e) => [e.name, numericValue(e.value)]));
+}
+
 /** Mean of a score over every trial of every item, or, when no item has it, the run evaluation of that name. */
 export function runScore(
   items: readonly ItemResult[],
   runEvaluations: readonly { name: string; value: unknown }[],
   name: string,
 ): number | undefined {
-  const values = items.flatMap((r) =>
-    (r.trials?.length ? r.trials : [r]).flatMap((t) =>
-      t.evaluations.filter((e) => e.name === name).map((e) => numericValue(e.value)),
-    ),
-  );
-  const numbers = values.filter((v): v is number => v !== undefined);
-  if (numbers.length) return numbers.reduce((sum, v) => sum + v, 0) / numbers.length;
-  return numericValue(runEvaluations.find((e) => e.name === name)?.value);
+  return itemMeans(items).get(name) ?? numericValue(runEvaluations.find((e) => e.name === name)?.value);
 }
 
 /** A number rounded to three decimals, for messages and tables. */

@@ -1,37 +1,5 @@
-import { numericValue } from "./assertions.js";
-
-/** A score as the experiment routes list it. */
-interface ListedScore {
-  name: string;
-  value: unknown;
-}
-
-/** The REST calls a comparison makes to read its baseline; `svc.api` has them. */
-export interface GateApi {
-  experiments: {
-    list(request: {
-      fromStartTime: string;
-      datasetId?: string | null;
-      name?: string | null;
-      fields?: string | null;
-      limit?: number | null;
-      cursor?: string | null;
-    }): PromiseLike<{
-      data: { id: string; name: string; datasetId: string | null; scores?: ListedScore[] | null }[];
-      meta?: { cursor?: string | null };
-    }>;
-    listItems(request: {
-      fromStartTime: string;
-      experimentId?: string | null;
-      fields?: string | null;
-      limit?: number | null;
-      cursor?: string | null;
-    }): PromiseLike<{
-      data: { experimentItemId: string; level: string; scores?: ListedScore[] | null }[];
-      meta?: { cursor?: string | null };
-    }>;
-  };
-}
+import { means, numericValue } from "./assertions.js";
+import type { GateApi, ListedScore } from "./types.js";
 
 /** A baseline run as read from the server: its run scores and, per item id, the scores and outcome of its trials. */
 export interface BaselineRun {
@@ -68,26 +36,15 @@ const PAGE_SIZE = 100;
 export async function readBaseline(api: GateApi, query: BaselineQuery): Promise<BaselineRun | undefined> {
   const run = await findRun(api, query);
   if (!run) return undefined;
-  const runScores = numericScores(run.scores);
   const items = new Map<string, BaselineTrial[]>();
-  let cursor: string | undefined;
-  for (let page = 0; page < MAX_PAGES; page++) {
-    const response = await api.experiments.listItems({
-      fromStartTime: FROM_START,
-      experimentId: run.id,
-      fields: "core,scores",
-      limit: PAGE_SIZE,
-      ...(cursor ? { cursor } : {}),
-    });
-    for (const item of response.data) {
+  const request = { fromStartTime: FROM_START, experimentId: run.id, fields: "core,scores", limit: PAGE_SIZE };
+  for await (const data of pages((cursor) => api.experiments.listItems({ ...request, ...cursor })))
+    for (const item of data) {
       const trials = items.get(item.experimentItemId) ?? [];
       trials.push({ failed: item.level === "ERROR", scores: numericScores(item.scores) });
       items.set(item.experimentItemId, trials);
     }
-    cursor = response.meta?.cursor ?? undefined;
-    if (!cursor) break;
-  }
-  return { experimentId: run.id, runName: run.name, runScores, items };
+  return { experimentId: run.id, runName: run.name, runScores: numericScores(run.scores), items };
 }
 
 type ListedRun = { id: string; name: string; datasetId: string | null; scores?: ListedScore[] | null };
@@ -99,31 +56,34 @@ async function findRun(api: GateApi, query: BaselineQuery): Promise<ListedRun | 
     if (query.datasetId !== undefined) return run.datasetId === query.datasetId;
     return run.datasetId === null && run.name.startsWith(query.experimentName);
   };
-  let cursor: string | undefined;
-  for (let page = 0; page < MAX_PAGES; page++) {
-    const response = await api.experiments.list({
-      fromStartTime: FROM_START,
-      fields: "core,scores",
-      limit: PAGE_SIZE,
-      ...(query.datasetId !== undefined ? { datasetId: query.datasetId } : {}),
-      ...(query.baselineRunName !== undefined ? { name: query.baselineRunName } : {}),
-      ...(cursor ? { cursor } : {}),
-    });
-    // Newest first: the first match is the latest.
-    const found = response.data.find(matches);
+  const request = {
+    fromStartTime: FROM_START,
+    fields: "core,scores",
+    limit: PAGE_SIZE,
+    ...(query.datasetId !== undefined ? { datasetId: query.datasetId } : {}),
+    ...(query.baselineRunName !== undefined ? { name: query.baselineRunName } : {}),
+  };
+  // Newest first: the first match is the latest.
+  for await (const data of pages((cursor) => api.experiments.list({ ...request, ...cursor }))) {
+    const found = data.find(matches);
     if (found) return found;
-    cursor = response.meta?.cursor ?? undefined;
-    if (!cursor) return undefined;
   }
   return undefined;
 }
 
-function numericScores(scores: ListedScore[] | null | undefined): Map<string, number> {
-  const values = new Map<string, number[]>();
-  for (const score of scores ?? []) {
-    const value = numericValue(score.value);
-    if (value === undefined) continue;
-    values.set(score.name, [...(values.get(score.name) ?? []), value]);
+/** The pages of a listing, following its cursor, at most {@link MAX_PAGES}. */
+async function* pages<T>(
+  list: (cursor: { cursor?: string }) => PromiseLike<{ data: T[]; meta?: { cursor?: string | null } }>,
+): AsyncGenerator<T[]> {
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const response = await list(cursor ? { cursor } : {});
+    yield response.data;
+    cursor = response.meta?.cursor ?? undefined;
+    if (!cursor) return;
   }
-  return new Map([...values].map(([name, list]) => [name, list.reduce((s, v) => s + v, 0) / list.length]));
+}
+
+function numericScores(scores: ListedScore[] | null | undefined): Map<string, number> {
+  return means((scores ?? []).map((score) => [score.name, numericValue(score.value)]));
 }

@@ -1,10 +1,19 @@
 import { describeError, getGlobalLogger } from "@svc/core";
+import { excerpt } from "../format.js";
 import { hashInput } from "../internal/run-item.js";
 import type { Evaluation, ExperimentItemResult } from "../types.js";
-import { parseAssertions } from "./assertions.js";
-import { type GateApi, readBaseline } from "./baseline.js";
-import { compareRuns } from "./compare.js";
-import type { GateOptions, GateResult } from "./types.js";
+import {
+  type Assertion,
+  failedItemAssertions,
+  holds,
+  itemMeans,
+  means,
+  numericValue,
+  parseAssertions,
+  round,
+} from "./assertions.js";
+import { type BaselineRun, type BaselineTrial, readBaseline } from "./baseline.js";
+import type { GateApi, GateFlip, GateOptions, GateResult, GateScore } from "./types.js";
 
 /** What a comparison needs of a finished run. */
 export interface GateRun {
@@ -68,4 +77,129 @@ async function writeReports(gate: GateResult, options: GateOptions): Promise<voi
   const json = { ...rest, baseline: rest.baseline ?? null };
   await write(options.summaryPath, "Markdown table", (p) => fs.appendFile(p, `${markdown}\n`));
   await write(options.jsonPath, "JSON result", (p) => fs.writeFile(p, `${JSON.stringify(json, null, 2)}\n`));
+}
+
+type ItemResult = ExperimentItemResult<unknown, unknown, unknown, unknown>;
+
+/** The run being compared, with the id of each item as its traces record it. */
+export interface CurrentRun {
+  runName: string;
+  itemResults: ItemResult[];
+  itemIds: string[];
+  runEvaluations: Evaluation[];
+}
+
+/** Compares a run with its baseline: each score against its threshold, and each item's pass or fail. */
+export function compareRuns(
+  current: CurrentRun,
+  baseline: BaselineRun | undefined,
+  options: GateOptions,
+  assertions: readonly Assertion[],
+): GateResult {
+  const scores = baseline ? compareScores(current, baseline, options.maxDrop) : [];
+  const flips = baseline ? itemFlips(current, baseline, assertions) : [];
+  const regressed = flips.some((f) => f.direction === "regressed");
+  const passed = scores.every((s) => s.passed) && !(options.failOnFlips && regressed);
+  const result: Omit<GateResult, "markdown"> = {
+    passed,
+    runName: current.runName,
+    baseline: baseline && { experimentId: baseline.experimentId, runName: baseline.runName },
+    scores,
+    flips,
+  };
+  return { ...result, markdown: gateMarkdown(result, current) };
+}
+
+function compareScores(current: CurrentRun, baseline: BaselineRun, maxDrop: GateOptions["maxDrop"]): GateScore[] {
+  const currentMeans = itemMeans(current.itemResults);
+  const baselineMeans = means(
+    [...baseline.items.values()].flatMap((trials) => trials.flatMap((trial) => [...trial.scores])),
+  );
+  const runNow = (name: string) => numericValue(current.runEvaluations.find((e) => e.name === name)?.value);
+  const runNames = current.runEvaluations.filter((e) => numericValue(e.value) !== undefined).map((e) => e.name);
+  const score = (name: string, kind: GateScore["kind"], now: number | undefined, before: number | undefined) => {
+    const drop = dropFor(name, maxDrop);
+    const change = now !== undefined && before !== undefined ? now - before : undefined;
+    const passed = before === undefined || (change !== undefined && change >= -drop - 1e-9);
+    return { name, kind, baseline: before, current: now, change, maxDrop: drop, passed };
+  };
+  const names = (a: Iterable<string>, b: Iterable<string>) =>
+    [...new Set([...a, ...b])].sort((x, y) => x.localeCompare(y));
+  return [
+    ...names(currentMeans.keys(), baselineMeans.keys()).map((n) =>
+      score(n, "item mean", currentMeans.get(n), baselineMeans.get(n)),
+    ),
+    ...names(runNames, baseline.runScores.keys()).map((n) => score(n, "run", runNow(n), baseline.runScores.get(n))),
+  ];
+}
+
+function dropFor(name: string, maxDrop: GateOptions["maxDrop"]): number {
+  if (typeof maxDrop === "number") return maxDrop;
+  return maxDrop?.[name] ?? maxDrop?.["*"] ?? 0;
+}
+
+function itemFlips(current: CurrentRun, baseline: BaselineRun, assertions: readonly Assertion[]): GateFlip[] {
+  const flips: GateFlip[] = [];
+  current.itemResults.forEach((result, index) => {
+    const itemId = current.itemIds[index];
+    const before = itemId === undefined ? undefined : baseline.items.get(itemId);
+    if (itemId === undefined || !before?.length) return;
+    const passedBefore = baselinePasses(before, assertions);
+    const passesNow = result.status === "ok" && failedItemAssertions(result, assertions).length === 0;
+    if (passedBefore && !passesNow) flips.push({ itemId, input: result.input, direction: "regressed" });
+    if (!passedBefore && passesNow) flips.push({ itemId, input: result.input, direction: "fixed" });
+  });
+  return [...flips.filter((f) => f.direction === "regressed"), ...flips.filter((f) => f.direction === "fixed")];
+}
+
+function baselinePasses(trials: BaselineTrial[], assertions: readonly Assertion[]): boolean {
+  if (trials.some((t) => t.failed)) return false;
+  return assertions
+    .filter((a) => a.scope === "item")
+    .every((a) => holds(a, means(trials.map((t) => [a.name, t.scores.get(a.name)])).get(a.name)));
+}
+
+const FLIPS_LISTED = 20;
+
+/**
+ * The comparison as Markdown: a heading with the verdict, the runs compared, a table of scores (baseline, current,
+ * change, allowed drop, result) and a table of the items that flipped (the first 20, then a count).
+ */
+export function gateMarkdown(gate: Omit<GateResult, "markdown">, current: { runName: string }): string {
+  const verdict = gate.passed ? "passed" : "failed";
+  const lines = [`### Regression gate ${verdict}: \`${cell(current.runName)}\``, ""];
+  if (!gate.baseline) {
+    lines.push("No baseline run was found, so nothing was compared.");
+    return `${lines.join("\n")}\n`;
+  }
+  lines.push(`Compared with the baseline run \`${cell(gate.baseline.runName)}\`.`, "");
+  lines.push("| Score | Baseline | Current | Change | Allowed drop | Result |", "|---|---:|---:|---:|---:|---|");
+  for (const s of gate.scores) {
+    const change = s.change === undefined ? "-" : `${s.change > 0 ? "+" : ""}${round(s.change)}`;
+    lines.push(
+      `| ${cell(s.name)} (${s.kind}) | ${num(s.baseline)} | ${num(s.current)} | ${change} | ${s.maxDrop} | ${s.passed ? "pass" : "**FAIL**"} |`,
+    );
+  }
+  if (gate.scores.length === 0) lines.push("| (no scores) | - | - | - | - | pass |");
+  const regressed = gate.flips.filter((f) => f.direction === "regressed").length;
+  const fixed = gate.flips.length - regressed;
+  lines.push("", `Items that flipped: ${regressed} from pass to fail, ${fixed} from fail to pass.`);
+  if (gate.flips.length) {
+    lines.push("", "| Item | Input | Baseline | Current |", "|---|---|---|---|");
+    for (const flip of gate.flips.slice(0, FLIPS_LISTED)) {
+      const [before, now] = flip.direction === "regressed" ? ["pass", "**fail**"] : ["fail", "pass"];
+      lines.push(`| \`${cell(flip.itemId)}\` | ${cell(excerpt(flip.input))} | ${before} | ${now} |`);
+    }
+    if (gate.flips.length > FLIPS_LISTED) lines.push("", `and ${gate.flips.length - FLIPS_LISTED} more.`);
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+function num(value: number | undefined): string {
+  return value === undefined ? "-" : String(round(value));
+}
+
+/** Text safe inside a table cell and inline code: no pipes, backticks or line breaks. */
+function cell(text: string): string {
+  return text.replace(/[|`]/g, "'").replace(/\s+/g, " ");
 }

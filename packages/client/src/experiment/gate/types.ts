@@ -77,3 +77,36 @@ export interface GateResult {
   /** The comparison as a Markdown section: a heading, the score table and the flipped items. */
   markdown: string;
 }
+
+/** A score as the experiment routes list it. */
+export interface ListedScore {
+  name: string;
+  value: unknown;
+}
+
+/** The REST calls a comparison makes to read its baseline; `svc.api` has them. */
+export interface GateApi {
+  experiments: {
+    list(request: {
+      fromStartTime: string;
+      datasetId?: string | null;
+      name?: string | null;
+      fields?: string | null;
+      limit?: number | null;
+      cursor?: string | null;
+    }): PromiseLike<{
+      data: { id: string; name: string; datasetId: string | null; scores?: ListedScore[] | null }[];
+      meta?: { cursor?: string | null };
+    }>;
+    listItems(request: {
+      fromStartTime: string;
+      experimentId?: string | null;
+      fields?: string | null;
+      limit?: number | null;
+      cursor?: string | null;
+    }): PromiseLike<{
+      data: { experimentItemId: string; level: string; scores?: ListedScore[] | null }[];
+      meta?: { cursor?: string | null };
+    }>;
+  };
+}

@@ -1,15 +1,5 @@
 import { describeError, RepeatLog } from "@svc/core";
-import type { ExperimentItemStatus, ExperimentProgress } from "../types.js";
-
-/** Where the progress line is drawn: stderr, or a stream given in its place. */
-export interface ProgressStream {
-  /** Whether the stream is a terminal; the line is drawn only then. */
-  isTTY?: boolean;
-  /** Width of the terminal in characters, when known. */
-  columns?: number;
-  /** Writes text as it is (the line is redrawn with a carriage return). */
-  write(text: string): unknown;
-}
+import type { ExperimentItemStatus, ExperimentProgress, ProgressStream } from "../types.js";
 
 /** Shortest time between two drawings of the line, in milliseconds (the last one is always drawn). */
 const REDRAW_EVERY_MS = 100;
@@ -17,11 +7,6 @@ const REDRAW_EVERY_MS = 100;
 const TICK_EVERY_MS = 1000;
 const BAR_WIDTH = 20;
 const ERASE_TO_END = "\x1b[K";
-
-/** The stream of the progress line: stderr where the runtime has one. */
-export function defaultProgressStream(): ProgressStream | undefined {
-  return typeof process === "undefined" ? undefined : (process.stderr as ProgressStream | undefined);
-}
 
 /**
  * The progress of one run: counts items as they end, passes the counts to `onProgress`, and, on a terminal, keeps one

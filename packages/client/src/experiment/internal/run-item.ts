@@ -1,15 +1,25 @@
 import { context, SpanStatusCode, trace } from "@opentelemetry/api";
-import { SvcOtelSpanAttributes as A, messageOf, propagateSpanAttributes } from "@svc/core";
+import {
+  SvcOtelSpanAttributes as A,
+  messageOf,
+  propagateSpanAttributes,
+  retryDelayMs,
+  type Settled,
+  type SettleWithinOptions,
+  settleWithin,
+  sleep,
+  toHex,
+} from "@svc/core";
 import { type SvcSpan, startActiveObservation } from "@svc/tracing";
 import type {
   Evaluation,
+  EvaluationFailure,
   ExperimentItem,
   ExperimentItemResult,
   ExperimentParams,
   ExperimentScoreBody,
+  ExperimentTaskContext,
 } from "../types.js";
-import { ABANDONED, type AttemptSettings, type AttemptsOutcome, runAttempts } from "./attempts.js";
-import { runEvaluators } from "./evaluate.js";
 
 /** Name of the root span of each item's trace. */
 export const ITEM_ROOT_SPAN_NAME = "experiment-item-run";
@@ -158,7 +168,8 @@ function propagatedAttributes(item: Item, itemId: string, rootSpanId: string, ru
 }
 
 function rootMetadata(item: Item, run: RunContext, trial: number | undefined): Record<string, unknown> {
-  const itemMetadata = isPlainObject(item.metadata) ? item.metadata : {};
+  const { metadata: given } = item;
+  const itemMetadata = typeof given === "object" && given !== null && !Array.isArray(given) ? given : {};
   const metadata: Record<string, unknown> = {
     ...itemMetadata,
     ...run.params.metadata,
@@ -186,9 +197,7 @@ export function toScoreFields(evaluation: Evaluation): ExperimentScoreBody {
 /** First 16 hex characters of the SHA-256 of the input (strings as-is, other values as JSON). */
 export async function hashInput(input: unknown): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(toText(input)));
-  let hex = "";
-  for (const byte of new Uint8Array(digest).subarray(0, 8)) hex += byte.toString(16).padStart(2, "0");
-  return hex;
+  return toHex(new Uint8Array(digest, 0, 8));
 }
 
 function toText(value: unknown): string {
@@ -200,6 +209,150 @@ function toText(value: unknown): string {
   }
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+/** Name of the child span of each attempt, when a run has retries. */
+export const ATTEMPT_SPAN_NAME = "experiment-item-attempt";
+
+/** How the attempts of one item ended. */
+export type AttemptsOutcome =
+  | { kind: "ok"; output: unknown; attempts: number }
+  | { kind: "failed" | "timeout"; error: string; attempts: number }
+  | { kind: "aborted"; attempts: number };
+
+/** The settings that shape the attempts of every item of a run. */
+export interface AttemptSettings {
+  maxRetries: number;
+  itemTimeoutMs: number | undefined;
+  signal: AbortSignal | undefined;
+  /** Called when an attempt failed and another one follows (before the wait between them). */
+  onRetry?: () => void;
+}
+
+type Call = (context: ExperimentTaskContext) => unknown;
+
+/**
+ * Calls the task until it returns, at most `maxRetries + 1` times, each attempt bounded by `itemTimeoutMs` and by
+ * the run's signal, waiting out the core backoff between attempts (the wait ends early when the run is aborted).
+ * With retries, each attempt runs in a child span of its own, so the trace shows every attempt. Never rejects.
+ */
+export async function runAttempts(call: Call, settings: AttemptSettings): Promise<AttemptsOutcome> {
+  const { maxRetries, signal } = settings;
+  const total = maxRetries + 1;
+  let last: AttemptsOutcome = { kind: "aborted", attempts: 0 };
+  for (let attempt = 1; attempt <= total; attempt++) {
+    if (signal?.aborted) return { kind: "aborted", attempts: attempt - 1 };
+    const settled =
+      maxRetries > 0
+        ? await inAttemptSpan(attempt, total, settings, () => attemptOnce(call, attempt, settings))
+        : await attemptOnce(call, attempt, settings);
+    if (settled.kind === "value") return { kind: "ok", output: settled.value, attempts: attempt };
+    if (settled.kind === "aborted") return { kind: "aborted", attempts: attempt };
+    last = {
+      kind: settled.kind === "timeout" ? "timeout" : "failed",
+      error: failureText(settled, `timed out after ${settings.itemTimeoutMs} ms`),
+      attempts: attempt,
+    };
+    if (attempt === total) break;
+    settings.onRetry?.();
+    try {
+      await sleep(retryDelayMs(attempt - 1), signal);
+    } catch {
+      return { kind: "aborted", attempts: attempt };
+    }
+  }
+  return last;
+}
+
+function attemptOnce(call: Call, attempt: number, settings: AttemptSettings): Promise<Settled<unknown>> {
+  return settleWithin((signal) => call({ signal, attempt }), {
+    timeoutMs: settings.itemTimeoutMs,
+    signal: settings.signal,
+  });
+}
+
+async function inAttemptSpan(
+  attempt: number,
+  total: number,
+  settings: AttemptSettings,
+  run: () => Promise<Settled<unknown>>,
+): Promise<Settled<unknown>> {
+  return startActiveObservation(
+    ATTEMPT_SPAN_NAME,
+    async (span) => {
+      span.update({ metadata: { attempt, maxAttempts: total } });
+      const settled = await run();
+      if (settled.kind === "aborted") {
+        span.update({ level: "WARNING", statusMessage: ABANDONED });
+      } else if (settled.kind !== "value") {
+        const message = failureText(settled, `timed out after ${settings.itemTimeoutMs} ms`);
+        span.update({ level: "ERROR", statusMessage: message });
+        span.otelSpan.setStatus({ code: SpanStatusCode.ERROR, message });
+      }
+      return settled;
+    },
+    { asType: "span" },
+  );
+}
+
+/** Status message of an item or attempt abandoned because the run was aborted. */
+export const ABANDONED = "abandoned: the run was aborted";
+
+/** Why a call did not return: what it threw, `timedOut`, or the abort. */
+function failureText(settled: Settled<unknown>, timedOut: string): string {
+  if (settled.kind === "timeout") return timedOut;
+  return settled.kind === "error" ? messageOf(settled.error) : ABANDONED;
+}
+
+/** Evaluations that were produced, and the evaluators that failed. */
+export interface EvaluationOutcome {
+  evaluations: Evaluation[];
+  failures: EvaluationFailure[];
+}
+
+type AnyEvaluator<P> = (params: P) => Evaluation | Evaluation[] | Promise<Evaluation | Evaluation[]>;
+
+/**
+ * Calls every evaluator with `params`, all at once, each for at most `timeoutMs` and no longer than `signal` stays
+ * unaborted. A throw, a rejection, a time-out, an abort or an invalid evaluation is recorded as a failure of that
+ * evaluator; the valid evaluations of the others are kept, in order.
+ */
+export async function runEvaluators<P>(
+  evaluators: readonly AnyEvaluator<P>[],
+  params: P,
+  bounds: SettleWithinOptions = {},
+): Promise<EvaluationOutcome> {
+  const settled = await Promise.all(evaluators.map((evaluate) => settleWithin(() => evaluate(params), bounds)));
+  const outcome: EvaluationOutcome = { evaluations: [], failures: [] };
+  settled.forEach((result, index) => {
+    const evaluator = evaluatorName(evaluators[index], index);
+    if (result.kind !== "value") {
+      outcome.failures.push({
+        evaluator,
+        message: failureText(result, `did not settle within ${bounds.timeoutMs} ms`),
+      });
+      return;
+    }
+    for (const evaluation of Array.isArray(result.value) ? result.value : [result.value]) {
+      const problem = invalidEvaluationReason(evaluation);
+      if (problem) outcome.failures.push({ evaluator, message: `returned an invalid evaluation: ${problem}` });
+      else outcome.evaluations.push(evaluation);
+    }
+  });
+  return outcome;
+}
+
+function evaluatorName(evaluator: unknown, index: number): string {
+  const name = typeof evaluator === "function" ? evaluator.name : "";
+  return name ? `evaluator ${name}` : `evaluator #${index + 1}`;
+}
+
+/** Why `value` is not a usable evaluation, or `undefined` when it is one. */
+export function invalidEvaluationReason(value: unknown): string | undefined {
+  if (typeof value !== "object" || value === null)
+    return `expected an object, got ${value === null ? "null" : typeof value}`;
+  const { name, value: score } = value as Partial<Evaluation>;
+  if (typeof name !== "string" || name.length === 0) return "name must be a non-empty string";
+  const valid =
+    (typeof score === "number" && Number.isFinite(score)) || typeof score === "string" || typeof score === "boolean";
+  if (!valid) return `value must be a finite number, a string or a boolean (name="${name}")`;
+  return undefined;
 }

@@ -1,0 +1,272 @@
+// The experiment runner, loaded by `ExperimentManager.run()` on the first run.
+import {
+  booleanOption,
+  describeError,
+  functionOption,
+  getGlobalLogger,
+  MAX_RETRIES_CAP,
+  mapLimit,
+  numberOption,
+  objectOption,
+  type Resolved,
+  randomHex,
+  resolveOptions,
+} from "@svc/core";
+import { getSvcTracerProvider } from "@svc/tracing";
+import { evaluatorFailureSummaries, formatExperimentResult, itemLabel, statusCounts } from "./format.js";
+import { compareWithBaseline } from "./gate/gate.js";
+import { RunProgress } from "./internal/progress.js";
+import { type EvaluationOutcome, type RunContext, runEvaluators, runItem, toScoreFields } from "./internal/run-item.js";
+import {
+  DEFAULT_EXPERIMENT_MAX_CONCURRENCY,
+  type ExperimentItemResult,
+  type ExperimentManagerDeps,
+  type ExperimentParams,
+  type ExperimentProgress,
+  type ExperimentResult,
+  type ExperimentTrialResult,
+  type ProgressStream,
+  type ScoreSummary,
+} from "./types.js";
+
+type ItemResult = ExperimentItemResult<unknown, unknown, unknown, unknown>;
+
+/** How the run options that shape execution are read; an invalid value warns and falls back to the default. */
+const RUN_SPECS = {
+  maxConcurrency: numberOption(DEFAULT_EXPERIMENT_MAX_CONCURRENCY, { min: 0, integer: true }),
+  itemTimeoutMs: numberOption(undefined, { min: 0 }),
+  trials: numberOption(1, { min: 0, max: 100, integer: true }),
+  maxRetries: numberOption(0, { min: 0, minInclusive: true, max: MAX_RETRIES_CAP, integer: true }),
+  signal: objectOption<AbortSignal>(["addEventListener", "removeEventListener"], "an AbortSignal"),
+  onProgress: functionOption<(progress: ExperimentProgress) => void>(),
+  showProgress: booleanOption(true),
+};
+/** The other options of a run: known, so that they draw no warning about an unknown name. */
+const OTHER_OPTIONS = [
+  "name",
+  "runName",
+  "description",
+  "metadata",
+  "data",
+  "task",
+  "evaluators",
+  "runEvaluators",
+  "datasetVersion",
+];
+
+type RunOptions = Resolved<typeof RUN_SPECS>;
+
+/** Runs an experiment for {@link ExperimentManager.run}, which has checked `name`, `data` and `task`. */
+export async function runExperiment<Input, ExpectedOutput, Metadata, Output>(
+  deps: ExperimentManagerDeps,
+  params: ExperimentParams<Input, ExpectedOutput, Metadata, Output>,
+): Promise<ExperimentResult<Input, ExpectedOutput, Metadata, Output>> {
+  const options = resolveOptions("ExperimentManager.run", RUN_SPECS, params, {}, OTHER_OPTIONS);
+  const log = getGlobalLogger();
+  const experimentId = randomHex(8);
+  const runName = params.runName ?? `${params.name} - ${new Date().toISOString()}`;
+  const rate = deps.sampleRate ?? 1;
+  if (rate < 1)
+    log.warn(
+      `ExperimentManager: the client's sampleRate is ${rate}, so the item scores of run "${runName}" are sent only for the traces in that share (and a SvcSpanProcessor with the same rate exports only those traces); run experiments with a client and processor at sampleRate 1 to keep every item.`,
+    );
+  let warnedNotRecording = false;
+  const run: RunContext = {
+    experimentId,
+    runName,
+    params: params as unknown as RunContext["params"],
+    datasetVersion: datasetVersionOf(params.datasetVersion),
+    attempts: { maxRetries: options.maxRetries, itemTimeoutMs: options.itemTimeoutMs, signal: options.signal },
+    createScore: (body) => deps.score.create(body),
+    onRootSpan: (isRecording) => {
+      if (isRecording || warnedNotRecording) return;
+      warnedNotRecording = true;
+      log.warn(
+        `ExperimentManager: spans of run "${runName}" are not recorded; register an OpenTelemetry tracer provider with SvcSpanProcessor (or call setSvcTracerProvider) before running experiments.`,
+      );
+    },
+  };
+
+  const itemResults = await runItems(deps, run, options);
+  logItemOutcomes(itemResults, runName);
+  const runOutcome = await evaluateRun(deps, run, itemResults, options.signal);
+
+  const [experimentUrl] = await Promise.all([
+    deps.getExperimentUrl(experimentId).catch((error: unknown) => {
+      log.warn(`ExperimentManager: no experiment link, the project id could not be read: ${describeError(error)}`);
+      return undefined;
+    }),
+    flushSpans(),
+    deps.score.flush().catch((error: unknown) => {
+      log.warn(`ExperimentManager: flushing scores failed: ${describeError(error)}`);
+    }),
+  ]);
+
+  const summary = {
+    experimentId,
+    runName,
+    itemResults,
+    runEvaluations: runOutcome.evaluations,
+    runEvaluationFailures: runOutcome.failures,
+    experimentUrl,
+  };
+  const result: ExperimentResult<unknown, unknown, unknown, unknown> = {
+    ...summary,
+    format: (formatOptions) => formatExperimentResult(summary, formatOptions),
+    compareWithBaseline: (gateOptions) =>
+      compareWithBaseline(deps.api, { ...summary, experimentName: params.name }, gateOptions),
+  };
+  return result as unknown as ExperimentResult<Input, ExpectedOutput, Metadata, Output>;
+}
+
+/**
+ * Runs every trial of every item, at most `maxConcurrency` at once, the next as soon as any running trial settles.
+ * They start in data order (the trials of an item one after the other): an item hashes its input before it starts,
+ * which takes longer for a larger input, so each waits for the one before it to start. Reports progress as trials
+ * start, retry and end, and gives one result per item with its trials.
+ */
+async function runItems(deps: ExperimentManagerDeps, run: RunContext, options: RunOptions): Promise<ItemResult[]> {
+  const trials = options.trials;
+  const units = run.params.data.flatMap((item) => Array.from({ length: trials }, (_, t) => ({ item, trial: t + 1 })));
+  // stderr where the runtime has one.
+  const stderr = typeof process === "undefined" ? undefined : (process.stderr as ProgressStream | undefined);
+  const stream = options.showProgress ? (deps.progressStream ?? stderr) : undefined;
+  const progress = new RunProgress(units.length, run.runName, options.onProgress, stream);
+  const withProgress: RunContext = { ...run, attempts: { ...run.attempts, onRetry: () => progress.retried() } };
+  let lastStarted = Promise.resolve();
+  let results: ItemResult[];
+  try {
+    results = await mapLimit(units, options.maxConcurrency, async ({ item, trial }) => {
+      const previous = lastStarted;
+      let release = () => {};
+      lastStarted = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      let started = false;
+      const beforeStart = async () => {
+        await previous;
+        release();
+        started = true;
+        progress.itemStarted();
+      };
+      let result: ItemResult;
+      try {
+        result = await runItem(item, withProgress, { beforeStart, ...(trials > 1 ? { trial } : {}) });
+      } finally {
+        release();
+      }
+      progress.itemEnded(result.status, started);
+      return result;
+    });
+  } finally {
+    progress.finish();
+  }
+  return run.params.data.map((_, index) => combineTrials(results.slice(index * trials, (index + 1) * trials)));
+}
+
+/** Calls the run evaluators (not after an abort) and queues their evaluations as run-level scores. */
+async function evaluateRun(
+  deps: ExperimentManagerDeps,
+  run: RunContext,
+  itemResults: ItemResult[],
+  signal: AbortSignal | undefined,
+): Promise<EvaluationOutcome> {
+  const log = getGlobalLogger();
+  const evaluators = run.params.runEvaluators ?? [];
+  if (signal?.aborted) {
+    if (evaluators.length)
+      log.info(`ExperimentManager: run "${run.runName}" was aborted; its run evaluators were not called`);
+    return { evaluations: [], failures: [] };
+  }
+  const outcome = await runEvaluators(evaluators, { itemResults }, { signal });
+  for (const evaluation of outcome.evaluations)
+    deps.score.create({ ...toScoreFields(evaluation), datasetRunId: run.experimentId });
+  for (const f of outcome.failures) log.warn(`ExperimentManager: run ${f.evaluator} failed: ${f.message}`);
+  return outcome;
+}
+
+/** One line for the items that did not succeed, and one per evaluator that failed, instead of a line per item. */
+function logItemOutcomes(itemResults: ItemResult[], runName: string): void {
+  const log = getGlobalLogger();
+  const firstFailure = itemResults.findIndex((r) => r.status === "failed" || r.status === "timeout");
+  const first = itemResults[firstFailure];
+  if (first)
+    log.warn(
+      `ExperimentManager: run "${runName}": ${statusCounts(itemResults)}; first failure, ${itemLabel(first, firstFailure)}: ${first.error}`,
+    );
+  else if (itemResults.some((r) => r.status === "skipped"))
+    log.info(`ExperimentManager: run "${runName}" was aborted: ${statusCounts(itemResults)}`);
+  for (const line of evaluatorFailureSummaries(itemResults)) log.warn(`ExperimentManager: run "${runName}": ${line}`);
+}
+
+function datasetVersionOf(version: string | Date | undefined): string | undefined {
+  if (version === undefined) return undefined;
+  const time = version instanceof Date ? version.getTime() : Date.parse(version);
+  if (Number.isNaN(time)) {
+    getGlobalLogger().warn(
+      `ExperimentManager: datasetVersion must be a timestamp, got ${String(version)}; svc.experiment.item.version not recorded`,
+    );
+    return undefined;
+  }
+  return version instanceof Date ? version.toISOString() : version;
+}
+
+/**
+ * Flushes the provider svc creates spans with: the svc provider, else the global one (through the OpenTelemetry
+ * proxy to the registered provider). A failed flush is logged, never thrown.
+ */
+async function flushSpans(): Promise<void> {
+  type Flushable = { forceFlush?: () => Promise<void>; getDelegate?: () => unknown };
+  const provider = getSvcTracerProvider() as Flushable;
+  const target =
+    typeof provider.forceFlush === "function" ? provider : (provider.getDelegate?.() as Flushable | undefined);
+  try {
+    await target?.forceFlush?.();
+  } catch (error) {
+    getGlobalLogger().warn(`ExperimentManager: flushing spans failed: ${describeError(error)}`);
+  }
+}
+
+/**
+ * One item's result from the results of its trials (in trial order): the item's own fields are those of its first
+ * trial that did not end `ok`, else of its first trial; every trial is listed, and each evaluator is summed up.
+ */
+function combineTrials(trials: readonly ItemResult[]): ItemResult {
+  const first = trials[0] as ItemResult;
+  const shown = trials.find((t) => t.status !== "ok") ?? first;
+  const listed: ExperimentTrialResult[] = trials.map((t, index) => ({
+    trial: index + 1,
+    status: t.status,
+    attempts: t.attempts,
+    output: t.output,
+    evaluations: t.evaluations,
+    traceId: t.traceId,
+    ...(t.error === undefined ? {} : { error: t.error }),
+    evaluationFailures: t.evaluationFailures,
+  }));
+  return { ...shown, trials: listed, scores: summarize(listed) };
+}
+
+/** Mean, standard deviation, least and largest numeric value of each evaluator over the trials. */
+export function summarize(trials: readonly ExperimentTrialResult[]): Record<string, ScoreSummary> {
+  const values = new Map<string, number[]>();
+  for (const trial of trials)
+    for (const { name, value } of trial.evaluations) {
+      const numeric = typeof value === "boolean" ? Number(value) : value;
+      if (typeof numeric === "number" && Number.isFinite(numeric))
+        values.set(name, [...(values.get(name) ?? []), numeric]);
+    }
+  const summaries: Record<string, ScoreSummary> = {};
+  for (const [name, list] of values) {
+    const mean = list.reduce((sum, v) => sum + v, 0) / list.length;
+    const variance = list.reduce((sum, v) => sum + (v - mean) ** 2, 0) / list.length;
+    summaries[name] = {
+      mean,
+      stdev: Math.sqrt(variance),
+      min: Math.min(...list),
+      max: Math.max(...list),
+      count: list.length,
+    };
+  }
+  return summaries;
+}
