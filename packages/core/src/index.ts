@@ -71,17 +71,12 @@ export type { ExportItem } from "./otlp/otlp-request.js";
 export type { ReadableSpan } from "./otlp/readable-span.js";
 export { MAX_QUEUE_RETRY_DELAY_MS } from "./queue/backoff.js";
 export { BatchQueue } from "./queue/batch-queue.js";
-export type { BatchQueueOptions, FlushResult } from "./queue/batch-queue-options.js";
-export type { DropReason, Fault } from "./queue/delivery-log.js";
-export type { DeliveryMeterProvider } from "./queue/delivery-metrics.js";
-export { meterProviderOption } from "./queue/delivery-metrics.js";
-export type { DeliveryHealth } from "./queue/delivery-stats.js";
+export { gaveUpAfter, LOST_SEND_GRACE_MS, serverOf } from "./queue/flush-wait.js";
+export type { DeliveryHealth, DeliveryMeterProvider, DropReason, Fault } from "./queue/health.js";
+export { meterProviderOption } from "./queue/health.js";
 export { Limiter, mapLimit } from "./queue/limiter.js";
-export { LOST_SEND_GRACE_MS } from "./queue/lost-sends.js";
-export type { SendOutcome } from "./queue/outcome.js";
-export { outcomeOf, sendInHalves, tooLargeOutcome } from "./queue/outcome.js";
-export type { QueueSpill } from "./queue/spill-gate.js";
-export { gaveUpAfter, serverOf } from "./queue/unanswered-servers.js";
+export type { BatchQueueOptions, FlushResult, QueueSpill, SendOutcome, SpillReport } from "./queue/send.js";
+export { outcomeOf, sendInHalves, tooLargeOutcome } from "./queue/send.js";
 export type { ObservationFields, SpanFacts, TraceFields } from "./read-observation-attributes.js";
 export { parseJsonText, readObservationFields, readTraceFields } from "./read-observation-attributes.js";
 export {
@@ -99,17 +94,16 @@ export {
   toJsonSafe,
   truncateText,
 } from "./serialize.js";
-export type { SpillCounts, SpillOwner, SpillReport } from "./spill/spill.js";
+export type { SpillOwner } from "./spill/spill.js";
 export { REPLAY_INTERVAL_MS, Spill } from "./spill/spill.js";
-export type { SpillFs } from "./spill/spill-fs.js";
-export { loadNodeFs } from "./spill/spill-fs.js";
-export type { SpillSettings } from "./spill/spill-options.js";
+export type { SpillFs, SpillSettings } from "./spill/spill-settings.js";
 export {
   DEFAULT_SPILL_MAX_AGE_SECONDS,
   DEFAULT_SPILL_MAX_BYTES,
+  loadNodeFs,
   SPILL_SPECS,
   spillSettings,
-} from "./spill/spill-options.js";
+} from "./spill/spill-settings.js";
 export type { SpillFile, SpillHeader, SpillListing } from "./spill/spill-store.js";
 export { parseSpillName, SpillStore } from "./spill/spill-store.js";
 export { randomHex, toHex } from "./tracing/ids.js";

@@ -1,3 +1,4 @@
+// When a queue sends next: the backoff after failed attempts, and the one timer that wakes the queue.
 import { retryDelayMs } from "../transport/retry.js";
 
 /**
@@ -44,5 +45,36 @@ export class Backoff {
   /** An attempt succeeded entirely: the next failure starts from the first step again. */
   succeeded(): void {
     this.#failures = 0;
+  }
+}
+
+/** One unref'd timer that calls `wake` at the earliest time it was asked for (a later time asked for changes nothing). */
+export class WakeTimer {
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #at = 0;
+  #delayMs = 0;
+
+  constructor(private readonly wake: () => void) {}
+
+  /** Makes sure `wake` runs within `delayMs` (an earlier time already set is kept). */
+  arm(delayMs: number): void {
+    // A timer armed with a delay no longer than this one is due first: no clock read (every push comes here).
+    if (this.#timer !== undefined && this.#delayMs <= delayMs) return;
+    const due = Date.now() + delayMs;
+    if (this.#timer !== undefined && this.#at <= due) return;
+    clearTimeout(this.#timer);
+    this.#at = due;
+    this.#delayMs = delayMs;
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.wake();
+    }, delayMs);
+    // A waiting batch must not keep a process alive; flushes hold their own timer.
+    (this.#timer as { unref?: () => void }).unref?.();
+  }
+
+  cancel(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
   }
 }

@@ -1,25 +1,12 @@
+// The log lines of one kind of delivery (spans, scores): one when a fault starts (what it is, what becomes of the
+// data), a count per interval while it lasts, one once the backlog held through it is sent (delivered late, lost);
+// drops; how long a shutdown waits.
 import { counted } from "../log/describe.js";
 import { getGlobalLogger } from "../log/logger.js";
 import { RepeatLog } from "../log/repeat-log.js";
-import { LOST_SEND_GRACE_MS } from "./lost-sends.js";
-import { inSeconds } from "./unanswered-servers.js";
+import { inSeconds, LOST_SEND_GRACE_MS } from "./flush-wait.js";
+import type { DropReason, Fault } from "./health.js";
 
-/**
- * Why items were given up on: the queue was full, an item too large, the server rejected them or the keys, they were
- * still queued at shutdown, sampled out, could not be sent, or a spill directory's size or age bound removed them.
- */
-export type DropReason =
-  | "queueFull"
-  | "tooLarge"
-  | "rejected"
-  | "auth"
-  | "shutdown"
-  | "sampledOut"
-  | "failed"
-  | "spillFull"
-  | "spillExpired";
-
-/** Words for each reason in log lines. */
 const REASON_TEXT: Record<DropReason, string> = {
   queueFull: "the queue is full",
   tooLarge: "too large to send",
@@ -31,18 +18,6 @@ const REASON_TEXT: Record<DropReason, string> = {
   spillFull: "the spill directory is full",
   spillExpired: "older than the spill directory's age bound",
 };
-
-/** What went wrong on a delivery attempt, in words a log line can carry (host, path, status or code). */
-export interface Fault {
-  /** `HTTP 503 from cloud.svc.dev POST /api/public/otel/v1/traces`, `ECONNREFUSED on POST 127.0.0.1:3000/...` */
-  description: string;
-  kind: string;
-  status?: number;
-  code?: string;
-  host?: string;
-  /** What the user can do about it, one sentence, when there is something. */
-  hint?: string;
-}
 
 const STILL_FAILING_EVERY_MS = 10_000;
 
@@ -58,9 +33,6 @@ interface Outage {
 }
 
 /**
- * The log lines of one kind of delivery (spans, scores): one line when a fault starts (what it is and what
- * happens to the data), a count line per interval while it lasts, and one line once delivery has recovered and
- * the backlog held through the fault has been sent, with how much was delivered late and how much was lost.
  * A server that fails and recovers again and again gets the start and recovery lines in full once per interval,
  * then counts. Drops are logged the first time per cause, then as counts.
  */
@@ -80,11 +52,6 @@ export class DeliveryLog {
     private readonly spills = false,
   ) {}
 
-  /** Whether a fault is going on (including a recovery whose backlog is not yet sent). */
-  get faulty(): boolean {
-    return this.#outage !== undefined;
-  }
-
   /** An attempt failed and its items wait for another one. */
   retrying(fault: Fault, count: number, delayMs: number): void {
     const outage = this.#outage;
@@ -95,14 +62,7 @@ export class DeliveryLog {
       outage.recovery = undefined;
       return;
     }
-    this.#outage = {
-      since: Date.now(),
-      fault,
-      failedAttempts: 1,
-      lost: 0,
-      deliveredLate: 0,
-      recovery: undefined,
-    };
+    this.#outage = { since: Date.now(), fault, failedAttempts: 1, lost: 0, deliveredLate: 0, recovery: undefined };
     const kind = `${this.owner}: cannot deliver ${this.items}`;
     this.#lines.warn(
       kind,
@@ -111,7 +71,6 @@ export class DeliveryLog {
     this.#arm();
   }
 
-  /** Items reached the server. */
   delivered(count: number): void {
     const outage = this.#outage;
     if (outage === undefined || count <= 0) return;
@@ -200,10 +159,7 @@ export class DeliveryLog {
     return `shutdown() waits at most ${inSeconds(until - Date.now())} (${why}) to deliver ${this.#count(held)}`;
   }
 
-  /**
-   * Items of sends still unsettled `LOST_SEND_GRACE_MS` past their deadline are queued again: nothing can answer them any more
-   * (their request's timeout has passed).
-   */
+  /** Items of sends still unsettled `LOST_SEND_GRACE_MS` past their deadline are queued again. */
   resent(count: number): void {
     getGlobalLogger().warn(
       `${this.owner}: ${this.#count(count)} of sends still unsettled ${LOST_SEND_GRACE_MS / 1000} s past their deadline (the request's timeout) are sent again; a runtime that ends the request that started a send (Cloudflare Workers) leaves it unsettled`,
@@ -224,7 +180,6 @@ export class DeliveryLog {
     this.report();
   }
 
-  /** `1 score`, `2 scores`: a count of the items, in the singular for one. */
   #count(count: number): string {
     return counted(count, this.items);
   }

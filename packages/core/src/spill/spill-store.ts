@@ -1,4 +1,4 @@
-import { nodeFs, type SpillFs } from "./spill-fs.js";
+import type { SpillFs } from "./spill-settings.js";
 
 /**
  * A spill directory on disk: one file per batch, named so that a listing alone tells what it holds, written
@@ -67,7 +67,7 @@ export class SpillStore {
 
   constructor(
     readonly dir: string,
-    fs: SpillFs = nodeFs(),
+    fs: SpillFs,
   ) {
     this.#fs = fs;
   }

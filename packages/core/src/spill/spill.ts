@@ -1,12 +1,15 @@
+// A spill directory as one queue uses it: the batches the queue cannot hold are written to it, encoded and masked as
+// they would be sent, and sent again oldest first, one at a time at a bounded rate, once the server answers (by this
+// process or the next one that starts with the directory).
 import { settleWithin } from "../lifecycle/settle-within.js";
 import { counted, describeError } from "../log/describe.js";
 import { getGlobalLogger } from "../log/logger.js";
 import { RepeatLog } from "../log/repeat-log.js";
 import { Backoff } from "../queue/backoff.js";
-import type { DropReason } from "../queue/delivery-log.js";
+import type { DropReason } from "../queue/health.js";
 import { Limiter } from "../queue/limiter.js";
-import type { SendOutcome } from "../queue/outcome.js";
-import type { SpillSettings } from "./spill-options.js";
+import type { QueueSpill, SendOutcome, SpillReport } from "../queue/send.js";
+import type { SpillSettings } from "./spill-settings.js";
 import { type SpillFile, type SpillHeader, type SpillListing, SpillStore } from "./spill-store.js";
 
 /** Pause between two spilled batches sent again: at most ten requests a second, one at a time, beside live ones. */
@@ -33,32 +36,12 @@ export interface SpillOwner<T> {
   send(body: Uint8Array, header: SpillHeader, count: number, signal: AbortSignal): Promise<SendOutcome<number>>;
 }
 
-/** What a spill tells the queue it works for. */
-export interface SpillReport {
-  /** Items given up on (a bound of the directory, a write that failed), counted and logged as any drop. */
-  drop(reason: DropReason, count: number, detail: string): void;
-  /** What became of a spilled batch sent again: counted as the outcome of a live batch is (no items to requeue). */
-  record(outcome: SendOutcome<never>): void;
-  /** Items written to the directory, and items sent again from it and accepted. */
-  counted(figure: "spilled" | "replayed", count: number): void;
-  /** Whether the live queue is waiting out a failure (its own probe then finds out when the server is back). */
-  failing(): boolean;
-}
-
-/** What the spill adds to `health()` besides the counts it reports. */
-export interface SpillCounts {
-  /** Items of this component's kind, server and project in the directory now (any process's), as last seen. */
-  onDisk: number;
-}
-
 /**
- * A spill directory as one queue uses it: whole batches the queue cannot hold are written to it (encoded as they
- * would be sent, masked), and are sent again oldest first, one at a time at a bounded rate, as soon as the server
- * answers, by this process or the next one that starts with the same directory. A file is claimed (renamed) before it
- * is sent, so processes sharing a directory never send the same batch twice; it is deleted once the server accepted
- * it or refused it for good. Never throws and never rejects: every failure is a count and a line.
+ * A file is claimed (renamed) before it is sent, so processes sharing a directory never send the same batch twice;
+ * it is deleted once the server accepted it or refused it for good. Never throws and never rejects: every failure is
+ * a count and a line.
  */
-export class Spill<T> {
+export class Spill<T> implements QueueSpill<T> {
   readonly #store: SpillStore;
   readonly #settings: SpillSettings;
   readonly #owner: SpillOwner<T>;
@@ -68,8 +51,10 @@ export class Spill<T> {
   readonly #backoff = new Backoff();
   readonly #writing = new Limiter(WRITE_CONCURRENCY);
   #ready: Promise<void> | undefined;
-  #counts: SpillCounts = { onDisk: 0 };
+  #onDisk = 0;
   #onDiskBytes = 0;
+  /** Items and bytes being written: held in memory until written, within the queue's own bounds again. */
+  readonly #held = { items: 0, bytes: 0 };
   #oldest: number | undefined;
   #writes = new Set<Promise<void>>();
   #replaying: Promise<void> | undefined;
@@ -84,7 +69,6 @@ export class Spill<T> {
     this.#tag = settings.fs.hash(owner.identity);
   }
 
-  /** Connects the spill to its queue; what an earlier process left is sent as soon as the server answers. */
   attach(report: SpillReport): void {
     this.#report = report;
     this.#kick();
@@ -95,35 +79,37 @@ export class Spill<T> {
     return this.#settings.dir;
   }
 
-  /** The figures of `health()`. */
-  counts(): SpillCounts {
-    return { ...this.#counts };
+  get onDisk(): number {
+    return this.#onDisk;
   }
 
-  /**
-   * Writes a batch the queue cannot hold (`why`: the queue is full, or a shutdown ends) and resolves once it is on
-   * disk or counted as dropped; `detail` says why the batch was not sent (what ended a shutdown's wait). Never
-   * rejects.
-   */
-  write(items: T[], why: DropReason, detail?: string): Promise<void> {
+  /** Writes a batch (`why`: the queue is full, or a shutdown ends); resolves once it is on disk or counted dropped. */
+  write(items: T[], why: DropReason, detail?: string, bytes = 0): Promise<void> {
+    const held = this.#held;
+    held.items += items.length;
+    held.bytes += bytes;
     const writing = this.#writing.run(() => this.#write(items, why, detail));
     this.#writes.add(writing);
-    return writing.finally(() => this.#writes.delete(writing));
+    return writing.finally(() => {
+      held.items -= items.length;
+      held.bytes -= bytes;
+      this.#writes.delete(writing);
+    });
   }
 
-  /** The server answered the live queue: spilled batches are sent again now. */
+  hasRoom(maxItems: number, maxBytes: number): boolean {
+    return this.#held.items < maxItems && this.#held.bytes < maxBytes;
+  }
+
   serverAnswered(): void {
-    if (this.#counts.onDisk === 0 && this.#replaying === undefined && this.#timer === undefined) return;
+    if (this.#onDisk === 0 && this.#replaying === undefined && this.#timer === undefined) return;
     this.#backoff.probeNow();
     clearTimeout(this.#timer);
     this.#timer = undefined;
     this.#kick();
   }
 
-  /**
-   * Stops sending again (a batch being sent is given back for the next process), waits for the writes under way,
-   * and says how much is left on disk for the next start.
-   */
+  /** Stops sending again (a batch being sent is given back for the next process), and says what is left on disk. */
   async close(): Promise<void> {
     this.#closed = true;
     clearTimeout(this.#timer);
@@ -136,7 +122,7 @@ export class Spill<T> {
       // The last count stands.
     }
     this.#lines.report();
-    const { onDisk } = this.#counts;
+    const onDisk = this.#onDisk;
     if (onDisk === 0) return;
     const size = `${Math.round((this.#onDiskBytes / 1024 / 1024) * 10) / 10} MiB`;
     const oldest = this.#oldest === undefined ? "" : `, the oldest from ${new Date(this.#oldest).toISOString()}`;
@@ -167,8 +153,8 @@ export class Spill<T> {
         return;
       }
       const file = await this.#store.write(kind, this.#tag, items.length, header, body);
-      this.#report?.counted("spilled", items.length);
-      this.#counts.onDisk += items.length;
+      if (this.#report) this.#report.counts.spilled += items.length;
+      this.#onDisk += items.length;
       this.#onDiskBytes += file.bytes;
       this.#oldest ??= file.createdAt;
       const reason = why === "shutdown" ? "still undelivered at shutdown" : "the queue is full";
@@ -272,9 +258,9 @@ export class Spill<T> {
     }
     // Deleted before it is counted: a crash in between leaves at most a count short, never a batch sent twice.
     await this.#store.remove(file);
-    this.#counts.onDisk = Math.max(0, this.#counts.onDisk - file.count);
+    this.#onDisk = Math.max(0, this.#onDisk - file.count);
     this.#onDiskBytes = Math.max(0, this.#onDiskBytes - file.bytes);
-    this.#report?.counted("replayed", outcome.delivered);
+    if (this.#report) this.#report.counts.replayed += outcome.delivered;
     if (outcome.delivered > 0) this.#backoff.succeeded();
     this.#report?.record({ ...outcome, retry: undefined });
     return outcome.delivered > 0 ? "sent" : "dropped";
@@ -317,7 +303,7 @@ export class Spill<T> {
       bytes += file.bytes;
       oldest ??= file.createdAt;
     }
-    this.#counts.onDisk = count;
+    this.#onDisk = count;
     this.#onDiskBytes = bytes;
     this.#oldest = oldest;
   }

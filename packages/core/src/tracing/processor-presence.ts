@@ -10,7 +10,7 @@ import {
 import { getGlobalLogger, loggerGeneration } from "../log/logger.js";
 import { globalSlot } from "../log/slot.js";
 import type { OtlpProtocol } from "../otlp/encode.js";
-import type { DeliveryHealth } from "../queue/delivery-stats.js";
+import type { DeliveryHealth } from "../queue/health.js";
 import { randomHex } from "./ids.js";
 import { getSvcTracer } from "./tracer-provider.js";
 
