@@ -48,7 +48,7 @@ export class Backoff {
   }
 }
 
-/** One unref'd timer that calls `wake` at the earliest time it was asked for (a later time asked for changes nothing). */
+/** One unref'd timer that calls `wake` at the earliest time it was asked for. */
 export class WakeTimer {
   #timer: ReturnType<typeof setTimeout> | undefined;
   #at = 0;

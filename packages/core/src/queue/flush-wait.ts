@@ -3,12 +3,11 @@
 // (the recheck); and what it does with a send that never settles (a lost send).
 import { globalSlot } from "../log/slot.js";
 
-/** A flush waiting for the items queued before it: those up to `target` (by sequence number). */
+/** A flush waiting for the items queued before it (up to `target`); `checkEarly` while it has an early end. */
 interface Waiter {
   target: number;
   remaining: number;
   resolve: () => void;
-  /** Ends the wait now if its early check says so (set while the wait has an early end). */
   checkEarly?: () => void;
 }
 
@@ -64,7 +63,7 @@ export class FlushWaiters {
     return Math.max(0, waiter.remaining);
   }
 
-  /** No attempt can be answered before the early ends: each wait that has one asks its check now. */
+  /** No attempt can be answered before the early ends: the waits that have one check now. */
   endEarly(): void {
     for (const waiter of this.#waiters) waiter.checkEarly?.();
   }
@@ -80,17 +79,14 @@ export class FlushWaiters {
 }
 
 /**
- * Servers a flush gave up on, and the windows in which they have to answer, per origin for every queue of the
- * process (spans and scores, every copy of the SDK). Only an answer (success or an HTTP error status) gives a
- * waiting call the time until its deadline. The calls that overlap share one window, and once a window has passed
- * without an answer the calls that follow end at once, so a server that stays silent costs the first deadline and
- * one request's timeout, however many calls follow.
+ * A server as every queue of the process sees it (spans and scores, every copy of the SDK): when a flush gave up on
+ * it (undefined once it answered since), when it last answered, and the last window it had to answer in (absent in
+ * the state of an earlier copy). The calls that overlap share one window, and once a window has passed without an
+ * answer the calls that follow end at once: a silent server costs the first deadline and one request's timeout.
  */
 interface ServerState {
-  /** When a flush last gave up on the server without an answer; undefined once it answered since. */
   givenUpAt: number | undefined;
   answeredAt: number;
-  /** The last window in which the server had to answer (absent in the state of an earlier copy of the SDK). */
   window?: AnswerWindow | undefined;
 }
 
@@ -100,7 +96,6 @@ export interface AnswerWindow {
   until: number;
 }
 
-/** Origins remembered at most; the oldest is forgotten first. */
 const MAX_SERVERS = 64;
 /** How long a window missed without an answer holds: the calls that start within it give up at once. */
 const MISSED_WINDOW_HOLDS_MS = 30_000;
@@ -121,7 +116,7 @@ function entry(server: string): ServerState {
   return state;
 }
 
-/** The origin (`https://host:port`) of a URL, the key servers are remembered by; undefined for an invalid URL. */
+/** The origin (`https://host:port`) of a URL, the key servers are remembered by; undefined when invalid. */
 export function serverOf(url: string): string | undefined {
   try {
     return new URL(url).origin;
@@ -130,14 +125,12 @@ export function serverOf(url: string): string | undefined {
   }
 }
 
-/** The server answered a request (accepted it, or refused it with a status). */
 export function noteAnswer(server: string): void {
   const state = entry(server);
   state.answeredAt = Date.now();
   state.givenUpAt = undefined;
 }
 
-/** A flush gave up waiting for the server, which had not answered since the flush began. */
 export function noteGivenUp(server: string): void {
   entry(server).givenUpAt = Date.now();
 }
@@ -201,13 +194,14 @@ export const SENDS_GRACE_MS = 250;
  */
 export const LOST_SEND_GRACE_MS = 5_000;
 
-/** A send of a batch under way; once taken as lost it is aborted and its late outcome ignored. */
+/**
+ * A send of a batch under way: its request may be answered until `answerBy` (0 once settled), and it may settle by
+ * itself until `liveUntil`; past that it is `lost`, aborted, and its late outcome ignored.
+ */
 export interface Send<B> {
   batch: B;
   controller: AbortController;
-  /** Until when its request may be answered (epoch ms): the end of its step; 0 once it has settled. */
   answerBy: number;
-  /** Until when it may still settle by itself: the end of its step, plus the grace. */
   liveUntil: number;
   lost: boolean;
   /** A step begins that may take `stepMs` (a request with its timeout): the send is not lost before it ends. */

@@ -113,18 +113,9 @@ export class DeliveryRecord {
 
   /** The figures, with what the queue holds now. */
   health(held: Gauges & { shutdown: boolean }): DeliveryHealth {
-    const { sent, retries, spilled, replayed, dropped } = this.counts;
+    const { counts, lastError } = this;
     const lastSuccessAt = this.#lastSuccessAt === undefined ? undefined : new Date(this.#lastSuccessAt).toISOString();
-    return {
-      ...held,
-      spilled,
-      replayed,
-      sent,
-      dropped: { ...dropped },
-      retries,
-      lastError: this.lastError,
-      lastSuccessAt,
-    };
+    return { ...held, ...counts, dropped: { ...counts.dropped }, lastError, lastSuccessAt };
   }
 }
 
@@ -226,7 +217,7 @@ function bind(binding: Binding, provider: MeterProvider): void {
 
 type Figures = DeliveryCounts & Gauges;
 
-/** The instruments (`svc.delivery.{name}`), each read from the figures of one kind; `dropped` is observed per reason. */
+/** The instruments (`svc.delivery.{name}`) and the figure each reads; `dropped` is observed per reason. */
 const INSTRUMENTS: [name: string, kind: "gauge" | "counter", key: keyof Figures, description: string][] = [
   ["queued", "gauge", "queued", "Items waiting to be sent, including those waiting out a failure."],
   ["queued_bytes", "gauge", "queuedBytes", "Estimated bytes of the items waiting to be sent."],
@@ -267,40 +258,34 @@ function createInstruments(provider: MeterProvider, binding: Binding): () => voi
  * The figures per kind of item: the gauges of the live queues summed, the counters of every queue ever observed (a
  * queue that was garbage collected leaves its counts behind).
  */
-function totals(binding: Binding): Map<string, Figures> {
+function totals({ registrations, retired }: Binding): Map<string, Figures> {
   const out = new Map<string, Figures>();
-  const at = <V>(map: Map<string, V>, items: string, make: () => V): V => {
-    const found = map.get(items);
-    if (found !== undefined) return found;
-    const made = make();
-    map.set(items, made);
-    return made;
-  };
   const fresh = (): Figures => ({ queued: 0, queuedBytes: 0, inFlight: 0, onDisk: 0, ...deliveryCounts() });
-  for (const registration of binding.registrations) {
+  const at = <V>(map: Map<string, V>, items: string, make: () => V): V =>
+    map.get(items) ?? (map.set(items, make()).get(items) as V);
+  for (const registration of registrations) {
+    const { items, counts } = registration;
     const source = registration.source.deref();
     if (source === undefined) {
-      binding.registrations.delete(registration);
-      addCounts(at(binding.retired, registration.items, deliveryCounts), registration.counts);
+      registrations.delete(registration);
+      add(at(retired, items, deliveryCounts), counts);
       continue;
     }
-    const figures = at(out, registration.items, fresh);
-    const { queued, queuedBytes, inFlight, onDisk } = source.health();
-    figures.queued += queued;
-    figures.queuedBytes += queuedBytes;
-    figures.inFlight += inFlight;
-    figures.onDisk += onDisk ?? 0;
-    addCounts(figures, registration.counts);
+    const { queued, queuedBytes, inFlight, onDisk = 0 } = source.health();
+    add(at(out, items, fresh), { queued, queuedBytes, inFlight, onDisk, ...counts });
   }
-  for (const [items, retired] of binding.retired) addCounts(at(out, items, fresh), retired);
+  for (const [items, counts] of retired) add(at(out, items, fresh), counts);
   return out;
 }
 
-function addCounts(into: DeliveryCounts, from: DeliveryCounts): void {
-  into.sent += from.sent;
-  into.retries += from.retries;
-  into.spilled += from.spilled ?? 0;
-  into.replayed += from.replayed ?? 0;
-  for (const reason of Object.keys(from.dropped) as DropReason[])
-    into.dropped[reason] = (into.dropped[reason] ?? 0) + from.dropped[reason];
+/** Adds every count of `from` (nested ones too) into `into`; a count `into` lacks (an older copy's) starts at 0. */
+function add(into: object, from: object): void {
+  const target = into as Record<string, unknown>;
+  for (const [key, value] of Object.entries(from)) {
+    if (typeof value === "number") target[key] = ((target[key] as number | undefined) ?? 0) + value;
+    else if (typeof value === "object" && value !== null) {
+      target[key] ??= {};
+      add(target[key] as object, value);
+    }
+  }
 }

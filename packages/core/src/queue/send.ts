@@ -27,37 +27,25 @@ export interface BatchQueueOptions<T> {
   /** Estimated size of an item in bytes. */
   sizeOf: (item: T) => number;
   /**
-   * Sends a batch with a signal of its own, which aborts when shutdown stops waiting for it; must not reject (a
-   * rejection counts as a failure that is retried). Calls `live(ms)` as a step begins that may take `ms` (a request
-   * with its timeout): the send is not taken as lost before that step has outlived its time and the grace.
+   * Sends a batch with a signal that aborts when shutdown stops waiting for it (a rejection counts as a retryable
+   * failure); calls `live(ms)` as a step begins that may take `ms`: the send is not lost before it and the grace end.
    */
   send: (batch: T[], signal: AbortSignal, live: (stepMs: number) => void) => Promise<SendOutcome<T>>;
   /** Start sending as soon as an item is queued (no waiting for a batch to fill). @defaultValue false */
   immediate?: boolean;
   /**
-   * A send still unsettled this long after it started, and past the steps it announced with `live` (each with its
-   * time and `LOST_SEND_GRACE_MS`), is taken as lost: a runtime that cancels what an ended request left running
-   * (Cloudflare Workers) never settles it. A flush then queues its items again and sends them. The same rule holds
-   * in every runtime; where timers run, a send settles within its own time and is never taken as lost.
+   * A send still unsettled this long after it started, and past the steps it announced with `live`, is taken as
+   * lost (Cloudflare Workers cancels what an ended request left running) and a flush sends its items again.
    * @defaultValue never
    */
   lostAfterMs?: number;
   /** Where the queue's figures are observed as metrics; nowhere by default. */
   meterProvider?: DeliveryMeterProvider;
-  /**
-   * Origin of the server the sends go to (`https://host:port`): what a flush learns of it (that it does not answer)
-   * is shared with every queue that sends there. Unset when the sends go through user code.
-   */
+  /** Origin the sends go to (`https://host:port`): what a flush learns of it is shared; unset for user code. */
   server?: string;
-  /**
-   * A spill directory: a batch that does not fit in the bounds, and what a shutdown leaves undelivered, are written
-   * to it instead of being dropped. None by default.
-   */
+  /** Where what does not fit in the bounds, and what a shutdown leaves undelivered, go instead of being dropped. */
   spill?: QueueSpill<T>;
-  /**
-   * Time one request may take (its timeout): how long a shutdown without an answer of the server yet, or a flush to
-   * a server a flush gave up on, waits for an answer before it stops waiting. Unset: until the deadline.
-   */
+  /** One request's timeout: how long a recheck waits for the server to answer (see `flush`); unset, the deadline. */
   attemptTimeoutMs?: number;
 }
 
@@ -65,11 +53,7 @@ export interface BatchQueueOptions<T> {
 export interface FlushResult {
   /** Items that were queued when the flush began and are still neither delivered nor dropped. */
   pending: number;
-  /**
-   * Set when the wait ended before its deadline, `waitedMs` after it began, because the server answered no request
-   * within one request's timeout (`windowMs`), and none could be answered within it (a shutdown, or a flush after an
-   * earlier flush gave up on the server).
-   */
+  /** Set when the wait ended before its deadline, `waitedMs` after it began: no answer in one request's timeout. */
   unanswered?: { waitedMs: number; windowMs: number };
 }
 
@@ -114,10 +98,7 @@ export interface SendOutcome<T> {
   retry?: { items: T[]; fault: Fault; retryAfterMs?: number };
 }
 
-/**
- * Whether the server answered the attempt of this outcome (accepted items, or answered with a status); undefined
- * when the outcome tells nothing of it (nothing was sent).
- */
+/** Whether the server answered (accepted items, or answered with a status); undefined when nothing was sent. */
 export function answeredBy(outcome: SendOutcome<unknown>): boolean | undefined {
   const faults = [outcome.retry?.fault, ...(outcome.dropped ?? []).map((d) => d.fault)].filter((f) => f !== undefined);
   if (outcome.delivered === 0 && faults.length === 0) return undefined;
@@ -137,48 +118,25 @@ export function faultOf(failure: HttpFailure, method: string, url: string): Faul
 }
 
 /**
- * What became of a batch sent in one request: delivered on success; kept for another attempt on a retryable
- * failure (network error, timeout, 408, 429, 5xx, a deadline or an abort); dropped on the others, as an auth
- * failure (401, 403, with what to check) or a rejection (other statuses, an invalid URL).
+ * What became of a batch sent in one request: delivered on success; kept for another attempt on a retryable failure
+ * (network error, timeout, 408, 429, 5xx, a deadline or an abort); dropped on the others, as an auth failure (401,
+ * 403, with what to check) or a rejection (other statuses, an invalid URL).
  */
 export function outcomeOf<T>(result: HttpResult, items: T[], method: string): SendOutcome<T> {
   if (result.ok) return { delivered: items.length };
   const { failure } = result;
   const fault = faultOf(failure, method, result.url);
-  if (isRetryable(failure) || failure.kind === "deadline" || failure.kind === "aborted")
-    return {
-      delivered: 0,
-      retry: { items, fault, retryAfterMs: failure.kind === "status" ? failure.retryAfterMs : undefined },
-    };
-  if (failure.kind === "status" && (failure.status === 401 || failure.status === 403))
-    return {
-      delivered: 0,
-      dropped: [
-        {
-          count: items.length,
-          reason: "auth",
-          detail: `${fault.description}. ${fault.hint}`,
-          fault,
-        },
-      ],
-    };
-  return {
-    delivered: 0,
-    dropped: [
-      {
-        count: items.length,
-        reason: failure.kind === "status" ? "rejected" : "failed",
-        detail: fault.hint ? `${fault.description}. ${fault.hint}` : fault.description,
-        fault,
-      },
-    ],
-  };
+  if (isRetryable(failure) || failure.kind === "deadline" || failure.kind === "aborted") {
+    const retryAfterMs = failure.kind === "status" ? failure.retryAfterMs : undefined;
+    return { delivered: 0, retry: { items, fault, retryAfterMs } };
+  }
+  const status = failure.kind === "status" ? failure.status : undefined;
+  const reason = status === 401 || status === 403 ? "auth" : status !== undefined ? "rejected" : "failed";
+  const detail = fault.hint ? `${fault.description}. ${fault.hint}` : fault.description;
+  return { delivered: 0, dropped: [{ count: items.length, reason, detail, fault }] };
 }
 
-/**
- * Sends a batch as two requests, the first half then the second (a batch too large for one request, or refused
- * with 413), and adds up what became of both.
- */
+/** Sends a batch as two requests, one half after the other (too large for one, or refused with 413), and adds up. */
 export async function sendInHalves<T>(
   batch: T[],
   send: (part: T[]) => Promise<SendOutcome<T>>,
@@ -196,14 +154,6 @@ export async function sendInHalves<T>(
 
 /** What becomes of a single item that does not fit in one request even alone: dropped and counted as too large. */
 export function tooLargeOutcome<T>(item: string, why: string, option: string): SendOutcome<T> {
-  return {
-    delivered: 0,
-    dropped: [
-      {
-        count: 1,
-        reason: "tooLarge",
-        detail: `${item} does not fit in one request (${why}); raise ${option} or send smaller values`,
-      },
-    ],
-  };
+  const detail = `${item} does not fit in one request (${why}); raise ${option} or send smaller values`;
+  return { delivered: 0, dropped: [{ count: 1, reason: "tooLarge", detail }] };
 }

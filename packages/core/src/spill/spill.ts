@@ -14,10 +14,7 @@ import { type SpillFile, type SpillHeader, type SpillListing, SpillStore } from 
 
 /** Pause between two spilled batches sent again: at most ten requests a second, one at a time, beside live ones. */
 export const REPLAY_INTERVAL_MS = 100;
-/**
- * Batches encoded and written at the same time: a shutdown that writes a whole queue holds the encoded bodies of two
- * batches at most, beside the items.
- */
+/** Batches encoded and written at once: a shutdown that writes a whole queue holds two encoded bodies at most. */
 const WRITE_CONCURRENCY = 2;
 /** How long a shutdown waits for a spilled batch being sent again before it lets it go (it is sent next time). */
 const REPLAY_STOP_GRACE_MS = 1_000;
@@ -36,6 +33,9 @@ export interface SpillOwner<T> {
   send(body: Uint8Array, header: SpillHeader, count: number, signal: AbortSignal): Promise<SendOutcome<number>>;
 }
 
+/** Items, bytes and the oldest batch's time of one kind, server and project in the directory. */
+type OnDisk = { count: number; bytes: number; oldest?: number | undefined };
+
 /**
  * A file is claimed (renamed) before it is sent, so processes sharing a directory never send the same batch twice;
  * it is deleted once the server accepted it or refused it for good. Never throws and never rejects: every failure is
@@ -45,18 +45,17 @@ export class Spill<T> implements QueueSpill<T> {
   readonly #store: SpillStore;
   readonly #settings: SpillSettings;
   readonly #owner: SpillOwner<T>;
-  #report: SpillReport | undefined;
+  #report!: SpillReport;
   readonly #tag: string;
   readonly #lines = new RepeatLog();
   readonly #backoff = new Backoff();
   readonly #writing = new Limiter(WRITE_CONCURRENCY);
   #ready: Promise<void> | undefined;
-  #onDisk = 0;
-  #onDiskBytes = 0;
+  /** This kind's batches on disk (any process's), as last seen. */
+  #disk: OnDisk = { count: 0, bytes: 0 };
   /** Items and bytes being written: held in memory until written, within the queue's own bounds again. */
   readonly #held = { items: 0, bytes: 0 };
-  #oldest: number | undefined;
-  #writes = new Set<Promise<void>>();
+  readonly #writes = new Set<Promise<void>>();
   #replaying: Promise<void> | undefined;
   #sending: AbortController | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
@@ -74,13 +73,8 @@ export class Spill<T> implements QueueSpill<T> {
     this.#kick();
   }
 
-  /** The directory. */
-  get dir(): string {
-    return this.#settings.dir;
-  }
-
   get onDisk(): number {
-    return this.#onDisk;
+    return this.#disk.count;
   }
 
   /** Writes a batch (`why`: the queue is full, or a shutdown ends); resolves once it is on disk or counted dropped. */
@@ -102,7 +96,7 @@ export class Spill<T> implements QueueSpill<T> {
   }
 
   serverAnswered(): void {
-    if (this.#onDisk === 0 && this.#replaying === undefined && this.#timer === undefined) return;
+    if (this.#disk.count === 0 && this.#replaying === undefined && this.#timer === undefined) return;
     this.#backoff.probeNow();
     clearTimeout(this.#timer);
     this.#timer = undefined;
@@ -122,17 +116,17 @@ export class Spill<T> implements QueueSpill<T> {
       // The last count stands.
     }
     this.#lines.report();
-    const onDisk = this.#onDisk;
-    if (onDisk === 0) return;
-    const size = `${Math.round((this.#onDiskBytes / 1024 / 1024) * 10) / 10} MiB`;
-    const oldest = this.#oldest === undefined ? "" : `, the oldest from ${new Date(this.#oldest).toISOString()}`;
+    const { count, bytes, oldest } = this.#disk;
+    if (count === 0) return;
+    const size = `${Math.round((bytes / 1024 / 1024) * 10) / 10} MiB`;
+    const since = oldest === undefined ? "" : `, the oldest from ${new Date(oldest).toISOString()}`;
     getGlobalLogger().warn(
-      `${this.#owner.owner}: ${counted(onDisk, this.#owner.items)} left on disk in ${this.dir} (${size}${oldest}); ` +
+      `${this.#owner.owner}: ${counted(count, this.#owner.items)} left on disk in ${this.#settings.dir} (${size}${since}); ` +
         "the next start with this spill directory sends them.",
     );
   }
 
-  async #write(items: T[], why: DropReason, detail: string | undefined): Promise<void> {
+  async #write(items: T[], reason: DropReason, detail: string | undefined): Promise<void> {
     const { owner, items: kind } = this.#owner;
     const { dir, maxBytes } = this.#settings;
     try {
@@ -144,7 +138,7 @@ export class Spill<T> implements QueueSpill<T> {
       this.#note(listing);
       if (listing.bytes + body.byteLength > maxBytes) {
         const held = `${Math.round(listing.bytes / 1024 / 1024)} MiB`;
-        this.#drop(
+        this.#report.drop(
           "spillFull",
           items.length,
           `the spill directory ${dir} holds ${held}, its bound (spillMaxBytes) is ${Math.round(maxBytes / 1024 / 1024)} MiB; ` +
@@ -153,12 +147,13 @@ export class Spill<T> implements QueueSpill<T> {
         return;
       }
       const file = await this.#store.write(kind, this.#tag, items.length, header, body);
-      if (this.#report) this.#report.counts.spilled += items.length;
-      this.#onDisk += items.length;
-      this.#onDiskBytes += file.bytes;
-      this.#oldest ??= file.createdAt;
-      const reason = why === "shutdown" ? "still undelivered at shutdown" : "the queue is full";
-      const kindOfLine = `${owner}: ${kind} written to the spill directory (${reason})`;
+      this.#report.counts.spilled += items.length;
+      const disk = this.#disk;
+      disk.count += items.length;
+      disk.bytes += file.bytes;
+      disk.oldest ??= file.createdAt;
+      const cause = reason === "shutdown" ? "still undelivered at shutdown" : "the queue is full";
+      const kindOfLine = `${owner}: ${kind} written to the spill directory (${cause})`;
       this.#lines.warn(
         kindOfLine,
         `${kindOfLine}: ${counted(items.length, kind)} in ${dir}${detail ? ` (${detail})` : ""}; they are sent from ` +
@@ -167,11 +162,8 @@ export class Spill<T> implements QueueSpill<T> {
       );
     } catch (error) {
       const ended = detail ? `${detail}, and they ` : "";
-      this.#drop(
-        why,
-        items.length,
-        `${ended}could not be written to the spill directory ${dir}: ${describeError(error)}`,
-      );
+      const why = `${ended}could not be written to the spill directory ${dir}: ${describeError(error)}`;
+      this.#report.drop(reason, items.length, why);
     }
   }
 
@@ -181,7 +173,7 @@ export class Spill<T> implements QueueSpill<T> {
     this.#replaying = this.#replay()
       .catch((error: unknown) => {
         const kind = `${this.#owner.owner}: cannot read the spill directory`;
-        this.#lines.warn(kind, `${kind} ${this.dir}: ${describeError(error)}; its batches stay there`);
+        this.#lines.warn(kind, `${kind} ${this.#settings.dir}: ${describeError(error)}; its batches stay there`);
       })
       .finally(() => {
         this.#replaying = undefined;
@@ -193,11 +185,10 @@ export class Spill<T> implements QueueSpill<T> {
     while (!this.#closed) {
       const waitMs = this.#backoff.remainingMs();
       if (waitMs > 0) return this.#retryIn(waitMs);
-      if (this.#report?.failing() !== false) return;
+      if (this.#report.failing()) return;
       const file = await this.#claimNext();
       if (file === undefined) return;
-      const result = await this.#replayOne(file);
-      if (result === "retry") return this.#retryIn(this.#backoff.remainingMs());
+      if (await this.#replayOne(file)) return this.#retryIn(this.#backoff.remainingMs());
       await this.#pause(REPLAY_INTERVAL_MS);
     }
   }
@@ -226,21 +217,22 @@ export class Spill<T> implements QueueSpill<T> {
       if (claimed === undefined) continue;
       await this.#store.remove(claimed);
       file.count = 0;
-      this.#drop(
+      this.#report.drop(
         "spillExpired",
         claimed.count,
-        `a spilled batch from ${new Date(claimed.createdAt).toISOString()} in ${this.dir} is older than spillMaxAge ` +
+        `a spilled batch from ${new Date(claimed.createdAt).toISOString()} in ${this.#settings.dir} is older than spillMaxAge ` +
           `(${Math.round(this.#settings.maxAgeMs / 1000)} s) and was removed unsent; raise spillMaxAge to keep batches longer`,
       );
     }
   }
 
-  async #replayOne(file: SpillFile): Promise<"sent" | "retry" | "dropped"> {
+  /** Sends one claimed batch again; true when it is to be retried later. */
+  async #replayOne(file: SpillFile): Promise<boolean> {
     const data = await this.#store.read(file);
     if (data === undefined) {
       await this.#store.remove(file);
-      this.#drop("failed", file.count, `a spilled batch in ${this.dir} was not whole and was removed`);
-      return "dropped";
+      this.#report.drop("failed", file.count, `a spilled batch in ${this.#settings.dir} was not whole and was removed`);
+      return false;
     }
     const controller = new AbortController();
     this.#sending = controller;
@@ -253,17 +245,18 @@ export class Spill<T> implements QueueSpill<T> {
     if (outcome.retry) {
       await this.#store.release(file);
       this.#backoff.failed(outcome.retry.retryAfterMs);
-      if (!this.#closed) this.#report?.record({ delivered: 0, retry: { ...outcome.retry, items: [] } });
-      return "retry";
+      if (!this.#closed) this.#report.record({ delivered: 0, retry: { ...outcome.retry, items: [] } });
+      return true;
     }
     // Deleted before it is counted: a crash in between leaves at most a count short, never a batch sent twice.
     await this.#store.remove(file);
-    this.#onDisk = Math.max(0, this.#onDisk - file.count);
-    this.#onDiskBytes = Math.max(0, this.#onDiskBytes - file.bytes);
-    if (this.#report) this.#report.counts.replayed += outcome.delivered;
+    const disk = this.#disk;
+    disk.count = Math.max(0, disk.count - file.count);
+    disk.bytes = Math.max(0, disk.bytes - file.bytes);
+    this.#report.counts.replayed += outcome.delivered;
     if (outcome.delivered > 0) this.#backoff.succeeded();
-    this.#report?.record({ ...outcome, retry: undefined });
-    return outcome.delivered > 0 ? "sent" : "dropped";
+    this.#report.record({ ...outcome, retry: undefined });
+    return false;
   }
 
   /** Tries again after `ms` (the backoff's wait), on a timer that does not keep the process alive. */
@@ -284,27 +277,18 @@ export class Spill<T> implements QueueSpill<T> {
     });
   }
 
-  #drop(reason: DropReason, count: number, detail: string): void {
-    this.#report?.drop(reason, count, detail);
-  }
-
   #mine(file: SpillFile): boolean {
     return file.kind === this.#owner.items && file.tag === this.#tag;
   }
 
   /** Takes the on-disk figures from a listing. */
   #note(listing: SpillListing): void {
-    let count = 0;
-    let bytes = 0;
-    let oldest: number | undefined;
-    for (const file of listing.files) {
-      if (!this.#mine(file)) continue;
-      count += file.count;
-      bytes += file.bytes;
-      oldest ??= file.createdAt;
+    const disk: OnDisk = { count: 0, bytes: 0 };
+    for (const file of listing.files.filter((f) => this.#mine(f))) {
+      disk.count += file.count;
+      disk.bytes += file.bytes;
+      disk.oldest ??= file.createdAt;
     }
-    this.#onDisk = count;
-    this.#onDiskBytes = bytes;
-    this.#oldest = oldest;
+    this.#disk = disk;
   }
 }
