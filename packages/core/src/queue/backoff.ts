@@ -1,15 +1,11 @@
 // When a queue sends next: the backoff after failed attempts, and the one timer that wakes the queue.
 import { retryDelayMs } from "../transport/retry.js";
 
-/**
- * Longest wait between two attempts of a queue, unless the server's `Retry-After` asks for more: it bounds how long
- * delivery takes to resume once the server is back. While a fault lasts, each attempt is one batch.
- */
+/** Longest wait between two attempts unless `Retry-After` asks for more: how long a recovery may go unseen. */
 export const MAX_QUEUE_RETRY_DELAY_MS = 10_000;
 
 /**
- * When a queue may try again after failed attempts: exponential backoff with jitter, or the server's `Retry-After`,
- * at most {@link MAX_QUEUE_RETRY_DELAY_MS} otherwise. Batches that were in flight together fail together: the wait
+ * Exponential backoff with jitter, or the server's `Retry-After`. Batches in flight together fail together: the wait
  * grows once per round, not per batch.
  */
 export class Backoff {
@@ -21,7 +17,6 @@ export class Backoff {
     return this.#failures > 0;
   }
 
-  /** Milliseconds left before the next attempt; 0 when it may start now. */
   remainingMs(now: number = Date.now()): number {
     return Math.max(0, this.#pausedUntil - now);
   }

@@ -20,13 +20,7 @@ import {
   watchLostSends,
   whatEnded,
 } from "./flush-wait.js";
-import {
-  bindDeliveryMetrics,
-  type DeliveryHealth,
-  DeliveryRecord,
-  type DropReason,
-  observeDelivery,
-} from "./health.js";
+import { bindDeliveryMetrics, type DeliveryHealth, type DropReason, observeDelivery } from "./health.js";
 import { type Entry, ItemBuffer } from "./item-buffer.js";
 import { answeredBy, type BatchQueueOptions, type FlushResult, type SendOutcome } from "./send.js";
 
@@ -39,7 +33,6 @@ export class BatchQueue<T> {
   readonly #options: BatchQueueOptions<T>;
   readonly #log: DeliveryLog;
   readonly #buffer = new ItemBuffer<T>();
-  readonly #record = new DeliveryRecord();
   readonly #backoff = new Backoff();
   readonly #waiters = new FlushWaiters();
   readonly #sends = new Map<Promise<void>, Send<Entry<T>[]>>();
@@ -65,12 +58,12 @@ export class BatchQueue<T> {
     this.#options = options;
     this.#log = new DeliveryLog(options.owner, options.items, () => this.size, options.spill !== undefined);
     options.spill?.attach({
-      counts: this.#record.counts,
+      counts: this.#log.counts,
       drop: (reason, count, detail) => this.drop(reason, count, detail),
-      record: (outcome) => (outcome.retry ? this.#record.failed(outcome.retry.fault) : this.#settle([], outcome)),
+      record: (outcome) => (outcome.retry ? this.#log.failed(outcome.retry.fault) : this.#settle([], outcome)),
       failing: () => this.#backoff.failing,
     });
-    observeDelivery(this, this.#record.counts, options.meterProvider);
+    observeDelivery(this, this.#log.counts, options.meterProvider);
   }
 
   /** What the items are called (`spans`, `scores`). */
@@ -133,7 +126,6 @@ export class BatchQueue<T> {
 
   /** Counts items given up on outside the queue (an item too large to queue, sampled out...), and logs them. */
   drop(reason: DropReason, count: number, detail: string): void {
-    this.#record.counts.dropped[reason] += count;
     this.#log.dropped(reason, count, detail);
   }
 
@@ -203,8 +195,7 @@ export class BatchQueue<T> {
       // How long it waits at most, and why: said at once while the server fails or a flush gave up on it.
       const until = Math.min(this.#answerWindow(true)?.until ?? deadline, deadline);
       const [failing, givenUp] = [this.#backoff.failing, server !== undefined && isGivenUp(server)];
-      const failure = this.#record.lastError?.description;
-      this.#log.shutdownWait({ held: this.size, deadline, until, failing, givenUp, failure });
+      this.#log.shutdownWait({ held: this.size, deadline, until, failing, givenUp });
     }
     const result = await this.flush(deadline, true);
     this.#closed = true;
@@ -227,7 +218,7 @@ export class BatchQueue<T> {
     if (spill)
       for (let at = 0; at < left.length; at += maxBatchItems)
         void spill.write(left.slice(at, at + maxBatchItems), "shutdown", ended);
-    else if (left.length > 0) this.drop("shutdown", left.length, `${ended}${this.#record.lastFailureText()}`);
+    else if (left.length > 0) this.drop("shutdown", left.length, `${ended}${this.#log.lastFailureText()}`);
     left.length = 0;
     await spill?.close();
     this.#log.close();
@@ -237,7 +228,7 @@ export class BatchQueue<T> {
   health(): DeliveryHealth {
     const { length: queued, bytes: queuedBytes } = this.#buffer;
     const onDisk = this.#options.spill?.onDisk ?? 0;
-    return this.#record.health({ onDisk, queued, queuedBytes, inFlight: this.#inFlightItems, shutdown: this.#closed });
+    return this.#log.health({ onDisk, queued, queuedBytes, inFlight: this.#inFlightItems, shutdown: this.#closed });
   }
 
   /** Pumps once the current task yields, so that items queued together in a burst fill whole batches. */
@@ -336,35 +327,31 @@ export class BatchQueue<T> {
   #settle(batch: Entry<T>[], outcome: SendOutcome<T>): void {
     const retry = outcome.retry && outcome.retry.items.length > 0 ? outcome.retry : undefined;
     const retried = new Set<T>(retry?.items);
-    this.#record.delivered(outcome.delivered);
     for (const drop of outcome.dropped ?? []) {
-      if (drop.fault) this.#record.failed(drop.fault);
-      if (!drop.logged) this.drop(drop.reason, drop.count, drop.detail);
-      else {
-        this.#record.counts.dropped[drop.reason] += drop.count;
-        this.#log.lost(drop.count);
-      }
+      if (drop.fault) this.#log.failed(drop.fault);
+      this.#log.dropped(drop.reason, drop.count, drop.logged ? undefined : drop.detail);
     }
     if (outcome.delivered > 0) {
       if (!retry) this.#backoff.succeeded();
       this.#options.spill?.serverAnswered();
       this.#log.delivered(outcome.delivered);
     }
-    if (retry) this.#record.failed(retry.fault);
-    // Once shut down, nothing is sent again: what is left is counted by the shutdown.
-    if (retry && this.#closed) this.#leftovers.push(...retry.items);
-    else if (retry)
+    if (retry && !this.#closed)
       this.#requeue(
         batch.filter((e) => retried.has(e.item)),
         retry,
       );
+    else if (retry) {
+      // Once shut down, nothing is sent again: what is left is counted by the shutdown.
+      this.#log.failed(retry.fault);
+      this.#leftovers.push(...retry.items);
+    }
     this.#waiters.settle(retry ? batch.filter((e) => !retried.has(e.item)) : batch);
   }
 
   /** Puts failed items back at the front and waits before the next attempt. */
   #requeue(entries: Entry<T>[], retry: NonNullable<SendOutcome<T>["retry"]>): void {
     this.#buffer.putBack(entries);
-    this.#record.counts.retries += 1;
     const delayMs = this.#backoff.failed(retry.retryAfterMs);
     this.#log.retrying(retry.fault, entries.length, delayMs);
     const window = this.#window;

@@ -1,11 +1,11 @@
-// The log lines of one kind of delivery (spans, scores): one when a fault starts (what it is, what becomes of the
-// data), a count per interval while it lasts, one once the backlog held through it is sent (delivered late, lost);
-// drops; how long a shutdown waits.
+// What became of a queue's items, counted once (for `health()` and the metrics) and told in log lines: one when a
+// fault starts (what it is, what becomes of the data), a count per interval while it lasts, one once the backlog
+// held through it is sent (delivered late, lost); drops; how long a shutdown waits.
 import { counted } from "../log/describe.js";
 import { getGlobalLogger } from "../log/logger.js";
 import { RepeatLog } from "../log/repeat-log.js";
 import { inSeconds, LOST_SEND_GRACE_MS } from "./flush-wait.js";
-import type { DropReason, Fault } from "./health.js";
+import { type DeliveryHealth, type DropReason, deliveryCounts, type Fault, type Gauges } from "./health.js";
 
 const REASON_TEXT: Record<DropReason, string> = {
   queueFull: "the queue is full",
@@ -21,14 +21,13 @@ const REASON_TEXT: Record<DropReason, string> = {
 
 const STILL_FAILING_EVERY_MS = 10_000;
 
-/** A fault under way: since when, what it is, and what became of the items meanwhile. */
+/** A fault under way; `recovery` once the server accepts items again: how many waited then, how many settled since. */
 interface Outage {
   since: number;
   fault: Fault;
   failedAttempts: number;
   lost: number;
   deliveredLate: number;
-  /** Set once the server accepts items again: how many were waiting then, and how many have settled since. */
   recovery: { backlog: number; settled: number } | undefined;
 }
 
@@ -37,6 +36,11 @@ interface Outage {
  * then counts. Drops are logged the first time per cause, then as counts.
  */
 export class DeliveryLog {
+  readonly counts = deliveryCounts();
+  /** The last failed request, retried or given up on. */
+  lastError: DeliveryHealth["lastError"];
+  #lastHint: string | undefined;
+  #lastSuccessAt: number | undefined;
   readonly #drops = new RepeatLog();
   readonly #lines = new RepeatLog();
   #outage: Outage | undefined;
@@ -52,8 +56,29 @@ export class DeliveryLog {
     private readonly spills = false,
   ) {}
 
+  /** Keeps a failed attempt as the last error of `health()`. */
+  failed({ kind, status, code, host, description, hint }: Fault): void {
+    this.lastError = { kind, status, code, host, description, at: new Date().toISOString() };
+    this.#lastHint = hint;
+  }
+
+  /** The last failure and what to do about it, as the end of a drop line (`; last failure: ...`), or "". */
+  lastFailureText(): string {
+    const error = this.lastError;
+    return error ? `; last failure: ${error.description}${this.#lastHint ? `. ${this.#lastHint}` : ""}` : "";
+  }
+
+  /** The figures, with what the queue holds now. */
+  health(held: Gauges & { shutdown: boolean }): DeliveryHealth {
+    const { counts, lastError } = this;
+    const lastSuccessAt = this.#lastSuccessAt === undefined ? undefined : new Date(this.#lastSuccessAt).toISOString();
+    return { ...held, ...counts, dropped: { ...counts.dropped }, lastError, lastSuccessAt };
+  }
+
   /** An attempt failed and its items wait for another one. */
   retrying(fault: Fault, count: number, delayMs: number): void {
+    this.counts.retries += 1;
+    this.failed(fault);
     const outage = this.#outage;
     if (outage !== undefined) {
       // Failing again while the backlog drains is the same fault going on.
@@ -72,6 +97,8 @@ export class DeliveryLog {
   }
 
   delivered(count: number): void {
+    this.counts.sent += count;
+    if (count > 0) this.#lastSuccessAt = Date.now();
     const outage = this.#outage;
     if (outage === undefined || count <= 0) return;
     outage.deliveredLate += count;
@@ -82,22 +109,27 @@ export class DeliveryLog {
   }
 
   /**
-   * Items given up on: error level, the first time per cause in full, then as counts. Items sampled out are left out
-   * by the user's setting, not lost: debug level, and no part of a fault's count.
+   * Items given up on: error level, the first time per cause in full, then as counts; no line without `detail` (the
+   * sender said so in its own words). Items sampled out are left out by the user's setting, not lost: debug level,
+   * and no part of a fault's count.
    */
-  dropped(reason: DropReason, count: number, detail: string): void {
+  dropped(reason: DropReason, count: number, detail?: string): void {
+    this.counts.dropped[reason] += count;
     if (count <= 0) return;
+    if (detail === undefined) {
+      this.#lost(count);
+      return;
+    }
     const kind = `${this.owner}: ${this.items} dropped, ${REASON_TEXT[reason]}`;
     if (reason === "sampledOut") {
       this.#drops.debug(kind, `${kind}: ${this.#count(count)}: ${detail}`, { count, unit: this.items });
       return;
     }
     this.#drops.error(kind, `${kind}: ${this.#count(count)}: ${detail}`, { count, unit: this.items });
-    this.lost(count);
+    this.#lost(count);
   }
 
-  /** Items given up on that the sender has already logged in its own words: counted, no line. */
-  lost(count: number): void {
+  #lost(count: number): void {
     const outage = this.#outage;
     if (outage === undefined || count <= 0) return;
     outage.lost += count;
@@ -110,15 +142,9 @@ export class DeliveryLog {
    * server has not answered, the end of one request's timeout. Said at once in one line while the server fails or
    * after a flush gave up on it (with the last `failure`), and else by the first failure during the shutdown.
    */
-  shutdownWait(wait: {
-    held: number;
-    deadline: number;
-    until: number;
-    failing: boolean;
-    givenUp: boolean;
-    failure: string | undefined;
-  }): void {
-    const { held, deadline, until, failing, givenUp, failure } = wait;
+  shutdownWait(wait: { held: number; deadline: number; until: number; failing: boolean; givenUp: boolean }): void {
+    const { held, deadline, until, failing, givenUp } = wait;
+    const failure = this.lastError?.description;
     const why =
       until < deadline
         ? `one request's timeout; up to ${inSeconds(deadline - Date.now())}, the flushTimeout, once the server answers`
@@ -166,7 +192,7 @@ export class DeliveryLog {
     );
   }
 
-  /** Logs the drop counts not yet reported (with `dueOnly`, those whose summary interval has passed). */
+  /** Logs the counts not yet reported (with `dueOnly`, those whose summary interval has passed). */
   report(options: { dueOnly?: boolean } = {}): void {
     this.#drops.report(options);
     this.#lines.report(options);

@@ -72,13 +72,7 @@ export interface DeliveryHealth {
  * The counts of a queue that only grow, shared by the queue, its spill and the metrics, which keep them after the
  * queue is gone (`spilled` and `replayed` are absent in the counts of older copies of the core).
  */
-export interface DeliveryCounts {
-  sent: number;
-  retries: number;
-  spilled: number;
-  replayed: number;
-  dropped: Record<DropReason, number>;
-}
+export type DeliveryCounts = Pick<DeliveryHealth, "sent" | "retries" | "spilled" | "replayed" | "dropped">;
 
 /** A fresh set of counts, all zero. */
 export function deliveryCounts(): DeliveryCounts {
@@ -86,41 +80,8 @@ export function deliveryCounts(): DeliveryCounts {
   return { sent: 0, retries: 0, spilled: 0, replayed: 0, dropped: { ...dropped, spillFull: 0, spillExpired: 0 } };
 }
 
-/** What a queue has counted, read by its log lines, `health()` and the metrics. */
-export class DeliveryRecord {
-  readonly counts = deliveryCounts();
-  /** The last failed request, retried or given up on. */
-  lastError: DeliveryHealth["lastError"];
-  #lastHint: string | undefined;
-  #lastSuccessAt: number | undefined;
-
-  delivered(count: number): void {
-    this.counts.sent += count;
-    if (count > 0) this.#lastSuccessAt = Date.now();
-  }
-
-  /** Keeps a failed attempt as the last error of `health()`. */
-  failed({ kind, status, code, host, description, hint }: Fault): void {
-    this.lastError = { kind, status, code, host, description, at: new Date().toISOString() };
-    this.#lastHint = hint;
-  }
-
-  /** The last failure and what to do about it, as the end of a drop line (`; last failure: ...`), or "". */
-  lastFailureText(): string {
-    const error = this.lastError;
-    return error ? `; last failure: ${error.description}${this.#lastHint ? `. ${this.#lastHint}` : ""}` : "";
-  }
-
-  /** The figures, with what the queue holds now. */
-  health(held: Gauges & { shutdown: boolean }): DeliveryHealth {
-    const { counts, lastError } = this;
-    const lastSuccessAt = this.#lastSuccessAt === undefined ? undefined : new Date(this.#lastSuccessAt).toISOString();
-    return { ...held, ...counts, dropped: { ...counts.dropped }, lastError, lastSuccessAt };
-  }
-}
-
 /** What the metrics read of a live queue besides its counts. */
-type Gauges = Pick<DeliveryHealth, "queued" | "queuedBytes" | "inFlight" | "onDisk">;
+export type Gauges = Pick<DeliveryHealth, "queued" | "queuedBytes" | "inFlight" | "onDisk">;
 
 /** A delivery queue as the metrics see it: what its items are called (`spans`, `scores`) and what it holds now. */
 export interface DeliverySource {

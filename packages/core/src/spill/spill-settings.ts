@@ -9,11 +9,7 @@ export const DEFAULT_SPILL_MAX_BYTES = 512 * 1024 * 1024;
 /** Default age, in seconds, past which a spilled batch is dropped instead of sent: one day. */
 export const DEFAULT_SPILL_MAX_AGE_SECONDS = 24 * 60 * 60;
 
-/**
- * How the spill options are read, the same for the span processor and the client's scores: `spillDir` (falls back
- * to SVC_SPILL_DIR; unset, nothing is written to disk), `spillMaxBytes` (SVC_SPILL_MAX_BYTES) and `spillMaxAge`
- * in seconds (SVC_SPILL_MAX_AGE).
- */
+/** The spill options of the span processor and the client's scores (`spillMaxAge` in seconds), with their variables. */
 export const SPILL_SPECS = {
   spillDir: stringOption(["SVC_SPILL_DIR"]),
   spillMaxBytes: numberOption(DEFAULT_SPILL_MAX_BYTES, {
@@ -33,7 +29,7 @@ export interface SpillSettings {
   fs: SpillFs;
 }
 
-/** Runtimes already told that the option does not apply there (one line per component and runtime). */
+/** Components and runtimes already told that the option does not apply there. */
 const toldNoDisk = new Set<string>();
 
 /**
@@ -96,16 +92,10 @@ export interface FileHandleLike {
   close(): Promise<void>;
 }
 
-interface NodeFsPromises {
-  mkdir: SpillFs["mkdir"];
-  readdir(path: string): Promise<string[]>;
+type NodeFsPromises = Pick<SpillFs, "mkdir" | "readdir" | "rename" | "rm" | "utimes" | "readFile"> & {
   open(path: string, flags: string, mode?: number): Promise<FileHandleLike>;
-  rename: SpillFs["rename"];
-  rm: SpillFs["rm"];
-  utimes: SpillFs["utimes"];
-  readFile(path: string): Promise<Uint8Array>;
   stat(path: string): Promise<{ mtimeMs: number }>;
-}
+};
 
 interface NodeProcess {
   pid: number;
@@ -113,10 +103,7 @@ interface NodeProcess {
   getBuiltinModule?: (name: string) => unknown;
 }
 
-/**
- * `node:fs/promises` of this runtime, loaded without an `import` (so that bundles for browsers and edge runtimes
- * never see it); undefined where the runtime has none.
- */
+/** The file operations of this runtime's `node:fs`, loaded without an `import`; undefined where it has none. */
 export function loadNodeFs(): SpillFs | undefined {
   const proc = (globalThis as { process?: NodeProcess }).process;
   const load = proc?.getBuiltinModule;
