@@ -225,6 +225,7 @@ export class BatchQueue<T> {
     return result;
   }
 
+  /** The figures of `health()`. */
   health(): DeliveryHealth {
     const { length: queued, bytes: queuedBytes } = this.#buffer;
     const onDisk = this.#options.spill?.onDisk ?? 0;
@@ -316,7 +317,6 @@ export class BatchQueue<T> {
     this.#settle(batch, outcome);
   }
 
-  /** A send is no longer in flight: no answer is waited for any more. */
   #release(send: Send<Entry<T>[]>): void {
     send.answerBy = 0;
     this.#inFlightItems -= send.batch.length;
@@ -336,21 +336,19 @@ export class BatchQueue<T> {
       this.#options.spill?.serverAnswered();
       this.#log.delivered(outcome.delivered);
     }
-    if (retry && !this.#closed)
-      this.#requeue(
-        batch.filter((e) => retried.has(e.item)),
-        retry,
-      );
-    else if (retry) {
+    if (retry && this.#closed) {
       // Once shut down, nothing is sent again: what is left is counted by the shutdown.
       this.#log.failed(retry.fault);
       this.#leftovers.push(...retry.items);
-    }
+    } else if (retry)
+      this.#requeue(
+        retry,
+        batch.filter((e) => retried.has(e.item)),
+      );
     this.#waiters.settle(retry ? batch.filter((e) => !retried.has(e.item)) : batch);
   }
 
-  /** Puts failed items back at the front and waits before the next attempt. */
-  #requeue(entries: Entry<T>[], retry: NonNullable<SendOutcome<T>["retry"]>): void {
+  #requeue(retry: NonNullable<SendOutcome<T>["retry"]>, entries: Entry<T>[]): void {
     this.#buffer.putBack(entries);
     const delayMs = this.#backoff.failed(retry.retryAfterMs);
     this.#log.retrying(retry.fault, entries.length, delayMs);
@@ -365,7 +363,6 @@ export class BatchQueue<T> {
     } else this.#arm(delayMs);
   }
 
-  /** Makes sure the queue is pumped again within `delayMs`. */
   #arm(delayMs: number): void {
     if (!this.#closed) this.#timer.arm(delayMs);
   }

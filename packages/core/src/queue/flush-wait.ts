@@ -253,7 +253,7 @@ export function watchLostSends(
   return () => clearTimeout(timer);
 }
 
-/** When the last request of these sends may still be answered, epoch ms; 0 for none. */
+/** When the last request of these sends may still be answered; 0 for none. */
 export function lastRequestEnd(sends: Iterable<Send<unknown>>): number {
   let end = 0;
   for (const send of sends) end = Math.max(end, send.answerBy);

@@ -33,12 +33,10 @@ export interface SpillHeader {
   contentEncoding?: string;
 }
 
-/** Totals of a directory listing. */
+/** A directory listing: batch files (claimed or not) oldest first, their bytes, and the temporary files. */
 export interface SpillListing {
-  /** Batch files, claimed or not, oldest first. */
   files: SpillFile[];
   bytes: number;
-  /** Temporary files (a write under way, or left by a process killed while writing). */
   temps: string[];
 }
 
@@ -60,7 +58,7 @@ export class SpillStore {
     private readonly fs: SpillFs,
   ) {}
 
-  /** Creates the directory (readable by this user only) when missing. */
+  /** Creates the directory, readable by this user only. */
   async ensure(): Promise<void> {
     await this.fs.mkdir(this.dir, { recursive: true, mode: 0o700 });
   }
@@ -180,7 +178,6 @@ export class SpillStore {
     }
   }
 
-  /** Deletes a file (sent, refused for good, or past a bound). */
   async remove(file: SpillFile): Promise<void> {
     await this.fs.rm(this.#path(file.name), { force: true });
   }

@@ -167,7 +167,6 @@ export class Spill<T> implements QueueSpill<T> {
     }
   }
 
-  /** Starts sending spilled batches again, unless it is under way. */
   #kick(): void {
     if (this.#closed || this.#replaying !== undefined) return;
     this.#replaying = this.#replay()
@@ -259,7 +258,6 @@ export class Spill<T> implements QueueSpill<T> {
     return false;
   }
 
-  /** Tries again after `ms` (the backoff's wait), on a timer that does not keep the process alive. */
   #retryIn(ms: number): void {
     if (this.#closed) return;
     clearTimeout(this.#timer);
@@ -281,7 +279,6 @@ export class Spill<T> implements QueueSpill<T> {
     return file.kind === this.#owner.items && file.tag === this.#tag;
   }
 
-  /** Takes the on-disk figures from a listing. */
   #note(listing: SpillListing): void {
     const disk: OnDisk = { count: 0, bytes: 0 };
     for (const file of listing.files.filter((f) => this.#mine(f))) {
