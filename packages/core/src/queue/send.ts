@@ -2,7 +2,7 @@
 // directory), what a send answers (`SendOutcome`), and that answer for an HTTP request.
 import { describeFailure, failureHint, hostOf, placeOf } from "../transport/failure-text.js";
 import { type HttpFailure, type HttpResult, isRetryable } from "../transport/http.js";
-import type { DeliveryCounts, DeliveryMeterProvider, DropReason, Fault } from "./health.js";
+import type { DeliveryHealth, DeliveryMeterProvider, DropReason, Fault } from "./health.js";
 
 /** Settings of a `BatchQueue`. */
 export interface BatchQueueOptions<T> {
@@ -76,7 +76,7 @@ export interface QueueSpill<T> {
 /** What a spill tells the queue it works for. */
 export interface SpillReport {
   /** The queue's counts, where the spill adds what it wrote (`spilled`) and sent again (`replayed`). */
-  readonly counts: DeliveryCounts;
+  readonly counts: Pick<DeliveryHealth, "spilled" | "replayed">;
   /** Items given up on (a bound of the directory, a write that failed), counted and logged as any drop. */
   drop(reason: DropReason, count: number, detail: string): void;
   /** What became of a spilled batch sent again, recorded as a live batch's outcome (no items to requeue). */
