@@ -68,17 +68,12 @@ export { compressionOption, encodeTraces, OTLP_CONTENT_TYPES, protocolOption } f
 export type { ExportItem } from "./otlp/otlp-request.js";
 export type { ReadableSpan } from "./otlp/readable-span.js";
 export { BatchQueue } from "./queue/batch-queue.js";
-export type { BatchQueueOptions, FlushResult } from "./queue/batch-queue-options.js";
-export type { DropReason, Fault } from "./queue/delivery-log.js";
-export type { DeliveryMeterProvider } from "./queue/delivery-metrics.js";
-export { meterProviderOption } from "./queue/delivery-metrics.js";
-export type { DeliveryHealth } from "./queue/delivery-stats.js";
+export { gaveUpAfter, LOST_SEND_GRACE_MS, serverOf } from "./queue/flush-wait.js";
+export type { DeliveryHealth, DeliveryMeterProvider, DropReason, Fault } from "./queue/health.js";
+export { meterProviderOption } from "./queue/health.js";
 export { Limiter, mapLimit } from "./queue/limiter.js";
-export { LOST_SEND_GRACE_MS } from "./queue/lost-sends.js";
-export type { SendOutcome } from "./queue/outcome.js";
-export { outcomeOf, sendInHalves, tooLargeOutcome } from "./queue/outcome.js";
-export type { QueueSpill } from "./queue/spill-gate.js";
-export { gaveUpAfter, serverOf } from "./queue/unanswered-servers.js";
+export type { BatchQueueOptions, FlushResult, QueueSpill, SendOutcome, SpillReport } from "./queue/send.js";
+export { outcomeOf, sendInHalves, tooLargeOutcome } from "./queue/send.js";
 export type { ObservationFields, SpanFacts, TraceFields } from "./read-observation-attributes.js";
 export { readObservationFields, readTraceFields } from "./read-observation-attributes.js";
 export {
@@ -96,11 +91,10 @@ export {
   toJsonSafe,
   truncateText,
 } from "./serialize.js";
-export type { SpillCounts, SpillOwner, SpillReport } from "./spill/spill.js";
+export type { SpillOwner } from "./spill/spill.js";
 export { Spill } from "./spill/spill.js";
-export type { SpillFs } from "./spill/spill-fs.js";
-export type { SpillSettings } from "./spill/spill-options.js";
-export { SPILL_SPECS, spillSettings } from "./spill/spill-options.js";
+export type { SpillFs, SpillSettings } from "./spill/spill-settings.js";
+export { SPILL_SPECS, spillSettings } from "./spill/spill-settings.js";
 export type { SpillFile, SpillHeader, SpillListing } from "./spill/spill-store.js";
 export { SpillStore } from "./spill/spill-store.js";
 export { randomHex, toHex } from "./tracing/ids.js";

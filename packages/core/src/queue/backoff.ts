@@ -1,14 +1,11 @@
+// When a queue sends next: the backoff after failed attempts, and the one timer that wakes the queue.
 import { retryDelayMs } from "../transport/retry.js";
 
-/**
- * Longest wait between two attempts of a queue, unless the server's `Retry-After` asks for more: it bounds how long
- * delivery takes to resume once the server is back. While a fault lasts, each attempt is one batch.
- */
+/** Longest wait between two attempts unless `Retry-After` asks for more: how long a recovery may go unseen. */
 export const MAX_QUEUE_RETRY_DELAY_MS = 10_000;
 
 /**
- * When a queue may try again after failed attempts: exponential backoff with jitter, or the server's `Retry-After`,
- * at most {@link MAX_QUEUE_RETRY_DELAY_MS} otherwise. Batches that were in flight together fail together: the wait
+ * Exponential backoff with jitter, or the server's `Retry-After`. Batches in flight together fail together: the wait
  * grows once per round, not per batch.
  */
 export class Backoff {
@@ -20,7 +17,6 @@ export class Backoff {
     return this.#failures > 0;
   }
 
-  /** Milliseconds left before the next attempt; 0 when it may start now. */
   remainingMs(now: number = Date.now()): number {
     return Math.max(0, this.#pausedUntil - now);
   }
@@ -44,5 +40,36 @@ export class Backoff {
   /** An attempt succeeded entirely: the next failure starts from the first step again. */
   succeeded(): void {
     this.#failures = 0;
+  }
+}
+
+/** One unref'd timer that calls `wake` at the earliest time it was asked for. */
+export class WakeTimer {
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #at = 0;
+  #delayMs = 0;
+
+  constructor(private readonly wake: () => void) {}
+
+  /** Makes sure `wake` runs within `delayMs` (an earlier time already set is kept). */
+  arm(delayMs: number): void {
+    // A timer armed with a delay no longer than this one is due first: no clock read (every push comes here).
+    if (this.#timer !== undefined && this.#delayMs <= delayMs) return;
+    const due = Date.now() + delayMs;
+    if (this.#timer !== undefined && this.#at <= due) return;
+    clearTimeout(this.#timer);
+    this.#at = due;
+    this.#delayMs = delayMs;
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.wake();
+    }, delayMs);
+    // A waiting batch must not keep a process alive; flushes hold their own timer.
+    (this.#timer as { unref?: () => void }).unref?.();
+  }
+
+  cancel(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
   }
 }

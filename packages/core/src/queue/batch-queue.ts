@@ -1,49 +1,41 @@
+// The one bounded queue of the SDK, for spans and scores alike: it holds items within a count and a byte bound, cuts
+// batches, keeps up to `maxConcurrent` sends in flight, retries from the queue, answers flushes, and counts.
+import { settleWithin } from "../lifecycle/settle-within.js";
 import { describeError } from "../log/describe.js";
-import { Backoff } from "./backoff.js";
-import type { BatchQueueOptions, FlushResult } from "./batch-queue-options.js";
-import { DeliveryLog, type DropReason } from "./delivery-log.js";
-import { bindDeliveryMetrics, observeDelivery } from "./delivery-metrics.js";
-import { type DeliveryHealth, DeliveryStats } from "./delivery-stats.js";
-import { FlushWaiters } from "./flush-waiters.js";
-import { type Entry, ItemBuffer } from "./item-buffer.js";
-import { lastRequestEnd, type SendUnderWay, startSend, takeLost, watchLostSends } from "./lost-sends.js";
-import { answeredBy, type SendOutcome } from "./outcome.js";
-import { ShutdownLeftovers } from "./shutdown-leftovers.js";
-import { SpillGate } from "./spill-gate.js";
+import { Backoff, WakeTimer } from "./backoff.js";
+import { DeliveryLog } from "./delivery-log.js";
 import {
   type AnswerWindow,
   answeredSince,
   answerWindow,
+  FlushWaiters,
   isGivenUp,
+  lastRequestEnd,
   noteAnswer,
   noteGivenUp,
-} from "./unanswered-servers.js";
-import { WakeTimer } from "./wake-timer.js";
-
-/** A send under way: its batch, the controller of its own signal, until when it may be answered. */
-type Send<T> = SendUnderWay<Entry<T>[]>;
+  SENDS_GRACE_MS,
+  type Send,
+  startSend,
+  takeLost,
+  watchLostSends,
+  whatEnded,
+} from "./flush-wait.js";
+import { bindDeliveryMetrics, type DeliveryHealth, type DropReason, observeDelivery } from "./health.js";
+import { type Entry, ItemBuffer } from "./item-buffer.js";
+import { answeredBy, type BatchQueueOptions, type FlushResult, type SendOutcome } from "./send.js";
 
 /**
- * The one bounded queue of the SDK, for spans and scores alike: items wait in order, bounded in count and in
- * bytes; batches (bounded in count and bytes) go out when `flushAt` items wait, when the oldest has waited
- * `flushIntervalMs`, or when a flush asks; at most `maxConcurrent` at a time. A batch that fails with a
- * retryable fault goes back to the front and the queue waits (backoff with jitter, or the server's `Retry-After`) before the next attempt: items are
- * held through an outage for as long as they fit in the bounds, and only what does not fit is dropped and counted.
- * While a fault lasts, one batch at a time probes the server. Timers are unref'd; constructing one starts nothing.
+ * Batches go out when `flushAt` items wait, when the oldest has waited `flushIntervalMs`, or when a flush asks. A
+ * batch that fails with a retryable fault goes back to the front and the queue waits (backoff, or `Retry-After`);
+ * while the fault lasts, one batch at a time probes the server. Timers are unref'd; constructing one starts nothing.
  */
 export class BatchQueue<T> {
   readonly #options: BatchQueueOptions<T>;
   readonly #log: DeliveryLog;
   readonly #buffer = new ItemBuffer<T>();
-  readonly #stats = new DeliveryStats();
   readonly #backoff = new Backoff();
   readonly #waiters = new FlushWaiters();
-  readonly #timer = new WakeTimer(() => {
-    this.#timerDue = true;
-    this.#pump();
-  });
-  /** Sends under way, each with the controller of its own signal. */
-  readonly #sends = new Map<Promise<void>, Send<T>>();
+  readonly #sends = new Map<Promise<void>, Send<Entry<T>[]>>();
   #inFlightItems = 0;
   #inFlightBytes = 0;
   /** A flush rechecks a server that did not answer: one attempt may start at once, beside any under way. */
@@ -52,29 +44,26 @@ export class BatchQueue<T> {
   #window: AnswerWindow | undefined;
   /** Whether the server answered the last attempt that ended (undefined before any). */
   #lastAnswered: boolean | undefined;
-  #pumpScheduled = false;
+  /** Items a send answered after shutdown asks to retry: nothing is sent again, the shutdown counts them. */
+  readonly #leftovers: T[] = [];
+  readonly #timer = new WakeTimer(() => {
+    this.#timerDue = true;
+    this.#pump();
+  });
   #timerDue = false;
+  #pumpScheduled = false;
   #closed = false;
-  /** Spill hook: where batches go instead of being dropped; what comes back from disk is recorded as a live outcome. */
-  readonly #spill: SpillGate<T> | undefined;
-  /** What a shutdown gives up on: written to the spill directory, or dropped. */
-  readonly #leftovers: ShutdownLeftovers<T>;
 
   constructor(options: BatchQueueOptions<T>) {
     this.#options = options;
-    this.#spill = SpillGate.of(options, this.#buffer, this.#waiters, this.#stats, {
+    this.#log = new DeliveryLog(options.owner, options.items, () => this.size, options.spill !== undefined);
+    options.spill?.attach({
+      counts: this.#log.counts,
       drop: (reason, count, detail) => this.drop(reason, count, detail),
-      record: (outcome) => (outcome.retry ? this.#stats.failed(outcome.retry.fault) : this.#record([], outcome)),
+      record: (outcome) => (outcome.retry ? this.#log.failed(outcome.retry.fault) : this.#settle([], outcome)),
       failing: () => this.#backoff.failing,
     });
-    this.#log = new DeliveryLog(options.owner, options.items, () => this.size, options.spill !== undefined);
-    this.#leftovers = new ShutdownLeftovers({
-      spill: this.#spill,
-      release: (send) => this.#release(send),
-      drop: (count, detail) => this.drop("shutdown", count, detail),
-      lastFailureText: () => this.#stats.lastFailureText(),
-    });
-    observeDelivery(this, this.#stats.counts, options.meterProvider);
+    observeDelivery(this, this.#log.counts, options.meterProvider);
   }
 
   /** What the items are called (`spans`, `scores`). */
@@ -106,8 +95,7 @@ export class BatchQueue<T> {
       bytes = 0;
     }
     const fits = () => this.size < maxQueueItems && this.#buffer.bytes + this.#inFlightBytes + bytes <= maxQueueBytes;
-    // Spill hook: at the memory bound, the oldest waiting batch goes to disk instead of this item being dropped.
-    if (!fits() && !this.#spill?.makeRoom(fits)) {
+    if (!fits() && !this.#spillToFit(fits)) {
       const heldBytes = this.#buffer.bytes + this.#inFlightBytes;
       const held = `${this.size} ${items} (${Math.round(heldBytes / 1024)} KiB) held`;
       const limits = `limits ${maxQueueItems} ${items}, ${Math.round(maxQueueBytes / 1024)} KiB`;
@@ -120,18 +108,31 @@ export class BatchQueue<T> {
     return true;
   }
 
+  /**
+   * At the memory bound, the oldest waiting batches go to the spill directory until the new item fits; false when
+   * there is none, nothing waits in memory, or the batches being written fill the queue's bounds a second time.
+   */
+  #spillToFit(fits: () => boolean): boolean {
+    const { spill, maxBatchItems, maxBatchBytes, maxQueueItems, maxQueueBytes } = this.#options;
+    while (!fits()) {
+      if (!spill || this.#buffer.length === 0 || !spill.hasRoom(maxQueueItems, maxQueueBytes)) return false;
+      const entries = this.#buffer.take(maxBatchItems, maxBatchBytes);
+      const bytes = entries.reduce((sum, e) => sum + e.bytes, 0);
+      const items = entries.map((e) => e.item);
+      void spill.write(items, "queueFull", undefined, bytes).then(() => this.#waiters.settle(entries));
+    }
+    return true;
+  }
+
   /** Counts items given up on outside the queue (an item too large to queue, sampled out...), and logs them. */
   drop(reason: DropReason, count: number, detail: string): void {
-    this.#stats.dropped(reason, count);
     this.#log.dropped(reason, count, detail);
   }
 
   /**
-   * Sends every item queued before this call, partial batches included, and resolves when each of them was
-   * delivered or dropped, or when `deadline` (epoch ms) passes, whatever the server does. A shutdown (`final`) whose
-   * queue has no answer of the server yet, and any flush to a server an earlier flush gave up on, sends at once and
-   * waits one request's timeout (`attemptTimeoutMs`) for an answer, in a window shared with the calls that overlap;
-   * only an answer gives it the time until `deadline`.
+   * Sends every item queued before this call and resolves when each was delivered or dropped, or at `deadline` (epoch
+   * ms). A shutdown (`final`) whose queue has had no answer yet, and a flush to a server a flush gave up on, send at
+   * once and wait one request's timeout for an answer (the recheck): only an answer gives them until `deadline`.
    */
   async flush(deadline: number, final = false): Promise<FlushResult> {
     const remaining = this.size;
@@ -175,10 +176,7 @@ export class BatchQueue<T> {
     }
   }
 
-  /**
-   * The window in which the server has to answer this call: for a flush to a server a flush gave up on, and for a
-   * shutdown whose queue has had no answer yet; undefined otherwise (the call waits until its deadline).
-   */
+  /** The window in which the server has to answer a flush to a server a flush gave up on, or a first shutdown. */
   #answerWindow(final: boolean): AnswerWindow | undefined {
     const { server, attemptTimeoutMs } = this.#options;
     if (server === undefined || attemptTimeoutMs === undefined) return undefined;
@@ -187,47 +185,51 @@ export class BatchQueue<T> {
   }
 
   /**
-   * Flushes until `deadline` (or until the server has answered no request within one request's timeout, see
-   * `flush`), then stops: sends under way get a moment more (`SENDS_GRACE_MS`) for their answer, which counts, and
-   * are then aborted; what is given up on is written to the spill directory when there is one, else dropped and
-   * counted in one line that says what ended the wait (see `ShutdownLeftovers`). A spill directory does not shorten
-   * the wait. Items pushed afterwards are dropped. Leaves no timer behind.
+   * Flushes as `flush(deadline, true)`, then stops: sends under way get `SENDS_GRACE_MS` more and are aborted; what is
+   * left is written to the spill directory if there is one, else dropped and counted in one line saying what ended
+   * the wait. Items pushed afterwards are dropped.
    */
   async shutdown(deadline: number): Promise<FlushResult> {
-    this.#announceWait(deadline);
+    const { server } = this.#options;
+    if (this.size > 0) {
+      // How long it waits at most, and why: said at once while the server fails or a flush gave up on it.
+      const until = Math.min(this.#answerWindow(true)?.until ?? deadline, deadline);
+      const [failing, givenUp] = [this.#backoff.failing, server !== undefined && isGivenUp(server)];
+      this.#log.shutdownWait({ held: this.size, deadline, until, failing, givenUp });
+    }
     const result = await this.flush(deadline, true);
     this.#closed = true;
     this.#timer.cancel();
     const queued = this.#buffer.takeAll();
     this.#waiters.settle(queued);
-    await this.#leftovers.end(result, queued, this.#sends); // Spill hook: what is left goes to disk, if it can
+    const left = this.#leftovers;
+    for (const entry of queued) left.push(entry.item);
+    if (this.#sends.size > 0) {
+      // None once the server has answered nothing for a request's timeout: it will not answer in the next moment.
+      if (!result.unanswered)
+        await settleWithin(() => Promise.allSettled([...this.#sends.keys()]), { timeoutMs: SENDS_GRACE_MS });
+      for (const send of takeLost(this.#sends, true)) {
+        this.#release(send);
+        for (const entry of send.batch) left.push(entry.item);
+      }
+    }
+    const ended = whatEnded(result.unanswered);
+    const { spill, maxBatchItems } = this.#options;
+    if (spill)
+      for (let at = 0; at < left.length; at += maxBatchItems)
+        void spill.write(left.slice(at, at + maxBatchItems), "shutdown", ended);
+    else if (left.length > 0) this.drop("shutdown", left.length, `${ended}${this.#log.lastFailureText()}`);
+    left.length = 0;
+    await spill?.close();
     this.#log.close();
     return result;
   }
 
-  /**
-   * At the start of a shutdown with items held: how long it waits at most, and why; one line at once when the
-   * server fails or a flush gave up on it, else in the first line of a failure during the shutdown.
-   */
-  #announceWait(deadline: number): void {
-    const held = this.size;
-    if (held === 0) return;
-    const until = Math.min(this.#answerWindow(true)?.until ?? deadline, deadline);
-    const givenUp = this.#options.server !== undefined && isGivenUp(this.#options.server);
-    const failure = this.#stats.health({ queued: 0, queuedBytes: 0, inFlight: 0, shutdown: false }).lastError;
-    const failing = this.#backoff.failing;
-    this.#log.shutdownWait({ held, deadline, until, failing, givenUp, failure: failure?.description });
-  }
-
-  /** Counts for `health()`. */
+  /** The figures of `health()`. */
   health(): DeliveryHealth {
-    return this.#stats.health({
-      queued: this.#buffer.length,
-      queuedBytes: this.#buffer.bytes,
-      inFlight: this.#inFlightItems,
-      shutdown: this.#closed,
-      ...this.#spill?.spill.counts(),
-    });
+    const { length: queued, bytes: queuedBytes } = this.#buffer;
+    const onDisk = this.#options.spill?.onDisk ?? 0;
+    return this.#log.health({ onDisk, queued, queuedBytes, inFlight: this.#inFlightItems, shutdown: this.#closed });
   }
 
   /** Pumps once the current task yields, so that items queued together in a burst fill whole batches. */
@@ -240,10 +242,7 @@ export class BatchQueue<T> {
     });
   }
 
-  /**
-   * Starts sends while a slot is free, the queue is not waiting out a failure, and a batch is due. While a fault
-   * lasts, one batch at a time probes the server; the others follow once it is accepted.
-   */
+  /** Starts sends while a slot is free, the queue is not waiting out a failure, and a batch is due. */
   #pump(): void {
     const { flushAt, immediate, maxBatchItems, maxBatchBytes } = this.#options;
     const waitMs = this.#backoff.remainingMs();
@@ -274,7 +273,7 @@ export class BatchQueue<T> {
     bindDeliveryMetrics();
     this.#inFlightItems += batch.length;
     for (const entry of batch) this.#inFlightBytes += entry.bytes;
-    const send: Send<T> = startSend(batch, this.#options.lostAfterMs);
+    const send = startSend(batch, this.#options.lostAfterMs);
     const sending: Promise<void> = this.#sendOne(send).finally(() => {
       this.#sends.delete(sending);
       if (!this.#closed && !send.lost) this.#pump();
@@ -283,9 +282,8 @@ export class BatchQueue<T> {
   }
 
   /**
-   * Queues again, at the front, the items of sends that outlived their own deadline without settling: past it, no
-   * answer can come any more (their request's timeout has passed), so a body is never sent twice while its first
-   * request may still be answered.
+   * Queues again, at the front, the items of sends that outlived their own deadline without settling: no answer can
+   * come any more, so a body is never sent twice while its first request may still be answered.
    */
   #reclaimLost(): void {
     if (this.#sends.size === 0 || this.#closed) return;
@@ -300,78 +298,58 @@ export class BatchQueue<T> {
     this.#log.resent(reclaimed);
   }
 
-  async #sendOne(send: Send<T>): Promise<void> {
+  async #sendOne(send: Send<Entry<T>[]>): Promise<void> {
     const { batch } = send;
     let outcome: SendOutcome<T>;
     try {
-      outcome = await this.#options.send(
-        batch.map((e) => e.item),
-        send.controller.signal,
-        (stepMs) => send.live(stepMs),
-      );
+      const items = batch.map((e) => e.item);
+      outcome = await this.#options.send(items, send.controller.signal, (stepMs) => send.live(stepMs));
     } catch (error) {
-      outcome = {
-        delivered: 0,
-        retry: { items: batch.map((e) => e.item), fault: { kind: "error", description: describeError(error) } },
-      };
+      const fault = { kind: "error", description: describeError(error) };
+      outcome = { delivered: 0, retry: { items: batch.map((e) => e.item), fault } };
     } finally {
       // No longer in flight before they are requeued, so no count holds them twice.
       if (!send.lost) this.#release(send);
     }
     if (send.lost) return; // taken back as lost and queued again: its late outcome changes nothing
-    this.#noteAnswer(outcome);
-    this.#record(batch, outcome);
+    this.#lastAnswered = answeredBy(outcome) ?? this.#lastAnswered;
+    if (this.#lastAnswered && this.#options.server !== undefined) noteAnswer(this.#options.server);
+    this.#settle(batch, outcome);
   }
 
-  /** A send is no longer in flight: no answer is waited for any more. */
-  #release(send: Send<T>): void {
+  #release(send: Send<Entry<T>[]>): void {
     send.answerBy = 0;
     this.#inFlightItems -= send.batch.length;
     for (const entry of send.batch) this.#inFlightBytes -= entry.bytes;
   }
 
-  /** Whether the server answered the attempt (accepted it, or answered with a status), for the flushes to come. */
-  #noteAnswer(outcome: SendOutcome<T>): void {
-    this.#lastAnswered = answeredBy(outcome) ?? this.#lastAnswered;
-    if (this.#lastAnswered && this.#options.server !== undefined) noteAnswer(this.#options.server);
-  }
-
   /** Counts and logs what became of a batch; puts what is to be retried back at the front. */
-  #record(batch: Entry<T>[], outcome: SendOutcome<T>): void {
+  #settle(batch: Entry<T>[], outcome: SendOutcome<T>): void {
     const retry = outcome.retry && outcome.retry.items.length > 0 ? outcome.retry : undefined;
     const retried = new Set<T>(retry?.items);
-    const settled = retry ? batch.filter((e) => !retried.has(e.item)) : batch;
-    this.#stats.delivered(outcome.delivered);
     for (const drop of outcome.dropped ?? []) {
-      if (drop.fault) this.#stats.failed(drop.fault);
-      if (!drop.logged) this.drop(drop.reason, drop.count, drop.detail);
-      else {
-        this.#stats.dropped(drop.reason, drop.count);
-        this.#log.lost(drop.count);
-      }
+      if (drop.fault) this.#log.failed(drop.fault);
+      this.#log.dropped(drop.reason, drop.count, drop.logged ? undefined : drop.detail);
     }
     if (outcome.delivered > 0) {
       if (!retry) this.#backoff.succeeded();
-      this.#spill?.spill.serverAnswered();
+      this.#options.spill?.serverAnswered();
       this.#log.delivered(outcome.delivered);
     }
-    // Once shut down, nothing is sent again: what is left is counted by the shutdown.
     if (retry && this.#closed) {
-      this.#stats.failed(retry.fault);
-      this.#leftovers.add(retry.items);
+      // Once shut down, nothing is sent again: what is left is counted by the shutdown.
+      this.#log.failed(retry.fault);
+      this.#leftovers.push(...retry.items);
     } else if (retry)
       this.#requeue(
-        batch.filter((e) => retried.has(e.item)),
         retry,
+        batch.filter((e) => retried.has(e.item)),
       );
-    this.#waiters.settle(settled);
+    this.#waiters.settle(retry ? batch.filter((e) => !retried.has(e.item)) : batch);
   }
 
-  /** Puts failed items back at the front and waits before the next attempt. */
-  #requeue(entries: Entry<T>[], retry: NonNullable<SendOutcome<T>["retry"]>): void {
+  #requeue(retry: NonNullable<SendOutcome<T>["retry"]>, entries: Entry<T>[]): void {
     this.#buffer.putBack(entries);
-    this.#stats.retried();
-    this.#stats.failed(retry.fault);
     const delayMs = this.#backoff.failed(retry.retryAfterMs);
     this.#log.retrying(retry.fault, entries.length, delayMs);
     const window = this.#window;
@@ -385,7 +363,6 @@ export class BatchQueue<T> {
     } else this.#arm(delayMs);
   }
 
-  /** Makes sure the queue is pumped again within `delayMs`. */
   #arm(delayMs: number): void {
     if (!this.#closed) this.#timer.arm(delayMs);
   }

@@ -1,25 +1,12 @@
+// What became of a queue's items, counted once (for `health()` and the metrics) and told in log lines: one when a
+// fault starts (what it is, what becomes of the data), a count per interval while it lasts, one once the backlog
+// held through it is sent (delivered late, lost); drops; how long a shutdown waits.
 import { counted } from "../log/describe.js";
 import { getGlobalLogger } from "../log/logger.js";
 import { RepeatLog } from "../log/repeat-log.js";
-import { LOST_SEND_GRACE_MS } from "./lost-sends.js";
-import { inSeconds } from "./unanswered-servers.js";
+import { inSeconds, LOST_SEND_GRACE_MS } from "./flush-wait.js";
+import { type DeliveryHealth, type DropReason, deliveryCounts, type Fault, type Gauges } from "./health.js";
 
-/**
- * Why items were given up on: the queue was full, an item too large, the server rejected them or the keys, they were
- * still queued at shutdown, sampled out, could not be sent, or a spill directory's size or age bound removed them.
- */
-export type DropReason =
-  | "queueFull"
-  | "tooLarge"
-  | "rejected"
-  | "auth"
-  | "shutdown"
-  | "sampledOut"
-  | "failed"
-  | "spillFull"
-  | "spillExpired";
-
-/** Words for each reason in log lines. */
 const REASON_TEXT: Record<DropReason, string> = {
   queueFull: "the queue is full",
   tooLarge: "too large to send",
@@ -32,39 +19,28 @@ const REASON_TEXT: Record<DropReason, string> = {
   spillExpired: "older than the spill directory's age bound",
 };
 
-/** What went wrong on a delivery attempt, in words a log line can carry (host, path, status or code). */
-export interface Fault {
-  /** `HTTP 503 from cloud.svc.dev POST /api/public/otel/v1/traces`, `ECONNREFUSED on POST 127.0.0.1:3000/...` */
-  description: string;
-  kind: string;
-  status?: number;
-  code?: string;
-  host?: string;
-  /** What the user can do about it, one sentence, when there is something. */
-  hint?: string;
-}
-
 const STILL_FAILING_EVERY_MS = 10_000;
 
-/** A fault under way: since when, what it is, and what became of the items meanwhile. */
+/** A fault under way; `recovery` once the server accepts items again: how many waited then, how many settled since. */
 interface Outage {
   since: number;
   fault: Fault;
   failedAttempts: number;
   lost: number;
   deliveredLate: number;
-  /** Set once the server accepts items again: how many were waiting then, and how many have settled since. */
   recovery: { backlog: number; settled: number } | undefined;
 }
 
 /**
- * The log lines of one kind of delivery (spans, scores): one line when a fault starts (what it is and what
- * happens to the data), a count line per interval while it lasts, and one line once delivery has recovered and
- * the backlog held through the fault has been sent, with how much was delivered late and how much was lost.
  * A server that fails and recovers again and again gets the start and recovery lines in full once per interval,
  * then counts. Drops are logged the first time per cause, then as counts.
  */
 export class DeliveryLog {
+  readonly counts = deliveryCounts();
+  /** The last failed request, retried or given up on. */
+  lastError: DeliveryHealth["lastError"];
+  #lastHint: string | undefined;
+  #lastSuccessAt: number | undefined;
   readonly #drops = new RepeatLog();
   readonly #lines = new RepeatLog();
   #outage: Outage | undefined;
@@ -80,13 +56,29 @@ export class DeliveryLog {
     private readonly spills = false,
   ) {}
 
-  /** Whether a fault is going on (including a recovery whose backlog is not yet sent). */
-  get faulty(): boolean {
-    return this.#outage !== undefined;
+  /** Keeps a failed attempt as the last error of `health()`. */
+  failed({ kind, status, code, host, description, hint }: Fault): void {
+    this.lastError = { kind, status, code, host, description, at: new Date().toISOString() };
+    this.#lastHint = hint;
+  }
+
+  /** The last failure and what to do about it, as the end of a drop line (`; last failure: ...`), or "". */
+  lastFailureText(): string {
+    const error = this.lastError;
+    return error ? `; last failure: ${error.description}${this.#lastHint ? `. ${this.#lastHint}` : ""}` : "";
+  }
+
+  /** The figures, with what the queue holds now. */
+  health(held: Gauges & { shutdown: boolean }): DeliveryHealth {
+    const { counts, lastError } = this;
+    const lastSuccessAt = this.#lastSuccessAt === undefined ? undefined : new Date(this.#lastSuccessAt).toISOString();
+    return { ...held, ...counts, dropped: { ...counts.dropped }, lastError, lastSuccessAt };
   }
 
   /** An attempt failed and its items wait for another one. */
   retrying(fault: Fault, count: number, delayMs: number): void {
+    this.counts.retries += 1;
+    this.failed(fault);
     const outage = this.#outage;
     if (outage !== undefined) {
       // Failing again while the backlog drains is the same fault going on.
@@ -95,14 +87,7 @@ export class DeliveryLog {
       outage.recovery = undefined;
       return;
     }
-    this.#outage = {
-      since: Date.now(),
-      fault,
-      failedAttempts: 1,
-      lost: 0,
-      deliveredLate: 0,
-      recovery: undefined,
-    };
+    this.#outage = { since: Date.now(), fault, failedAttempts: 1, lost: 0, deliveredLate: 0, recovery: undefined };
     const kind = `${this.owner}: cannot deliver ${this.items}`;
     this.#lines.warn(
       kind,
@@ -111,8 +96,9 @@ export class DeliveryLog {
     this.#arm();
   }
 
-  /** Items reached the server. */
   delivered(count: number): void {
+    this.counts.sent += count;
+    if (count > 0) this.#lastSuccessAt = Date.now();
     const outage = this.#outage;
     if (outage === undefined || count <= 0) return;
     outage.deliveredLate += count;
@@ -123,22 +109,27 @@ export class DeliveryLog {
   }
 
   /**
-   * Items given up on: error level, the first time per cause in full, then as counts. Items sampled out are left out
-   * by the user's setting, not lost: debug level, and no part of a fault's count.
+   * Items given up on: error level, the first time per cause in full, then as counts; no line without `detail` (the
+   * sender said so in its own words). Items sampled out are left out by the user's setting, not lost: debug level,
+   * and no part of a fault's count.
    */
-  dropped(reason: DropReason, count: number, detail: string): void {
+  dropped(reason: DropReason, count: number, detail?: string): void {
+    this.counts.dropped[reason] += count;
     if (count <= 0) return;
+    if (detail === undefined) {
+      this.#lost(count);
+      return;
+    }
     const kind = `${this.owner}: ${this.items} dropped, ${REASON_TEXT[reason]}`;
     if (reason === "sampledOut") {
       this.#drops.debug(kind, `${kind}: ${this.#count(count)}: ${detail}`, { count, unit: this.items });
       return;
     }
     this.#drops.error(kind, `${kind}: ${this.#count(count)}: ${detail}`, { count, unit: this.items });
-    this.lost(count);
+    this.#lost(count);
   }
 
-  /** Items given up on that the sender has already logged in its own words: counted, no line. */
-  lost(count: number): void {
+  #lost(count: number): void {
     const outage = this.#outage;
     if (outage === undefined || count <= 0) return;
     outage.lost += count;
@@ -151,15 +142,9 @@ export class DeliveryLog {
    * server has not answered, the end of one request's timeout. Said at once in one line while the server fails or
    * after a flush gave up on it (with the last `failure`), and else by the first failure during the shutdown.
    */
-  shutdownWait(wait: {
-    held: number;
-    deadline: number;
-    until: number;
-    failing: boolean;
-    givenUp: boolean;
-    failure: string | undefined;
-  }): void {
-    const { held, deadline, until, failing, givenUp, failure } = wait;
+  shutdownWait(wait: { held: number; deadline: number; until: number; failing: boolean; givenUp: boolean }): void {
+    const { held, deadline, until, failing, givenUp } = wait;
+    const failure = this.lastError?.description;
     const why =
       until < deadline
         ? `one request's timeout; up to ${inSeconds(deadline - Date.now())}, the flushTimeout, once the server answers`
@@ -200,17 +185,14 @@ export class DeliveryLog {
     return `shutdown() waits at most ${inSeconds(until - Date.now())} (${why}) to deliver ${this.#count(held)}`;
   }
 
-  /**
-   * Items of sends still unsettled `LOST_SEND_GRACE_MS` past their deadline are queued again: nothing can answer them any more
-   * (their request's timeout has passed).
-   */
+  /** Items of sends still unsettled `LOST_SEND_GRACE_MS` past their deadline are queued again. */
   resent(count: number): void {
     getGlobalLogger().warn(
       `${this.owner}: ${this.#count(count)} of sends still unsettled ${LOST_SEND_GRACE_MS / 1000} s past their deadline (the request's timeout) are sent again; a runtime that ends the request that started a send (Cloudflare Workers) leaves it unsettled`,
     );
   }
 
-  /** Logs the drop counts not yet reported (with `dueOnly`, those whose summary interval has passed). */
+  /** Logs the counts not yet reported (with `dueOnly`, those whose summary interval has passed). */
   report(options: { dueOnly?: boolean } = {}): void {
     this.#drops.report(options);
     this.#lines.report(options);
@@ -224,7 +206,6 @@ export class DeliveryLog {
     this.report();
   }
 
-  /** `1 score`, `2 scores`: a count of the items, in the singular for one. */
   #count(count: number): string {
     return counted(count, this.items);
   }

@@ -1,23 +1,21 @@
-/** An item waiting in a queue, with its estimated size and its place in the order of arrival. */
+// The items waiting in a queue, in order of arrival, with their total estimated size.
+
+/** An item waiting, with its estimated size and its place in the order of arrival (1 for the first ever queued). */
 export interface Entry<T> {
   readonly item: T;
   readonly bytes: number;
-  /** 1 for the first item ever queued, then one more for each. */
   readonly seq: number;
 }
 
-/** The items waiting to be sent, in order, with their total estimated size. */
 export class ItemBuffer<T> {
   #entries: Entry<T>[] = [];
   #bytes = 0;
   #seq = 0;
 
-  /** Items waiting. */
   get length(): number {
     return this.#entries.length;
   }
 
-  /** Estimated bytes of the items waiting. */
   get bytes(): number {
     return this.#bytes;
   }
@@ -27,7 +25,6 @@ export class ItemBuffer<T> {
     return this.#seq;
   }
 
-  /** Adds an item at the end. */
   add(item: T, bytes: number): void {
     this.#entries.push({ item, bytes, seq: ++this.#seq });
     this.#bytes += bytes;
@@ -52,7 +49,6 @@ export class ItemBuffer<T> {
     for (const entry of entries) this.#bytes += entry.bytes;
   }
 
-  /** Takes every item. */
   takeAll(): Entry<T>[] {
     this.#bytes = 0;
     return this.#entries.splice(0);

@@ -1,9 +1,8 @@
-import { nodeFs, type SpillFs } from "./spill-fs.js";
+// A spill directory on disk: one file per batch, named so that a listing alone tells what it holds, written
+// atomically (temporary file, fsync, rename, fsync of the directory), and claimed by a rename before it is sent.
+import type { SpillFs } from "./spill-settings.js";
 
 /**
- * A spill directory on disk: one file per batch, named so that a listing alone tells what it holds, written
- * atomically (temporary file, fsync, rename, fsync of the directory), and claimed by a rename before it is sent.
- *
  * `{kind}.{tag}.{createdAt}.{count}.{bytes}.{pid}-{random}.batch`: what the items are (`spans`, `scores`), which
  * server and project they belong to (`tag`, a hash of the endpoint and public key, so that a directory shared by
  * two projects never sends one's data with the other's keys), when the batch was made (ms, 13 digits: names sort
@@ -24,7 +23,7 @@ export interface SpillFile {
 /** The first line of every spill file, then one line of JSON with the request's content headers, then the body. */
 const MAGIC = "svc-spill 1\n";
 /** A claim older than this, by an owner that cannot be checked (another host), is taken as abandoned. */
-export const STALE_CLAIM_MS = 10 * 60_000;
+const STALE_CLAIM_MS = 10 * 60_000;
 /** A temporary file older than this was left by a process that died while writing: it is removed. */
 const STALE_TEMP_MS = 60_000;
 
@@ -34,12 +33,10 @@ export interface SpillHeader {
   contentEncoding?: string;
 }
 
-/** Totals of a directory listing. */
+/** A directory listing: batch files (claimed or not) oldest first, their bytes, and the temporary files. */
 export interface SpillListing {
-  /** Batch files, claimed or not, oldest first. */
   files: SpillFile[];
   bytes: number;
-  /** Temporary files (a write under way, or left by a process killed while writing). */
   temps: string[];
 }
 
@@ -48,50 +45,37 @@ export function parseSpillName(name: string): SpillFile | undefined {
   const match =
     /^([a-z]+)\.([0-9a-f]+)\.(\d{13})\.(\d+)\.(\d+)\.(\d+-[0-9a-z]+)\.batch(?:\.claimed\.([^.]+)\.(\d+))?$/.exec(name);
   if (!match) return undefined;
-  const [, kind, tag, createdAt, count, bytes, , host, pid] = match as unknown as string[];
-  const file: SpillFile = {
-    name,
-    kind: kind as string,
-    tag: tag as string,
-    createdAt: Number(createdAt),
-    count: Number(count),
-    bytes: Number(bytes),
-  };
+  const [, kind = "", tag = "", createdAt, count, bytes, , host, pid] = match;
+  const file: SpillFile = { name, kind, tag, createdAt: Number(createdAt), count: Number(count), bytes: Number(bytes) };
   if (host !== undefined) file.claim = { host, pid: Number(pid) };
   return file;
 }
 
 /** The directory's operations. Every method rejects on an I/O error; callers turn that into a count and a line. */
 export class SpillStore {
-  readonly #fs: SpillFs;
-
   constructor(
     readonly dir: string,
-    fs: SpillFs = nodeFs(),
-  ) {
-    this.#fs = fs;
-  }
+    private readonly fs: SpillFs,
+  ) {}
 
-  /** Creates the directory (readable by this user only) when missing. */
+  /** Creates the directory, readable by this user only. */
   async ensure(): Promise<void> {
-    await this.#fs.mkdir(this.dir, { recursive: true, mode: 0o700 });
+    await this.fs.mkdir(this.dir, { recursive: true, mode: 0o700 });
   }
 
   /** Every batch file, oldest first, with the directory's total size. */
   async list(): Promise<SpillListing> {
-    const names = await this.#fs.readdir(this.dir);
+    const names = await this.fs.readdir(this.dir);
     const files: SpillFile[] = [];
     const temps: string[] = [];
     let bytes = 0;
     for (const name of names) {
-      if (name.startsWith(".tmp.")) {
-        temps.push(name);
-        continue;
-      }
       const file = parseSpillName(name);
-      if (file === undefined) continue;
-      files.push(file);
-      bytes += file.bytes;
+      if (name.startsWith(".tmp.")) temps.push(name);
+      else if (file !== undefined) {
+        files.push(file);
+        bytes += file.bytes;
+      }
     }
     files.sort((a, b) => a.createdAt - b.createdAt || (a.name < b.name ? -1 : 1));
     return { files, bytes, temps };
@@ -105,10 +89,10 @@ export class SpillStore {
     const head = new TextEncoder().encode(`${MAGIC}${JSON.stringify(header)}\n`);
     const bytes = head.byteLength + body.byteLength;
     const createdAt = Date.now();
-    const unique = `${this.#fs.pid}-${Math.random().toString(36).slice(2, 10)}`;
+    const unique = `${this.fs.pid}-${Math.random().toString(36).slice(2, 10)}`;
     const name = `${kind}.${tag}.${String(createdAt).padStart(13, "0")}.${count}.${bytes}.${unique}.batch`;
     const temp = this.#path(`.tmp.${unique}`);
-    const handle = await this.#fs.open(temp, "wx", 0o600);
+    const handle = await this.fs.open(temp, "wx", 0o600);
     try {
       await handle.write(head);
       await handle.write(body);
@@ -117,12 +101,12 @@ export class SpillStore {
       await handle.close();
     }
     try {
-      await this.#fs.rename(temp, this.#path(name));
+      await this.fs.rename(temp, this.#path(name));
     } catch (error) {
-      await this.#fs.rm(temp, { force: true }).catch(() => undefined);
+      await this.fs.rm(temp, { force: true }).catch(() => undefined);
       throw error;
     }
-    await this.#fs.syncDir(this.dir);
+    await this.fs.syncDir(this.dir);
     return parseSpillName(name) as SpillFile;
   }
 
@@ -131,24 +115,22 @@ export class SpillStore {
    * A rename is atomic: of several processes that try, one wins.
    */
   async claim(file: SpillFile): Promise<SpillFile | undefined> {
-    const base = file.claim ? file.name.slice(0, file.name.indexOf(".claimed.")) : file.name;
-    const claimed = `${base}.claimed.${this.#fs.host}.${this.#fs.pid}`;
+    const claimed = `${unclaimed(file)}.claimed.${this.fs.host}.${this.fs.pid}`;
     try {
-      await this.#fs.rename(this.#path(file.name), this.#path(claimed));
+      await this.fs.rename(this.#path(file.name), this.#path(claimed));
     } catch (error) {
-      if (codeOf(error) === "ENOENT") return undefined;
+      if ((error as { code?: string } | undefined)?.code === "ENOENT") return undefined;
       throw error;
     }
     // The claim's age is counted from now, for the staleness rule of other hosts.
     const now = new Date();
-    await this.#fs.utimes(this.#path(claimed), now, now).catch(() => undefined);
+    await this.fs.utimes(this.#path(claimed), now, now).catch(() => undefined);
     return parseSpillName(claimed);
   }
 
   /** Gives a claimed file back, for a later attempt (by this process or another). */
   async release(file: SpillFile): Promise<void> {
-    if (!file.claim) return;
-    await this.#fs.rename(this.#path(file.name), this.#path(file.name.slice(0, file.name.indexOf(".claimed."))));
+    if (file.claim) await this.fs.rename(this.#path(file.name), this.#path(unclaimed(file)));
   }
 
   /**
@@ -158,10 +140,10 @@ export class SpillStore {
   async isStale(file: SpillFile, now = Date.now()): Promise<boolean> {
     const claim = file.claim;
     if (!claim) return false;
-    const mine = claim.host === this.#fs.host;
-    if (mine && claim.pid !== this.#fs.pid && !this.#fs.alive(claim.pid)) return true;
+    const mine = claim.host === this.fs.host;
+    if (mine && claim.pid !== this.fs.pid && !this.fs.alive(claim.pid)) return true;
     try {
-      return now - (await this.#fs.mtimeMs(this.#path(file.name))) > STALE_CLAIM_MS;
+      return now - (await this.fs.mtimeMs(this.#path(file.name))) > STALE_CLAIM_MS;
     } catch {
       return false;
     }
@@ -172,7 +154,7 @@ export class SpillStore {
     for (const temp of temps) {
       const path = this.#path(temp);
       try {
-        if (now - (await this.#fs.mtimeMs(path)) > STALE_TEMP_MS) await this.#fs.rm(path, { force: true });
+        if (now - (await this.fs.mtimeMs(path)) > STALE_TEMP_MS) await this.fs.rm(path, { force: true });
       } catch {
         // Gone already, or not ours to remove: left alone.
       }
@@ -181,7 +163,7 @@ export class SpillStore {
 
   /** Reads a claimed file: its header and body; undefined when it is not a whole spill file. */
   async read(file: SpillFile): Promise<{ header: SpillHeader; body: Uint8Array } | undefined> {
-    const data = await this.#fs.readFile(this.#path(file.name));
+    const data = await this.fs.readFile(this.#path(file.name));
     if (data.byteLength !== file.bytes) return undefined;
     const magic = new TextEncoder().encode(MAGIC);
     for (let i = 0; i < magic.length; i++) if (data[i] !== magic[i]) return undefined;
@@ -196,17 +178,14 @@ export class SpillStore {
     }
   }
 
-  /** Deletes a file (sent, refused for good, or past a bound). */
   async remove(file: SpillFile): Promise<void> {
-    await this.#fs.rm(this.#path(file.name), { force: true });
+    await this.fs.rm(this.#path(file.name), { force: true });
   }
 
   #path(name: string): string {
-    return `${this.dir}${this.#fs.sep}${name}`;
+    return `${this.dir}${this.fs.sep}${name}`;
   }
 }
 
-/** The `code` of a Node error (`ENOENT`), if any. */
-export function codeOf(error: unknown): string | undefined {
-  return typeof error === "object" && error !== null ? (error as { code?: string }).code : undefined;
-}
+/** A file's name without its claim. */
+const unclaimed = ({ name, claim }: SpillFile): string => (claim ? name.slice(0, name.indexOf(".claimed.")) : name);

@@ -1,20 +1,20 @@
+// A spill directory as one queue uses it: the batches the queue cannot hold are written to it, encoded and masked as
+// they would be sent, and sent again oldest first, one at a time at a bounded rate, once the server answers (by this
+// process or the next one that starts with the directory).
 import { settleWithin } from "../lifecycle/settle-within.js";
 import { counted, describeError } from "../log/describe.js";
 import { getGlobalLogger } from "../log/logger.js";
 import { RepeatLog } from "../log/repeat-log.js";
 import { Backoff } from "../queue/backoff.js";
-import type { DropReason } from "../queue/delivery-log.js";
+import type { DropReason } from "../queue/health.js";
 import { Limiter } from "../queue/limiter.js";
-import type { SendOutcome } from "../queue/outcome.js";
-import type { SpillSettings } from "./spill-options.js";
+import type { QueueSpill, SendOutcome, SpillReport } from "../queue/send.js";
+import type { SpillSettings } from "./spill-settings.js";
 import { type SpillFile, type SpillHeader, type SpillListing, SpillStore } from "./spill-store.js";
 
 /** Pause between two spilled batches sent again: at most ten requests a second, one at a time, beside live ones. */
 export const REPLAY_INTERVAL_MS = 100;
-/**
- * Batches encoded and written at the same time: a shutdown that writes a whole queue holds the encoded bodies of two
- * batches at most, beside the items.
- */
+/** Batches encoded and written at once: a shutdown that writes a whole queue holds two encoded bodies at most. */
 const WRITE_CONCURRENCY = 2;
 /** How long a shutdown waits for a spilled batch being sent again before it lets it go (it is sent next time). */
 const REPLAY_STOP_GRACE_MS = 1_000;
@@ -33,45 +33,29 @@ export interface SpillOwner<T> {
   send(body: Uint8Array, header: SpillHeader, count: number, signal: AbortSignal): Promise<SendOutcome<number>>;
 }
 
-/** What a spill tells the queue it works for. */
-export interface SpillReport {
-  /** Items given up on (a bound of the directory, a write that failed), counted and logged as any drop. */
-  drop(reason: DropReason, count: number, detail: string): void;
-  /** What became of a spilled batch sent again: counted as the outcome of a live batch is (no items to requeue). */
-  record(outcome: SendOutcome<never>): void;
-  /** Items written to the directory, and items sent again from it and accepted. */
-  counted(figure: "spilled" | "replayed", count: number): void;
-  /** Whether the live queue is waiting out a failure (its own probe then finds out when the server is back). */
-  failing(): boolean;
-}
-
-/** What the spill adds to `health()` besides the counts it reports. */
-export interface SpillCounts {
-  /** Items of this component's kind, server and project in the directory now (any process's), as last seen. */
-  onDisk: number;
-}
+/** Items, bytes and the oldest batch's time of one kind, server and project in the directory. */
+type OnDisk = { count: number; bytes: number; oldest?: number | undefined };
 
 /**
- * A spill directory as one queue uses it: whole batches the queue cannot hold are written to it (encoded as they
- * would be sent, masked), and are sent again oldest first, one at a time at a bounded rate, as soon as the server
- * answers, by this process or the next one that starts with the same directory. A file is claimed (renamed) before it
- * is sent, so processes sharing a directory never send the same batch twice; it is deleted once the server accepted
- * it or refused it for good. Never throws and never rejects: every failure is a count and a line.
+ * A file is claimed (renamed) before it is sent, so processes sharing a directory never send the same batch twice;
+ * it is deleted once the server accepted it or refused it for good. Never throws and never rejects: every failure is
+ * a count and a line.
  */
-export class Spill<T> {
+export class Spill<T> implements QueueSpill<T> {
   readonly #store: SpillStore;
   readonly #settings: SpillSettings;
   readonly #owner: SpillOwner<T>;
-  #report: SpillReport | undefined;
+  #report!: SpillReport;
   readonly #tag: string;
   readonly #lines = new RepeatLog();
   readonly #backoff = new Backoff();
   readonly #writing = new Limiter(WRITE_CONCURRENCY);
   #ready: Promise<void> | undefined;
-  #counts: SpillCounts = { onDisk: 0 };
-  #onDiskBytes = 0;
-  #oldest: number | undefined;
-  #writes = new Set<Promise<void>>();
+  /** This kind's batches on disk (any process's), as last seen. */
+  #disk: OnDisk = { count: 0, bytes: 0 };
+  /** Items and bytes being written: held in memory until written, within the queue's own bounds again. */
+  readonly #held = { items: 0, bytes: 0 };
+  readonly #writes = new Set<Promise<void>>();
   #replaying: Promise<void> | undefined;
   #sending: AbortController | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
@@ -84,46 +68,42 @@ export class Spill<T> {
     this.#tag = settings.fs.hash(owner.identity);
   }
 
-  /** Connects the spill to its queue; what an earlier process left is sent as soon as the server answers. */
   attach(report: SpillReport): void {
     this.#report = report;
     this.#kick();
   }
 
-  /** The directory. */
-  get dir(): string {
-    return this.#settings.dir;
+  get onDisk(): number {
+    return this.#disk.count;
   }
 
-  /** The figures of `health()`. */
-  counts(): SpillCounts {
-    return { ...this.#counts };
-  }
-
-  /**
-   * Writes a batch the queue cannot hold (`why`: the queue is full, or a shutdown ends) and resolves once it is on
-   * disk or counted as dropped; `detail` says why the batch was not sent (what ended a shutdown's wait). Never
-   * rejects.
-   */
-  write(items: T[], why: DropReason, detail?: string): Promise<void> {
+  /** Writes a batch (`why`: the queue is full, or a shutdown ends); resolves once it is on disk or counted dropped. */
+  write(items: T[], why: DropReason, detail?: string, bytes = 0): Promise<void> {
+    const held = this.#held;
+    held.items += items.length;
+    held.bytes += bytes;
     const writing = this.#writing.run(() => this.#write(items, why, detail));
     this.#writes.add(writing);
-    return writing.finally(() => this.#writes.delete(writing));
+    return writing.finally(() => {
+      held.items -= items.length;
+      held.bytes -= bytes;
+      this.#writes.delete(writing);
+    });
   }
 
-  /** The server answered the live queue: spilled batches are sent again now. */
+  hasRoom(maxItems: number, maxBytes: number): boolean {
+    return this.#held.items < maxItems && this.#held.bytes < maxBytes;
+  }
+
   serverAnswered(): void {
-    if (this.#counts.onDisk === 0 && this.#replaying === undefined && this.#timer === undefined) return;
+    if (this.#disk.count === 0 && this.#replaying === undefined && this.#timer === undefined) return;
     this.#backoff.probeNow();
     clearTimeout(this.#timer);
     this.#timer = undefined;
     this.#kick();
   }
 
-  /**
-   * Stops sending again (a batch being sent is given back for the next process), waits for the writes under way,
-   * and says how much is left on disk for the next start.
-   */
+  /** Stops sending again (a batch being sent is given back for the next process), and says what is left on disk. */
   async close(): Promise<void> {
     this.#closed = true;
     clearTimeout(this.#timer);
@@ -136,17 +116,17 @@ export class Spill<T> {
       // The last count stands.
     }
     this.#lines.report();
-    const { onDisk } = this.#counts;
-    if (onDisk === 0) return;
-    const size = `${Math.round((this.#onDiskBytes / 1024 / 1024) * 10) / 10} MiB`;
-    const oldest = this.#oldest === undefined ? "" : `, the oldest from ${new Date(this.#oldest).toISOString()}`;
+    const { count, bytes, oldest } = this.#disk;
+    if (count === 0) return;
+    const size = `${Math.round((bytes / 1024 / 1024) * 10) / 10} MiB`;
+    const since = oldest === undefined ? "" : `, the oldest from ${new Date(oldest).toISOString()}`;
     getGlobalLogger().warn(
-      `${this.#owner.owner}: ${counted(onDisk, this.#owner.items)} left on disk in ${this.dir} (${size}${oldest}); ` +
+      `${this.#owner.owner}: ${counted(count, this.#owner.items)} left on disk in ${this.#settings.dir} (${size}${since}); ` +
         "the next start with this spill directory sends them.",
     );
   }
 
-  async #write(items: T[], why: DropReason, detail: string | undefined): Promise<void> {
+  async #write(items: T[], reason: DropReason, detail: string | undefined): Promise<void> {
     const { owner, items: kind } = this.#owner;
     const { dir, maxBytes } = this.#settings;
     try {
@@ -158,7 +138,7 @@ export class Spill<T> {
       this.#note(listing);
       if (listing.bytes + body.byteLength > maxBytes) {
         const held = `${Math.round(listing.bytes / 1024 / 1024)} MiB`;
-        this.#drop(
+        this.#report.drop(
           "spillFull",
           items.length,
           `the spill directory ${dir} holds ${held}, its bound (spillMaxBytes) is ${Math.round(maxBytes / 1024 / 1024)} MiB; ` +
@@ -167,12 +147,13 @@ export class Spill<T> {
         return;
       }
       const file = await this.#store.write(kind, this.#tag, items.length, header, body);
-      this.#report?.counted("spilled", items.length);
-      this.#counts.onDisk += items.length;
-      this.#onDiskBytes += file.bytes;
-      this.#oldest ??= file.createdAt;
-      const reason = why === "shutdown" ? "still undelivered at shutdown" : "the queue is full";
-      const kindOfLine = `${owner}: ${kind} written to the spill directory (${reason})`;
+      this.#report.counts.spilled += items.length;
+      const disk = this.#disk;
+      disk.count += items.length;
+      disk.bytes += file.bytes;
+      disk.oldest ??= file.createdAt;
+      const cause = reason === "shutdown" ? "still undelivered at shutdown" : "the queue is full";
+      const kindOfLine = `${owner}: ${kind} written to the spill directory (${cause})`;
       this.#lines.warn(
         kindOfLine,
         `${kindOfLine}: ${counted(items.length, kind)} in ${dir}${detail ? ` (${detail})` : ""}; they are sent from ` +
@@ -181,21 +162,17 @@ export class Spill<T> {
       );
     } catch (error) {
       const ended = detail ? `${detail}, and they ` : "";
-      this.#drop(
-        why,
-        items.length,
-        `${ended}could not be written to the spill directory ${dir}: ${describeError(error)}`,
-      );
+      const why = `${ended}could not be written to the spill directory ${dir}: ${describeError(error)}`;
+      this.#report.drop(reason, items.length, why);
     }
   }
 
-  /** Starts sending spilled batches again, unless it is under way. */
   #kick(): void {
     if (this.#closed || this.#replaying !== undefined) return;
     this.#replaying = this.#replay()
       .catch((error: unknown) => {
         const kind = `${this.#owner.owner}: cannot read the spill directory`;
-        this.#lines.warn(kind, `${kind} ${this.dir}: ${describeError(error)}; its batches stay there`);
+        this.#lines.warn(kind, `${kind} ${this.#settings.dir}: ${describeError(error)}; its batches stay there`);
       })
       .finally(() => {
         this.#replaying = undefined;
@@ -207,11 +184,10 @@ export class Spill<T> {
     while (!this.#closed) {
       const waitMs = this.#backoff.remainingMs();
       if (waitMs > 0) return this.#retryIn(waitMs);
-      if (this.#report?.failing() !== false) return;
+      if (this.#report.failing()) return;
       const file = await this.#claimNext();
       if (file === undefined) return;
-      const result = await this.#replayOne(file);
-      if (result === "retry") return this.#retryIn(this.#backoff.remainingMs());
+      if (await this.#replayOne(file)) return this.#retryIn(this.#backoff.remainingMs());
       await this.#pause(REPLAY_INTERVAL_MS);
     }
   }
@@ -240,21 +216,22 @@ export class Spill<T> {
       if (claimed === undefined) continue;
       await this.#store.remove(claimed);
       file.count = 0;
-      this.#drop(
+      this.#report.drop(
         "spillExpired",
         claimed.count,
-        `a spilled batch from ${new Date(claimed.createdAt).toISOString()} in ${this.dir} is older than spillMaxAge ` +
+        `a spilled batch from ${new Date(claimed.createdAt).toISOString()} in ${this.#settings.dir} is older than spillMaxAge ` +
           `(${Math.round(this.#settings.maxAgeMs / 1000)} s) and was removed unsent; raise spillMaxAge to keep batches longer`,
       );
     }
   }
 
-  async #replayOne(file: SpillFile): Promise<"sent" | "retry" | "dropped"> {
+  /** Sends one claimed batch again; true when it is to be retried later. */
+  async #replayOne(file: SpillFile): Promise<boolean> {
     const data = await this.#store.read(file);
     if (data === undefined) {
       await this.#store.remove(file);
-      this.#drop("failed", file.count, `a spilled batch in ${this.dir} was not whole and was removed`);
-      return "dropped";
+      this.#report.drop("failed", file.count, `a spilled batch in ${this.#settings.dir} was not whole and was removed`);
+      return false;
     }
     const controller = new AbortController();
     this.#sending = controller;
@@ -267,20 +244,20 @@ export class Spill<T> {
     if (outcome.retry) {
       await this.#store.release(file);
       this.#backoff.failed(outcome.retry.retryAfterMs);
-      if (!this.#closed) this.#report?.record({ delivered: 0, retry: { ...outcome.retry, items: [] } });
-      return "retry";
+      if (!this.#closed) this.#report.record({ delivered: 0, retry: { ...outcome.retry, items: [] } });
+      return true;
     }
     // Deleted before it is counted: a crash in between leaves at most a count short, never a batch sent twice.
     await this.#store.remove(file);
-    this.#counts.onDisk = Math.max(0, this.#counts.onDisk - file.count);
-    this.#onDiskBytes = Math.max(0, this.#onDiskBytes - file.bytes);
-    this.#report?.counted("replayed", outcome.delivered);
+    const disk = this.#disk;
+    disk.count = Math.max(0, disk.count - file.count);
+    disk.bytes = Math.max(0, disk.bytes - file.bytes);
+    this.#report.counts.replayed += outcome.delivered;
     if (outcome.delivered > 0) this.#backoff.succeeded();
-    this.#report?.record({ ...outcome, retry: undefined });
-    return outcome.delivered > 0 ? "sent" : "dropped";
+    this.#report.record({ ...outcome, retry: undefined });
+    return false;
   }
 
-  /** Tries again after `ms` (the backoff's wait), on a timer that does not keep the process alive. */
   #retryIn(ms: number): void {
     if (this.#closed) return;
     clearTimeout(this.#timer);
@@ -298,27 +275,17 @@ export class Spill<T> {
     });
   }
 
-  #drop(reason: DropReason, count: number, detail: string): void {
-    this.#report?.drop(reason, count, detail);
-  }
-
   #mine(file: SpillFile): boolean {
     return file.kind === this.#owner.items && file.tag === this.#tag;
   }
 
-  /** Takes the on-disk figures from a listing. */
   #note(listing: SpillListing): void {
-    let count = 0;
-    let bytes = 0;
-    let oldest: number | undefined;
-    for (const file of listing.files) {
-      if (!this.#mine(file)) continue;
-      count += file.count;
-      bytes += file.bytes;
-      oldest ??= file.createdAt;
+    const disk: OnDisk = { count: 0, bytes: 0 };
+    for (const file of listing.files.filter((f) => this.#mine(f))) {
+      disk.count += file.count;
+      disk.bytes += file.bytes;
+      disk.oldest ??= file.createdAt;
     }
-    this.#counts.onDisk = count;
-    this.#onDiskBytes = bytes;
-    this.#oldest = oldest;
+    this.#disk = disk;
   }
 }

@@ -9,7 +9,7 @@ import {
 } from "@opentelemetry/api";
 import { getGlobalLogger, loggerGeneration } from "../log/logger.js";
 import type { OtlpProtocol } from "../otlp/encode.js";
-import type { DeliveryHealth } from "../queue/delivery-stats.js";
+import type { DeliveryHealth } from "../queue/health.js";
 import { shared } from "../registry.js";
 import { randomHex } from "./ids.js";
 import { getSvcTracer } from "./tracer-provider.js";

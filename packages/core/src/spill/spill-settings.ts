@@ -1,3 +1,68 @@
+// Whether and where a component spills: the spill options, the runtimes that have a disk to trust, and the file
+// operations of `node:fs` there (loaded without an import, so that browser and edge bundles never see it).
+import { numberOption, stringOption } from "../config/options.js";
+import { getGlobalLogger } from "../log/logger.js";
+import { currentRuntime, isServerRuntime } from "../transport/runtime.js";
+
+/** Default bound of a spill directory's size, in bytes (every batch file of every process and kind in it). */
+export const DEFAULT_SPILL_MAX_BYTES = 512 * 1024 * 1024;
+/** Default age, in seconds, past which a spilled batch is dropped instead of sent: one day. */
+export const DEFAULT_SPILL_MAX_AGE_SECONDS = 24 * 60 * 60;
+
+/** The spill options of the span processor and the client's scores (`spillMaxAge` in seconds), with their variables. */
+export const SPILL_SPECS = {
+  spillDir: stringOption(["SVC_SPILL_DIR"]),
+  spillMaxBytes: numberOption(DEFAULT_SPILL_MAX_BYTES, {
+    min: 0,
+    integer: true,
+    zeroIsUnset: true,
+    env: ["SVC_SPILL_MAX_BYTES"],
+  }),
+  spillMaxAge: numberOption(DEFAULT_SPILL_MAX_AGE_SECONDS, { min: 0, zeroIsUnset: true, env: ["SVC_SPILL_MAX_AGE"] }),
+};
+
+/** A spill directory a component may use, with its bounds and the file operations of this runtime. */
+export interface SpillSettings {
+  dir: string;
+  maxBytes: number;
+  maxAgeMs: number;
+  fs: SpillFs;
+}
+
+/** Components and runtimes already told that the option does not apply there. */
+const toldNoDisk = new Set<string>();
+
+/**
+ * The spill settings of a component, or undefined when it does not spill: no directory set, or a runtime without a
+ * disk to trust (Cloudflare Workers, edge runtimes, browsers), which is said once.
+ */
+export function spillSettings(
+  owner: string,
+  resolved: { spillDir?: string | undefined; spillMaxBytes?: number; spillMaxAge?: number },
+): SpillSettings | undefined {
+  const dir = resolved.spillDir;
+  if (dir === undefined) return undefined;
+  const runtime = currentRuntime();
+  const server = isServerRuntime(runtime);
+  const fs = server ? loadNodeFs() : undefined;
+  if (fs === undefined) {
+    const key = `${owner} ${runtime.kind}`;
+    if (!toldNoDisk.has(key)) {
+      toldNoDisk.add(key);
+      const why = server
+        ? `this version of ${runtime.kind} cannot load node:fs without an import (process.getBuiltinModule is missing; Node.js 22.3 or later, a recent Bun or Deno has it)`
+        : "there is no disk to trust here";
+      getGlobalLogger().warn(
+        `${owner}: spillDir (SVC_SPILL_DIR) does not apply in ${runtime.kind}: ${why}, so nothing is written to it; ` +
+          "what does not fit in the queue is dropped and counted as before. Unset it for this runtime.",
+      );
+    }
+    return undefined;
+  }
+  const maxBytes = resolved.spillMaxBytes ?? DEFAULT_SPILL_MAX_BYTES;
+  return { dir, maxBytes, maxAgeMs: (resolved.spillMaxAge ?? DEFAULT_SPILL_MAX_AGE_SECONDS) * 1000, fs };
+}
+
 /** The file operations a spill directory needs, from `node:fs` (Node, Bun and Deno offer it). */
 export interface SpillFs {
   readonly sep: string;
@@ -27,16 +92,10 @@ export interface FileHandleLike {
   close(): Promise<void>;
 }
 
-interface NodeFsPromises {
-  mkdir: SpillFs["mkdir"];
-  readdir(path: string): Promise<string[]>;
+type NodeFsPromises = Pick<SpillFs, "mkdir" | "readdir" | "rename" | "rm" | "utimes" | "readFile"> & {
   open(path: string, flags: string, mode?: number): Promise<FileHandleLike>;
-  rename: SpillFs["rename"];
-  rm: SpillFs["rm"];
-  utimes: SpillFs["utimes"];
-  readFile(path: string): Promise<Uint8Array>;
   stat(path: string): Promise<{ mtimeMs: number }>;
-}
+};
 
 interface NodeProcess {
   pid: number;
@@ -44,10 +103,7 @@ interface NodeProcess {
   getBuiltinModule?: (name: string) => unknown;
 }
 
-/**
- * `node:fs/promises` of this runtime, loaded without an `import` (so that bundles for browsers and edge runtimes
- * never see it); undefined where the runtime has none.
- */
+/** The file operations of this runtime's `node:fs`, loaded without an `import`; undefined where it has none. */
 export function loadNodeFs(): SpillFs | undefined {
   const proc = (globalThis as { process?: NodeProcess }).process;
   const load = proc?.getBuiltinModule;
@@ -104,11 +160,4 @@ export function loadNodeFs(): SpillFs | undefined {
       }
     },
   };
-}
-
-/** `node:fs` of this runtime; throws where there is none (callers check {@link loadNodeFs} first). */
-export function nodeFs(): SpillFs {
-  const fs = loadNodeFs();
-  if (fs === undefined) throw new Error("node:fs is not available in this runtime");
-  return fs;
 }
