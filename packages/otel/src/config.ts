@@ -120,7 +120,7 @@ export interface SvcSpanProcessorParams {
   maxQueueSize?: number;
   /**
    * Bytes of span data held, waiting or being sent: the estimated size of the encoded spans (attributes, events, links;
-   * text at 1.5 bytes per character). @defaultValue 100 MiB
+   * each character of text at 1.5 times what the engine holds it in, or more). @defaultValue 100 MiB
    */
   maxQueueBytes?: number;
   /** Largest request body sent, in bytes; larger batches are split. @defaultValue 4 MiB */
