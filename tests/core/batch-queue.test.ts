@@ -138,6 +138,29 @@ async function nextAttempt(open: () => Attempt[]): Promise<Attempt> {
   return attempt;
 }
 
+describe("BatchQueue bounds", () => {
+  it("makes an offered item only once it is queued: nothing is made for an item it drops", () => {
+    captureLogs(LogLevel.ERROR);
+    const { q, open } = queue({ maxQueueItems: 3, maxQueueBytes: 25, flushAt: 100 });
+    const made: number[] = [];
+    const offer = (item: number, bytes: number) =>
+      q.offer(bytes, () => {
+        made.push(item);
+        return item;
+      });
+
+    expect(offer(1, 10)).toBe(1);
+    expect(offer(2, 10)).toBe(2);
+    expect(offer(3, 10)).toBeUndefined(); // 30 bytes: over maxQueueBytes
+    expect(offer(4, 5)).toBe(4); // 25 bytes: fits
+    expect(offer(5, 1)).toBeUndefined(); // a fourth item: over maxQueueItems
+
+    expect(made).toEqual([1, 2, 4]);
+    expect(q.health()).toMatchObject({ queued: 3, dropped: expect.objectContaining({ queueFull: 2 }) });
+    expect(open()).toHaveLength(0);
+  });
+});
+
 describe("BatchQueue counts", () => {
   it("counts a delivered batch out of flight once, so the next flush still sends what was queued after it", async () => {
     const { q, attempts, accepted } = queue({ flushAt: 100 });

@@ -108,8 +108,8 @@ export interface SvcSpanProcessorParams {
   /** Ended spans held while waiting to be sent. Falls back to OTEL_BSP_MAX_QUEUE_SIZE. @defaultValue 100000 */
   maxQueueSize?: number;
   /**
-   * Bytes of span data held, waiting or being sent, as estimated encoded (text at 1.5 bytes per character).
-   * @defaultValue 100 MiB
+   * Bytes of span data held, waiting or being sent: the estimated size of the encoded spans (attributes, events, links;
+   * each character of text at 1.5 times what the engine holds it in, or more). @defaultValue 100 MiB
    */
   maxQueueBytes?: number;
   /** Largest request body sent, in bytes; larger batches are split. @defaultValue 4 MiB */

@@ -66,6 +66,8 @@ export class SvcSpanProcessor {
   readonly #enrich: EnrichStage;
   readonly #export: ExportStage;
   readonly #queue: BatchQueue<OutgoingSpan>;
+  /** A span's estimated size once encoded, what it counts against `maxQueueBytes` (0 if the estimate fails). */
+  readonly #sizeOf: (span: ReadableSpan) => number;
   readonly #uploader: MediaUploader | undefined;
   readonly #repeats = new RepeatLog();
   // Held here: the exit hooks and the doctor's list of probes hold them only weakly.
@@ -100,6 +102,13 @@ export class SvcSpanProcessor {
     this.#enrich = new EnrichStage(config.mask, this.#uploader, config.timeoutMs);
     this.#export = new ExportStage(config, () => this.#flushing > 0);
     const sizeOf = spanSizeEstimator(config.protocol);
+    this.#sizeOf = (span) => {
+      try {
+        return sizeOf(span);
+      } catch {
+        return 0;
+      }
+    };
     this.#queue = new BatchQueue<OutgoingSpan>({
       owner: PROCESSOR_NAME,
       items: "spans",
@@ -173,9 +182,11 @@ export class SvcSpanProcessor {
       if (this.#shutdown)
         this.#queue.drop("shutdown", 1, `span "${span.name}" ended after shutdown() and is not exported`);
       else if ((expected && this.#filter.acceptedAtStartStands) || this.#filter.accepts(span)) {
-        const item: OutgoingSpan = { span };
-        this.#usage.onEnd(item);
-        this.#queue.push(item);
+        // Wrapped only once the queue takes it. Once nearly every wrapper made here lived long (a queue filling up), V8
+        // makes the next ones in the old generation: a wrapper made for a span the full queue drops would keep the span
+        // and its text alive until a full collection, and a busy collector let the heap grow to several times the queue.
+        const item = this.#queue.offer(this.#sizeOf(span), () => ({ span }));
+        this.#usage.onEnd(span, item);
       } else this.#usage.onFilteredOut(span);
     } catch (error) {
       const kind = `${PROCESSOR_NAME}: onEnd failed; span not exported`;

@@ -203,7 +203,8 @@ export class ScoreManager {
       );
       return;
     }
-    this.#queue.push({ json, name: request.name });
+    // Wrapped only once the queue takes it, as spans are (BatchQueue.offer).
+    this.#queue.offer(json.length, () => ({ json, name: request.name }));
   }
 
   /** Queues a score on the trace of `span` (and on `span` itself, as its observation, when `onSpan`). */

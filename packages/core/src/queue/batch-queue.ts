@@ -83,29 +83,36 @@ export class BatchQueue<T> {
 
   /** Queues an item; returns false (and counts the drop) when the queue is closed or full. */
   push(item: T): boolean {
-    if (this.#closed) {
-      this.drop("shutdown", 1, `an item arrived after shutdown()`);
-      return false;
-    }
-    const { maxQueueItems, maxQueueBytes, items } = this.#options;
-    let bytes: number;
+    let bytes = 0;
     try {
       bytes = this.#options.sizeOf(item);
-    } catch {
-      bytes = 0;
+    } catch {}
+    return this.offer(bytes, () => item) !== undefined;
+  }
+
+  /**
+   * Queues the item `make` returns (`bytes` estimated) and returns it; returns undefined (and counts the drop) when the
+   * queue is closed or full. `make` is called only once the item is queued: nothing is made for an item dropped.
+   */
+  offer(bytes: number, make: () => T): T | undefined {
+    if (this.#closed) {
+      this.drop("shutdown", 1, `an item arrived after shutdown()`);
+      return undefined;
     }
+    const { maxQueueItems, maxQueueBytes, items } = this.#options;
     const fits = () => this.size < maxQueueItems && this.#buffer.bytes + this.#inFlightBytes + bytes <= maxQueueBytes;
     if (!fits() && !this.#spillToFit(fits)) {
       const heldBytes = this.#buffer.bytes + this.#inFlightBytes;
       const held = `${this.size} ${items} (${Math.round(heldBytes / 1024)} KiB) held`;
       const limits = `limits ${maxQueueItems} ${items}, ${Math.round(maxQueueBytes / 1024)} KiB`;
       this.drop("queueFull", 1, `${held}, ${limits}; raise the queue limits or check that the server is reachable`);
-      return false;
+      return undefined;
     }
+    const item = make();
     this.#buffer.add(item, bytes);
     if (this.#options.immediate || this.#buffer.length >= this.#options.flushAt) this.#schedulePump();
     else this.#arm(this.#options.flushIntervalMs);
-    return true;
+    return item;
   }
 
   /**

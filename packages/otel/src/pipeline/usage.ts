@@ -35,9 +35,11 @@ export class UsageStage {
   /** Providers whose SDK's own tracing has been seen, and whether the overlap has been logged. */
   readonly #ownTracingSeen = new Map<string, boolean>();
 
-  /** Reads an exported span's usage at its end, and marks its parent when it is a counted model call. */
-  onEnd(item: OutgoingSpan): void {
-    const { span } = item;
+  /**
+   * Reads the usage of a span the filter let through, at its end, into `item` (the span as queued; undefined when the
+   * queue dropped it), and marks its parent when it is a counted model call.
+   */
+  onEnd(span: ReadableSpan, item: OutgoingSpan | undefined): void {
     const a = span.attributes;
     const scope = scopeName(span);
     const own = scope === SVC_TRACER_NAME;
@@ -45,8 +47,11 @@ export class UsageStage {
     // svc's own spans are read from their own attributes only: no GenAI reading on the path of every observation.
     const usage = own || explicit ? undefined : readUsageDetails(scope, a);
     if (usage !== undefined) {
-      item.usage = JSON.stringify(usage);
-      item.repeatsOwnTracing = this.#repeatsOwnTracing(scope);
+      const repeats = this.#repeatsOwnTracing(scope);
+      if (item !== undefined) {
+        item.usage = JSON.stringify(usage);
+        item.repeatsOwnTracing = repeats;
+      }
     }
     let counted = false;
     if (explicit || usage !== undefined) {
