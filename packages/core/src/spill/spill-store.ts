@@ -188,4 +188,6 @@ export class SpillStore {
 }
 
 /** A file's name without its claim. */
-const unclaimed = ({ name, claim }: SpillFile): string => (claim ? name.slice(0, name.indexOf(".claimed.")) : name);
+/** A batch file's name without its claim: the same batch whoever holds it. */
+export const unclaimed = ({ name, claim }: SpillFile): string =>
+  claim ? name.slice(0, name.indexOf(".claimed.")) : name;

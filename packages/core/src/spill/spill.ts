@@ -10,7 +10,7 @@ import type { DropReason } from "../queue/health.js";
 import { Limiter } from "../queue/limiter.js";
 import type { QueueSpill, SendOutcome, SpillReport } from "../queue/send.js";
 import type { SpillSettings } from "./spill-settings.js";
-import { type SpillFile, type SpillHeader, type SpillListing, SpillStore } from "./spill-store.js";
+import { type SpillFile, type SpillHeader, type SpillListing, SpillStore, unclaimed } from "./spill-store.js";
 
 /** Pause between two spilled batches sent again: at most ten requests a second, one at a time, beside live ones. */
 export const REPLAY_INTERVAL_MS = 100;
@@ -33,8 +33,8 @@ export interface SpillOwner<T> {
   send(body: Uint8Array, header: SpillHeader, count: number, signal: AbortSignal): Promise<SendOutcome<number>>;
 }
 
-/** Items, bytes and the oldest batch's time of one kind, server and project in the directory. */
-type OnDisk = { count: number; bytes: number; oldest?: number | undefined };
+/** A batch this process wrote (`file`) or removed (undefined), numbered in the order it happened. */
+type Change = { seq: number; file: SpillFile | undefined };
 
 /**
  * A file is claimed (renamed) before it is sent, so processes sharing a directory never send the same batch twice;
@@ -51,8 +51,11 @@ export class Spill<T> implements QueueSpill<T> {
   readonly #backoff = new Backoff();
   readonly #writing = new Limiter(WRITE_CONCURRENCY);
   #ready: Promise<void> | undefined;
-  /** This kind's batches on disk (any process's), as last seen. */
-  #disk: OnDisk = { count: 0, bytes: 0 };
+  /** This kind's batches on disk (any process's) by unclaimed name: the last listing, and this process's changes since. */
+  #disk = new Map<string, SpillFile>();
+  /** This process's writes and removals that a listing may not show yet (one that began before they ended). */
+  readonly #changes = new Map<string, Change>();
+  #seq = 0;
   /** Items and bytes being written: held in memory until written, within the queue's own bounds again. */
   readonly #held = { items: 0, bytes: 0 };
   readonly #writes = new Set<Promise<void>>();
@@ -74,7 +77,9 @@ export class Spill<T> implements QueueSpill<T> {
   }
 
   get onDisk(): number {
-    return this.#disk.count;
+    let count = 0;
+    for (const file of this.#disk.values()) count += file.count;
+    return count;
   }
 
   /** Writes a batch (`why`: the queue is full, or a shutdown ends); resolves once it is on disk or counted dropped. */
@@ -96,7 +101,7 @@ export class Spill<T> implements QueueSpill<T> {
   }
 
   serverAnswered(): void {
-    if (this.#disk.count === 0 && this.#replaying === undefined && this.#timer === undefined) return;
+    if (this.#disk.size === 0 && this.#replaying === undefined && this.#timer === undefined) return;
     this.#backoff.probeNow();
     clearTimeout(this.#timer);
     this.#timer = undefined;
@@ -111,13 +116,16 @@ export class Spill<T> implements QueueSpill<T> {
     await Promise.allSettled([...this.#writes]);
     await settleWithin(() => this.#replaying ?? Promise.resolve(), { timeoutMs: REPLAY_STOP_GRACE_MS });
     try {
-      this.#note(await this.#store.list());
+      this.#note(await this.#list());
     } catch {
       // The last count stands.
     }
     this.#lines.report();
-    const { count, bytes, oldest } = this.#disk;
+    const count = this.onDisk;
     if (count === 0) return;
+    const files = [...this.#disk.values()];
+    const bytes = files.reduce((sum, file) => sum + file.bytes, 0);
+    const oldest = files.length === 0 ? undefined : Math.min(...files.map((file) => file.createdAt));
     const size = `${Math.round((bytes / 1024 / 1024) * 10) / 10} MiB`;
     const since = oldest === undefined ? "" : `, the oldest from ${new Date(oldest).toISOString()}`;
     getGlobalLogger().warn(
@@ -133,7 +141,7 @@ export class Spill<T> implements QueueSpill<T> {
       this.#ready ??= this.#store.ensure();
       await this.#ready;
       const { body, header } = await this.#owner.encode(items);
-      const listing = await this.#store.list();
+      const listing = await this.#list();
       await this.#sweepExpired(listing);
       this.#note(listing);
       if (listing.bytes + body.byteLength > maxBytes) {
@@ -148,10 +156,7 @@ export class Spill<T> implements QueueSpill<T> {
       }
       const file = await this.#store.write(kind, this.#tag, items.length, header, body);
       this.#report.counts.spilled += items.length;
-      const disk = this.#disk;
-      disk.count += items.length;
-      disk.bytes += file.bytes;
-      disk.oldest ??= file.createdAt;
+      this.#changed(file, file);
       const cause = reason === "shutdown" ? "still undelivered at shutdown" : "the queue is full";
       const kindOfLine = `${owner}: ${kind} written to the spill directory (${cause})`;
       this.#lines.warn(
@@ -194,7 +199,7 @@ export class Spill<T> implements QueueSpill<T> {
 
   /** Claims the oldest unclaimed (or abandoned) batch of this kind, server and project; drops those past the age bound. */
   async #claimNext(): Promise<SpillFile | undefined> {
-    const listing = await this.#store.list();
+    const listing = await this.#list();
     await this.#store.removeStaleTemps(listing.temps);
     await this.#sweepExpired(listing);
     this.#note(listing);
@@ -215,7 +220,7 @@ export class Spill<T> implements QueueSpill<T> {
       const claimed = await this.#store.claim(file);
       if (claimed === undefined) continue;
       await this.#store.remove(claimed);
-      file.count = 0;
+      this.#changed(claimed, undefined);
       this.#report.drop(
         "spillExpired",
         claimed.count,
@@ -230,6 +235,7 @@ export class Spill<T> implements QueueSpill<T> {
     const data = await this.#store.read(file);
     if (data === undefined) {
       await this.#store.remove(file);
+      this.#changed(file, undefined);
       this.#report.drop("failed", file.count, `a spilled batch in ${this.#settings.dir} was not whole and was removed`);
       return false;
     }
@@ -249,9 +255,7 @@ export class Spill<T> implements QueueSpill<T> {
     }
     // Deleted before it is counted: a crash in between leaves at most a count short, never a batch sent twice.
     await this.#store.remove(file);
-    const disk = this.#disk;
-    disk.count = Math.max(0, disk.count - file.count);
-    disk.bytes = Math.max(0, disk.bytes - file.bytes);
+    this.#changed(file, undefined);
     this.#report.counts.replayed += outcome.delivered;
     if (outcome.delivered > 0) this.#backoff.succeeded();
     this.#report.record({ ...outcome, retry: undefined });
@@ -279,13 +283,29 @@ export class Spill<T> implements QueueSpill<T> {
     return file.kind === this.#owner.items && file.tag === this.#tag;
   }
 
-  #note(listing: SpillListing): void {
-    const disk: OnDisk = { count: 0, bytes: 0 };
-    for (const file of listing.files.filter((f) => this.#mine(f))) {
-      disk.count += file.count;
-      disk.bytes += file.bytes;
-      disk.oldest ??= file.createdAt;
+  /** Lists the directory, numbered so that `#note` knows which of this process's changes it may not show. */
+  async #list(): Promise<SpillListing & { seq: number }> {
+    const seq = this.#seq;
+    return { ...(await this.#store.list()), seq };
+  }
+
+  /** Takes a listing as what is on disk, with this process's changes that ended after it began applied again. */
+  #note(listing: SpillListing & { seq: number }): void {
+    const disk = new Map<string, SpillFile>();
+    for (const file of listing.files) if (this.#mine(file)) disk.set(unclaimed(file), file);
+    for (const [name, change] of this.#changes) {
+      if (change.seq <= listing.seq) this.#changes.delete(name);
+      else if (change.file === undefined) disk.delete(name);
+      else disk.set(name, change.file);
     }
     this.#disk = disk;
+  }
+
+  /** Records a batch this process wrote (`now` the file) or removed (`now` undefined). */
+  #changed(file: SpillFile, now: SpillFile | undefined): void {
+    const name = unclaimed(file);
+    this.#changes.set(name, { seq: ++this.#seq, file: now });
+    if (now === undefined) this.#disk.delete(name);
+    else this.#disk.set(name, now);
   }
 }
