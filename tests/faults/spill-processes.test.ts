@@ -36,8 +36,9 @@ const DRAINING = `
   import { SvcClient } from "@svc/client";
   import { SvcSpanProcessor } from "@svc/otel";
   const keys = { baseUrl: process.env.SVC_BASE_URL, publicKey: "pk-spill", secretKey: "sk-spill-secret" };
-  const processor = new SvcSpanProcessor({ ...keys, flushTimeout: 1, timeout: 1 });
-  const svc = new SvcClient({ ...keys, flushTimeout: 1, timeout: 1 });
+  // 5 s per request: on a loaded machine a 1 s timeout can end a request the server has already accepted.
+  const processor = new SvcSpanProcessor({ ...keys, flushTimeout: 5, timeout: 5 });
+  const svc = new SvcClient({ ...keys, flushTimeout: 5, timeout: 5 });
   const left = () => readdirSync(process.env.SVC_SPILL_DIR).filter((name) => /\\.batch($|\\.claimed)/.test(name));
   // Bounded: 40 s at most, then whatever is left is reported by the test.
   for (let i = 0; i < 800 && left().length > 0; i++) await new Promise((resolve) => setTimeout(resolve, 50));
