@@ -224,7 +224,8 @@ describe("span export through faults", () => {
     const server = await faultServer((req) =>
       isTraces(req) && calls++ % 2 === 0 ? { status: 503, json: {}, headers: RETRY_NOW } : { status: 200, json: {} },
     );
-    const { processor, end } = tracing(server.url, { flushAt: 5, maxConcurrentExports: 1 });
+    // 40 requests one after another: a deadline that a loaded machine does not reach.
+    const { processor, end } = tracing(server.url, { flushAt: 5, maxConcurrentExports: 1, flushTimeout: 20 });
 
     end(100);
     await processor.shutdown();
