@@ -4,7 +4,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { metrics } from "@opentelemetry/api";
 import { MeterProvider } from "@opentelemetry/sdk-metrics";
-import { AlwaysOffSampler, BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
+import {
+  AlwaysOffSampler,
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+} from "@opentelemetry/sdk-trace-base";
 import { type DoctorReport, SvcClient, type SvcClientParams } from "@svc/client";
 import { SvcSpanProcessor, type SvcSpanProcessorParams } from "@svc/otel";
 import { setSvcTracerProvider } from "@svc/tracing";
@@ -284,6 +289,28 @@ describe("svc.doctor() on the tracing of the process", () => {
 
     expect(line(report, "tracer provider")).toMatch(/^warn the tracer provider's sampler left a new trace unrecorded/);
     expect(report.ok).toBe(true);
+  });
+
+  it("ends its probe span: another processor gets it whole, and SvcSpanProcessor exports it to no one", async () => {
+    const server = await scripted();
+    const others = new InMemorySpanExporter();
+    const processor = new SvcSpanProcessor({ baseUrl: server.url, ...KEYS, flushAt: 1 }, {});
+    const provider = new BasicTracerProvider({ spanProcessors: [processor, new SimpleSpanProcessor(others)] });
+    setSvcTracerProvider(provider);
+    onTestFinished(async () => {
+      setSvcTracerProvider(null);
+      await provider.shutdown();
+    });
+    const svc = client({ baseUrl: server.url, ...KEYS });
+
+    expect(line(await svc.doctor(), "span export")).toMatch(/^pass/);
+    await processor.forceFlush();
+
+    expect(others.getFinishedSpans().map((span) => span.name)).toContain("svc doctor probe");
+    const exported = server.seen
+      .filter((r) => r.path === "/api/public/otel/v1/traces")
+      .flatMap((r) => JSON.stringify(r.json ?? "").match(/svc doctor probe/g) ?? []);
+    expect(exported).toEqual([]);
   });
 
   it("fails span export when the processor's filter leaves svc spans out", async () => {

@@ -22,8 +22,8 @@ export interface TracingObservation {
 }
 
 /**
- * Starts a span on the svc tracer, at the root, and reads what became of it. The span is never ended, so never
- * exported: each processor that holds it forgets it.
+ * Starts a span on the svc tracer, at the root, reads what became of it, and ends it: every SvcSpanProcessor that saw
+ * it start drops it unexported; another vendor's processor sees a whole span, never a start without an end.
  */
 export function observeTracing(): TracingObservation {
   const before = processorStarts();
@@ -36,14 +36,19 @@ export function observeTracing(): TracingObservation {
     const nothing = { seen: false, valid: false, recording: false, exporter: undefined, other: undefined };
     return { ...nothing, error: describeError(error) };
   }
-  const context = span.spanContext();
-  return {
-    seen: processorStarts() > before,
-    valid: isSpanContextValid(context),
-    recording: span.isRecording(),
-    exporter: probes.find((probe) => probe.claims(context)),
-    other: probes.find((probe, i) => probe.starts() > (startsBefore[i] ?? 0)),
-  };
+  try {
+    const context = span.spanContext();
+    const claimed = probes.filter((probe) => probe.claims(context));
+    return {
+      seen: processorStarts() > before,
+      valid: isSpanContextValid(context),
+      recording: span.isRecording(),
+      exporter: claimed[0],
+      other: probes.find((probe, i) => probe.starts() > (startsBefore[i] ?? 0)),
+    };
+  } finally {
+    span.end();
+  }
 }
 
 /** The checks `tracer provider` and `span export`, from what {@link observeTracing} saw. */
