@@ -3,7 +3,7 @@ import type { PromptClient } from "./prompt-clients.js";
 /** Default time a fetched prompt is served from the cache without a refresh, in seconds. */
 export const DEFAULT_PROMPT_CACHE_TTL_SECONDS = 60;
 /** Most prompts kept; the least recently used one goes first. */
-export const DEFAULT_PROMPT_CACHE_MAX_ENTRIES = 1000;
+const DEFAULT_PROMPT_CACHE_MAX_ENTRIES = 1000;
 /**
  * Longest time a running fetch is shared, in milliseconds: longer than any fetch's own deadline (its attempts and
  * backoff). A fetch still running after it is taken as lost: a runtime that cancels what an ended request left
