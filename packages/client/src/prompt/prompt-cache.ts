@@ -9,7 +9,7 @@ const DEFAULT_PROMPT_CACHE_MAX_ENTRIES = 1000;
  * backoff). A fetch still running after it is taken as lost: a runtime that cancels what an ended request left
  * running (Cloudflare Workers) never settles it, and a later call starts a fetch of its own instead of waiting on it.
  */
-export const MAX_SHARED_FETCH_MS = 60_000;
+const MAX_SHARED_FETCH_MS = 60_000;
 
 interface Entry {
   name: string;
