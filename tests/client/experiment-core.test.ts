@@ -97,7 +97,7 @@ describe("evaluation scores", () => {
 
     await svc.experiment.run({
       name: "ids",
-      data: [{ input: "hello" }, { input: { q: 1 } }, { input: '{"q":1}' }],
+      data: [{ input: "hello" }, { input: { q: 1 } }, { input: '{"q":1}' }] as { input: unknown }[],
       task: () => "a",
     });
 
@@ -127,7 +127,7 @@ describe("the result's format()", () => {
       ],
       maxConcurrency: 1,
       task: ({ input }) => {
-        const capital = capitals[input];
+        const capital = capitals[String(input)];
         if (capital === undefined) throw new Error("no capital found");
         return capital;
       },

@@ -80,7 +80,9 @@ describe("the progress line", () => {
   it("shows the bar, the items done, running and retried, the counts of each status and the elapsed seconds", async () => {
     // Only the clock is fake, so the elapsed time is what the first task moves it by and nothing else.
     vi.useFakeTimers({ toFake: ["Date"] });
-    onTestFinished(() => vi.useRealTimers());
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
     const stream = fakeStream(true);
     const runner = await runnerWith(stream);
 

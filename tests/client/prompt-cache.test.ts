@@ -13,7 +13,9 @@ describe("prompt fetches shared by concurrent get() calls", () => {
   it("shares a running fetch, and stops sharing one that has outlived every fetch's deadline", async () => {
     // Only the clock is fake: the minute passes without waiting, the requests are real.
     vi.useFakeTimers({ toFake: ["Date"] });
-    onTestFinished(() => vi.useRealTimers());
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
     const server = await startServer((req) =>
       req.path.startsWith("/api/public/v2/prompts/") ? { json: { ...PROMPT, name: req.path.slice(23) } } : {},
     );
