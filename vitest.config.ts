@@ -12,6 +12,7 @@ const alias = [
   { find: /^@svc\/otel\/testing$/, replacement: here("./packages/otel/src/testing/index.ts") },
   { find: /^@svc\/otel$/, replacement: here("./packages/otel/src/index.ts") },
   { find: /^@svc\/client\/browser$/, replacement: here("./packages/client/src/browser.ts") },
+  { find: /^@svc\/client\/vitest$/, replacement: here("./packages/client/src/vitest.ts") },
   { find: /^@svc\/client$/, replacement: here("./packages/client/src/index.ts") },
   { find: /^@svc\/langchain$/, replacement: here("./packages/langchain/src/index.ts") },
 ];

@@ -1,8 +1,23 @@
+import type { Evaluation, SvcClient } from "@svc/client";
 import { mapLimit } from "@svc/core";
+import { SvcOtelSpanAttributes as A } from "@svc/tracing";
 import { describe, expect, it } from "vitest";
-import { excerpt, formatExperimentResult } from "../../packages/client/src/experiment/format.js";
-import { hashInput, runEvaluators, toScoreFields } from "../../packages/client/src/experiment/internal/run-item.js";
-import type { Evaluation } from "../../packages/client/src/experiment/types.js";
+import { rootSpans, sentScores, setup, useExperimentTracing } from "../support/experiment.ts";
+import { attributesOf } from "../support/otel.ts";
+
+useExperimentTracing();
+
+/** Runs one local item through the experiment runner of a client pointed at a recording server. */
+async function runOne(evaluators: ((params: { output: unknown }) => unknown)[]) {
+  const { server, svc } = await setup();
+  const result = await svc.experiment.run({
+    name: "core",
+    data: [{ input: "q" }],
+    task: () => "a",
+    evaluators: evaluators as never,
+  });
+  return { server, item: result.itemResults[0] };
+}
 
 describe("mapLimit", () => {
   it("never has more than the limit in flight and returns results in input order", async () => {
@@ -30,7 +45,7 @@ describe("mapLimit", () => {
   });
 });
 
-describe("runEvaluators", () => {
+describe("item evaluators", () => {
   it("keeps the evaluations of the others when one evaluator throws", async () => {
     const good = () => ({ name: "a", value: 1 });
     function broken(): Evaluation {
@@ -41,20 +56,21 @@ describe("runEvaluators", () => {
       { name: "c", value: true },
     ];
 
-    const outcome = await runEvaluators([good, broken, many], {});
+    const { item } = await runOne([good, broken, many]);
 
-    expect(outcome.evaluations.map((e) => e.name)).toEqual(["a", "b", "c"]);
-    expect(outcome.failures).toEqual([{ evaluator: "evaluator broken", message: "judge down" }]);
+    expect(item?.evaluations.map((e) => e.name)).toEqual(["a", "b", "c"]);
+    expect(item?.evaluationFailures).toEqual([{ evaluator: "evaluator broken", message: "judge down" }]);
   });
 
   it("records an evaluation without a name or with a non-finite value as a failure", async () => {
-    const outcome = await runEvaluators(
-      [() => ({ name: "", value: 1 }), () => [{ name: "nan", value: Number.NaN }], () => null as unknown as Evaluation],
-      {},
-    );
+    const { item } = await runOne([
+      () => ({ name: "", value: 1 }),
+      () => [{ name: "nan", value: Number.NaN }],
+      () => null,
+    ]);
 
-    expect(outcome.evaluations).toEqual([]);
-    expect(outcome.failures.map((f) => f.message)).toEqual([
+    expect(item?.evaluations).toEqual([]);
+    expect(item?.evaluationFailures.map((f) => f.message)).toEqual([
       "returned an invalid evaluation: name must be a non-empty string",
       'returned an invalid evaluation: value must be a finite number, a string or a boolean (name="nan")',
       "returned an invalid evaluation: expected an object, got null",
@@ -63,56 +79,70 @@ describe("runEvaluators", () => {
 });
 
 describe("evaluation scores", () => {
-  it("sends a boolean evaluation as 1 or 0 with data type BOOLEAN", () => {
-    expect(toScoreFields({ name: "ok", value: true })).toEqual({ name: "ok", value: 1, dataType: "BOOLEAN" });
-    expect(toScoreFields({ name: "ok", value: false, comment: "no" })).toEqual({
-      name: "ok",
-      value: 0,
-      dataType: "BOOLEAN",
-      comment: "no",
-    });
+  it("sends a boolean evaluation as 1 or 0 with data type BOOLEAN", async () => {
+    const { server } = await runOne([
+      () => ({ name: "yes", value: true }),
+      () => ({ name: "no", value: false, comment: "no" }),
+    ]);
+
+    const scores = sentScores(server);
+    const yes = scores.find((s) => s.name === "yes");
+    expect(yes).toMatchObject({ value: 1, dataType: "BOOLEAN" });
+    expect(yes).not.toHaveProperty("comment");
+    expect(scores.find((s) => s.name === "no")).toMatchObject({ value: 0, dataType: "BOOLEAN", comment: "no" });
   });
 
-  it("derives the item id of local data from the SHA-256 of its input", async () => {
+  it("derives the item id of local data from the SHA-256 of its input, other values hashed as their JSON", async () => {
+    const { server, svc } = await setup();
+
+    await svc.experiment.run({
+      name: "ids",
+      data: [{ input: "hello" }, { input: { q: 1 } }, { input: '{"q":1}' }] as { input: unknown }[],
+      task: () => "a",
+    });
+
+    const ids = rootSpans(server).map((s) => attributesOf(s)[A.EXPERIMENT_ITEM_ID]);
+    expect(ids).toHaveLength(3);
     // sha256("hello") = 2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824
-    expect(await hashInput("hello")).toBe("2cf24dba5fb0a30e");
-    expect(await hashInput({ q: 1 })).toBe(await hashInput('{"q":1}'));
+    expect(ids).toContain("2cf24dba5fb0a30e");
+    expect(new Set(ids).size).toBe(2);
   });
 });
 
-describe("formatExperimentResult", () => {
-  const base = {
-    runName: "capitals - 2026-01-01T00:00:00.000Z",
-    runEvaluationFailures: [],
-    experimentUrl: "http://svc.test/project/p/experiments/results?baseline=abc",
-  };
-  const item = (input: string, output: string | undefined, evaluations: Evaluation[], error?: string) => ({
-    item: { input },
-    status: error ? ("failed" as const) : ("ok" as const),
-    attempts: 1,
-    input,
-    expectedOutput: undefined,
-    output,
-    evaluations,
-    traceId: "t",
-    evaluationFailures: [],
-    trials: [],
-    scores: {},
-    ...(error ? { error } : {}),
+describe("the result's format()", () => {
+  const capitals: Record<string, string> = { France: "Paris", Japan: "Kyoto" };
+  const exact = ({ output, expectedOutput }: { output: unknown; expectedOutput?: unknown }) => ({
+    name: "exact",
+    value: output === expectedOutput ? 1 : 0,
   });
 
-  it("renders items, averages, failures, run evaluations and the link", () => {
-    const text = formatExperimentResult({
-      ...base,
-      itemResults: [
-        item("France", "Paris", [{ name: "exact", value: 1 }]),
-        item("Japan", "Kyoto", [{ name: "exact", value: 0 }]),
-        item("Peru", undefined, [], "no capital found"),
+  async function capitalsRun(svc: SvcClient) {
+    return svc.experiment.run({
+      name: "capitals",
+      runName: "capitals - 2026-01-01T00:00:00.000Z",
+      data: [
+        { input: "France", expectedOutput: "Paris" },
+        { input: "Japan", expectedOutput: "Tokyo" },
+        { input: "Peru", expectedOutput: "Lima" },
       ],
-      runEvaluations: [{ name: "accuracy", value: 1 / 3, comment: "1 of 3" }],
+      maxConcurrency: 1,
+      task: ({ input }) => {
+        const capital = capitals[String(input)];
+        if (capital === undefined) throw new Error("no capital found");
+        return capital;
+      },
+      evaluators: [exact],
+      runEvaluators: [() => ({ name: "accuracy", value: 1 / 3, comment: "1 of 3" })],
     });
+  }
 
-    expect(text).toBe(
+  it("renders items, averages, failures, run evaluations and the link", async () => {
+    const { svc } = await setup();
+
+    const result = await capitalsRun(svc);
+
+    expect(result.experimentUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/project\/proj-1\//);
+    expect(result.format()).toBe(
       [
         'Experiment run "capitals - 2026-01-01T00:00:00.000Z" (3 items: 2 ok, 1 failed)',
         "",
@@ -131,46 +161,60 @@ describe("formatExperimentResult", () => {
         "Run evaluations",
         "  accuracy=0.333  (1 of 3)",
         "",
-        "Experiment: http://svc.test/project/p/experiments/results?baseline=abc",
+        `Experiment: ${result.experimentUrl}`,
       ].join("\n"),
     );
   });
 
-  it("names a failed dataset item by its id and a short preview of its input, and its evaluator failures too", () => {
-    const timedOut = {
-      ...item(`country-14 ${"with a long question ".repeat(3)}`, undefined, []),
-      item: { id: "ds-item-7", input: "country-14" },
-      status: "timeout" as const,
-      attempts: 3,
-      error: "timed out after 1000 ms",
-    };
-    const judged = {
-      ...item("country-3", "Rome", []),
-      item: { id: "ds-item-2", input: "country-3" },
-      evaluationFailures: [{ evaluator: "evaluator judge", message: "judge crashed" }],
-    };
+  it("names a failed dataset item by its id and a short preview of its input, and its evaluator failures too", async () => {
+    const { svc } = await setup();
+    const longInput = `country-14 ${"with a long question ".repeat(3)}`;
+    function judge({ output }: { output: unknown }): Evaluation {
+      if (output === "Rome") throw new Error("judge crashed");
+      return { name: "judged", value: 1 };
+    }
 
-    const text = formatExperimentResult({ ...base, itemResults: [judged, timedOut], runEvaluations: [] });
+    const result = await svc.experiment.run({
+      name: "countries",
+      data: [
+        { id: "ds-item-2", input: "country-3" },
+        { id: "ds-item-7", input: longInput },
+      ],
+      maxRetries: 1,
+      itemTimeoutMs: 200,
+      task: ({ input }) => (input === "country-3" ? "Rome" : new Promise<string>(() => {})),
+      evaluators: [judge],
+    });
+    const text = result.format();
 
     expect(text).toContain(
-      'Failures\n  item "ds-item-7" (input "country-14 with a long questi…"): timed out after 1000 ms (3 attempts)',
+      'Failures\n  item "ds-item-7" (input "country-14 with a long questi…"): timed out after 200 ms (2 attempts)',
     );
     expect(text).toContain(
       'evaluator judge failed on 1 of 1 item; first, item "ds-item-2" (input "country-3"): judge crashed',
     );
   });
 
-  it("leaves the item table out when includeItemResults is false", () => {
-    const text = formatExperimentResult(
-      { ...base, itemResults: [item("France", "Paris", [])], runEvaluations: [] },
-      { includeItemResults: false },
-    );
+  it("leaves the item table out when includeItemResults is false", async () => {
+    const { svc } = await setup();
+
+    const text = (await capitalsRun(svc)).format({ includeItemResults: false });
+
     expect(text).not.toContain("France");
-    expect(text).toContain("Experiment: http://svc.test");
+    expect(text).toContain("Experiment: http://127.0.0.1:");
   });
 
-  it("cuts long values to one line with an ellipsis", () => {
-    expect(excerpt({ text: "a\n  b" })).toBe('{"text":"a\\n b"}');
-    expect(excerpt("x".repeat(50), 10)).toBe(`${"x".repeat(9)}…`);
+  it("cuts long values in the table to one line of 40 characters with an ellipsis", async () => {
+    const { svc } = await setup();
+
+    const result = await svc.experiment.run({
+      name: "excerpts",
+      data: [{ input: "x".repeat(50) }],
+      task: () => ({ text: "a\n  b" }),
+    });
+
+    const row = result.format().split("\n")[4];
+    expect(row).toContain(`${"x".repeat(39)}…`);
+    expect(row).toContain('{"text":"a\\n b"}');
   });
 });

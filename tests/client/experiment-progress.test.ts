@@ -1,6 +1,5 @@
 import { ExperimentManager, type ExperimentProgress, type ProgressStream, SvcClient } from "@svc/client";
-import { describe, expect, it } from "vitest";
-import { progressLine } from "../../packages/client/src/experiment/internal/progress.ts";
+import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { answer, capitals, setup, useExperimentTracing } from "../support/experiment.ts";
 import { captureLogs } from "../support/logs.ts";
 
@@ -78,21 +77,37 @@ describe("the progress line", () => {
     }
   });
 
-  it("shows the bar, the items running, the retries, the counts of each status and the elapsed seconds", () => {
-    const progress = {
-      total: 200,
-      done: 57,
-      ok: 52,
-      failed: 3,
-      timedOut: 2,
-      skipped: 0,
-      running: 8,
-      retries: 4,
-      elapsedMs: 12_345,
-    };
+  it("shows the bar, the items done, running and retried, the counts of each status and the elapsed seconds", async () => {
+    // Only the clock is fake, so the elapsed time is what the first task moves it by and nothing else.
+    vi.useFakeTimers({ toFake: ["Date"] });
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
+    const stream = fakeStream(true);
+    const runner = await runnerWith(stream);
 
-    expect(progressLine('experiment "r"', progress)).toBe(
-      'experiment "r" [######..............] 57/200  running 8  retries 4  ok 52  failed 3  timeout 2  skipped 0  12.3 s',
+    await runner.run({
+      name: "progress",
+      runName: "r",
+      data: [{ input: "ok" }, { input: "flaky" }, { input: "fails" }, { input: "hangs" }],
+      maxConcurrency: 1,
+      maxRetries: 1,
+      itemTimeoutMs: 300,
+      task: ({ input }, { attempt }) => {
+        if (input === "ok") vi.setSystemTime(Date.now() + 12_345);
+        if (input === "fails" || (input === "flaky" && attempt === 1)) throw new Error("overloaded");
+        if (input === "hangs") return new Promise<string>(() => {});
+        return "answer";
+      },
+    });
+
+    const lines = stream.writes.map((line) => line.slice(1, -ERASE_TO_END.length));
+    // One item of four done: 5 of the bar's 20 cells.
+    expect(lines).toContain(
+      'experiment "r" [#####...............] 1/4  running 0  retries 0  ok 1  failed 0  timeout 0  skipped 0  12.3 s',
+    );
+    expect(lines.at(-2)).toBe(
+      'experiment "r" [####################] 4/4  running 0  retries 3  ok 2  failed 1  timeout 1  skipped 0  12.3 s',
     );
   });
 

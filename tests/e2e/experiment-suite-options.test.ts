@@ -1,9 +1,10 @@
+import { describeExperiment } from "@svc/client/vitest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { declareExperimentSuite, type TestRunnerCalls } from "../../packages/client/src/experiment/ci/suite.js";
+import { runChild } from "../support/child-process.ts";
 import { type E2eSetup, startE2e } from "../support/e2e.ts";
-import { captureLogs } from "../support/logs.ts";
 
-// How describeExperiment reads its options, through a test runner that records what it is asked to declare.
+// How describeExperiment reads its options: a suite of Node's own test runner (`@svc/client/node-test`) run as a
+// user runs it, in a child process against a dev server; a declaration that must throw, in place.
 
 let e2e: E2eSetup;
 beforeAll(async () => {
@@ -11,63 +12,43 @@ beforeAll(async () => {
 });
 afterAll(() => e2e.close());
 
-/** A runner that declares into lists and runs the suite's body, its hook, then its tests, reporting each outcome. */
-function recordingRunner() {
-  const tests: { name: string; check: () => void }[] = [];
-  const hooks: (() => Promise<void>)[] = [];
-  let declared: Promise<void> = Promise.resolve();
-  const calls: TestRunnerCalls = {
-    describe: (_name, declare) => {
-      declared = declare();
-    },
-    it: (name, check) => tests.push({ name, check }),
-    beforeAll: (run) => hooks.push(run),
-  };
-  const run = async () => {
-    await declared;
-    for (const hook of hooks) await hook();
-    return tests.map(({ name, check }) => {
-      try {
-        check();
-        return [name, "passed"];
-      } catch (error) {
-        return [name, (error as Error).message.split("\n")[0]];
-      }
-    });
-  };
-  return { calls, run };
-}
-
 describe("describeExperiment's options", () => {
   it("uses the dataset's items when data is given too, and says so once", async () => {
-    const logs = captureLogs();
     await e2e.svc.api.datasets.create({ name: "suite-both" });
     await e2e.svc.dataset.createItem({ datasetName: "suite-both", input: "remote", expectedOutput: "remote" });
-    const runner = recordingRunner();
+    const { server } = e2e;
 
-    declareExperimentSuite(runner.calls, {
-      name: "both",
-      client: e2e.svc,
-      dataset: "suite-both",
-      data: [{ input: "local" }],
-      task: ({ input }) => input,
-      showProgress: false,
-    });
-    const outcomes = await runner.run();
+    const run = await runChild(
+      `
+      import { describeExperiment } from "@svc/client/node-test";
 
-    expect(outcomes).toEqual([[expect.stringMatching(/\(input "remote"\)$/), "passed"]]);
-    expect(logs.filter((l) => l.level === "warn").map((l) => l.message)).toEqual([
-      expect.stringContaining(
-        'describeExperiment: both data and dataset given for "both"; the items of dataset "suite-both" are used, data is ignored',
-      ),
-    ]);
+      describeExperiment({
+        name: "both",
+        dataset: "suite-both",
+        data: [{ input: "local" }],
+        task: ({ input }) => input,
+        showProgress: false,
+      });
+      `,
+      {
+        nodeArgs: ["--test-reporter=tap"],
+        env: { SVC_BASE_URL: server.url, SVC_PUBLIC_KEY: server.publicKey, SVC_SECRET_KEY: server.secretKey },
+        timeoutMs: 60_000,
+      },
+    );
+
+    const output = `${run.stdout}\n${run.stderr}`;
+    expect(run.code, output).toBe(0);
+    const tests = run.stdout.match(/^\s*(?:not )?ok \d+ - item .*$/gm) ?? [];
+    expect(tests.map((line) => line.trim())).toEqual([expect.stringMatching(/^ok \d+ - item .*\(input "remote"\)$/)]);
+    const warning =
+      'describeExperiment: both data and dataset given for "both"; the items of dataset "suite-both" are used, data is ignored';
+    expect(output.split(warning)).toHaveLength(2);
   });
 
   it("throws a TypeError at declaration for an assertion it cannot read", () => {
-    const runner = recordingRunner();
-
-    expect(() =>
-      declareExperimentSuite(runner.calls, { name: "bad", data: [], task: () => 1, assertions: ["exact_match ~ 1"] }),
-    ).toThrow(TypeError);
+    expect(() => describeExperiment({ name: "bad", data: [], task: () => 1, assertions: ["exact_match ~ 1"] })).toThrow(
+      TypeError,
+    );
   });
 });

@@ -16,7 +16,7 @@ const PROGRAM = `
 import { after } from "node:test";
 import { NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
 import { SvcSpanProcessor } from "@svc/otel";
-import { describeExperiment } from "./packages/client/src/node-test.ts";
+import { describeExperiment } from "@svc/client/node-test";
 
 const provider = new NodeTracerProvider({ spanProcessors: [new SvcSpanProcessor()] });
 provider.register();

@@ -13,6 +13,7 @@ const SOURCES: Record<string, string> = {
   "@svc/otel": "packages/otel/src/index.ts",
   "@svc/otel/testing": "packages/otel/src/testing/index.ts",
   "@svc/client": "packages/client/src/index.ts",
+  "@svc/client/node-test": "packages/client/src/node-test.ts",
 };
 
 /** How a child process ended, with what it wrote. */

@@ -9,7 +9,7 @@ import {
 } from "./serialize.js";
 
 /** Path segments of a dotted metadata attribute below its top-level key (`a.b.c.d.e` has four). */
-export const MAX_METADATA_PATH_DEPTH = 4;
+const MAX_METADATA_PATH_DEPTH = 4;
 /** Dotted metadata attributes written per metadata value at most (top-level keys are not counted). */
 export const MAX_METADATA_PATHS = 32;
 /** Longest metadata key, in UTF-16 code units; longer keys are cut. */

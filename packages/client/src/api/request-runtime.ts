@@ -113,12 +113,12 @@ function appendQuery(params: URLSearchParams, key: string, value: unknown, json:
 }
 
 /** The route of an operation with its path parameters filled in and encoded. */
-export function pathOf(op: Operation, pathArgs: PathArgs): string {
+function pathOf(op: Operation, pathArgs: PathArgs): string {
   return op.path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(String(pathArgs[name])));
 }
 
 /** Builds the URL of a call: encoded path parameters, then query parameters (arrays as repeated keys). */
-export function buildUrl(
+function buildUrl(
   baseUrl: string,
   op: Operation,
   pathArgs: PathArgs,

@@ -7,11 +7,11 @@ import { SVC_MEDIA, type SvcMedia } from "../media/svc-media.js";
 import { resolveItemMediaReferences } from "./media-references.js";
 
 /** Default number of items fetched per page by {@link DatasetManager.get}. */
-export const DEFAULT_DATASET_ITEMS_PAGE_SIZE = 50;
+const DEFAULT_DATASET_ITEMS_PAGE_SIZE = 50;
 /** Most item pages one `get` reads, whatever the server reports. */
-export const MAX_DATASET_ITEM_PAGES = 10_000;
+const MAX_DATASET_ITEM_PAGES = 10_000;
 /** Nesting depth up to which `createItem` looks for media. */
-export const DATASET_MEDIA_MAX_DEPTH = 20;
+const DATASET_MEDIA_MAX_DEPTH = 20;
 const MEDIA_FIELDS = ["input", "expectedOutput", "metadata"] as const;
 
 /** A dataset with all its items; items are plain data. */

@@ -8,7 +8,7 @@ const FIELDS = new Set(["input", "expectedOutput", "metadata"]);
  * The segments of a JSON path in the server's normalized bracket form: `$`, then `['<key>']` (a key, unescaped:
  * it ends at the first `']`) or `[<index>]`. `[]` for `$` itself; undefined when the text is not of that form.
  */
-export function parseJsonPath(path: string): (string | number)[] | undefined {
+function parseJsonPath(path: string): (string | number)[] | undefined {
   if (typeof path !== "string" || !path.startsWith("$")) return undefined;
   const segments: (string | number)[] = [];
   let at = 1;

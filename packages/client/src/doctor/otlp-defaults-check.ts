@@ -13,7 +13,7 @@ const CONNECT_TIMEOUT_MS = 2000;
  * an OTLP exporter unless `OTEL_METRICS_EXPORTER` says otherwise) or `OTEL_METRICS_EXPORTER` names `otlp`, traces when
  * `OTEL_TRACES_EXPORTER` names `otlp`; none when an endpoint is configured or the protocol is not OTLP/HTTP.
  */
-export function defaultEndpointSignals(env: Env, appMeterProvider: boolean): string[] {
+function defaultEndpointSignals(env: Env, appMeterProvider: boolean): string[] {
   const names = (value: string | undefined) =>
     (value ?? "")
       .toLowerCase()

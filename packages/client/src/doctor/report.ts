@@ -40,7 +40,7 @@ export function doctorReport(heading: string, checks: DoctorCheck[]): DoctorRepo
 }
 
 /** `FAIL  credentials      HTTP 401 from ...: unknown key. Fix: ...`: one line, secrets redacted. */
-export function checkLine(check: DoctorCheck): string {
+function checkLine(check: DoctorCheck): string {
   const detail = check.detail.replace(/\.$/, "");
   const fix = check.fix && check.status !== "pass" ? `. Fix: ${sentence(check.fix)}` : "";
   return redactSecrets(`${LABEL[check.status]}  ${check.name.padEnd(NAME_WIDTH)} ${detail}${fix}`);

@@ -17,9 +17,9 @@ import type { DoctorTarget } from "./setup-checks.js";
 import { DOCTOR_ENVIRONMENT, doctorTestSpan } from "./test-span.js";
 
 /** The oldest server version SDK v6 supports. */
-export const MIN_SERVER_VERSION = "4.59.0";
+const MIN_SERVER_VERSION = "4.59.0";
 /** Beyond this difference between the local clock and the server's, the clock check fails. */
-export const MAX_CLOCK_SKEW_MS = 60_000;
+const MAX_CLOCK_SKEW_MS = 60_000;
 /** Beyond this difference, the clock check warns. */
 const CLOCK_WARN_MS = 5_000;
 
@@ -201,7 +201,7 @@ export async function checkOtlp(session: ServerSession): Promise<DoctorCheck> {
 }
 
 /** Whether version `a` (`4.40.1`) is older than `b`; false when either cannot be read. */
-export function olderThan(a: string, b: string): boolean {
+function olderThan(a: string, b: string): boolean {
   const parse = (v: string) =>
     v
       .match(/^v?(\d+)\.(\d+)\.(\d+)/)

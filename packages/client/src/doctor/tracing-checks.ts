@@ -86,7 +86,7 @@ export function checkTracing(target: DoctorTarget, observed: TracingObservation)
  * The check `model spans`, only when a span processor's filter left out spans whose scope or attributes look like
  * model calls: it names those scopes and how many spans each lost, so the user can add them to the filter.
  */
-export function modelSpansCheck(probes: readonly ProcessorProbe[]): DoctorCheck | undefined {
+function modelSpansCheck(probes: readonly ProcessorProbe[]): DoctorCheck | undefined {
   const byScope = new Map<string, number>();
   let total = 0;
   for (const probe of probes)

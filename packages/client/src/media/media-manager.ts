@@ -13,9 +13,9 @@ import type { SvcApiClient } from "../api/generated/client.js";
 import { type MediaHealth, RequestTally } from "../health.js";
 
 /** Default depth below which values are left as they are. */
-export const DEFAULT_MEDIA_RESOLVE_MAX_DEPTH = 10;
+const DEFAULT_MEDIA_RESOLVE_MAX_DEPTH = 10;
 /** Most media fetched at once by one call of `resolveReferences`. */
-export const MEDIA_RESOLVE_CONCURRENCY = 8;
+const MEDIA_RESOLVE_CONCURRENCY = 8;
 
 /** The parts of a media reference string `@@@svcMedia:type=<MIME>|id=<mediaId>|source=<source>@@@`. */
 export type ParsedMediaReference = MediaReferenceParts;

@@ -17,9 +17,9 @@ export interface SvcMediaReferenceParams {
 }
 
 /** Time one download attempt of {@link SvcMediaReference} may take. */
-export const MEDIA_FETCH_TIMEOUT_MS = 60_000;
+const MEDIA_FETCH_TIMEOUT_MS = 60_000;
 /** Largest content {@link SvcMediaReference} downloads: the server's media size limit. */
-export const MEDIA_FETCH_MAX_BYTES = 1_000_000_000;
+const MEDIA_FETCH_MAX_BYTES = 1_000_000_000;
 
 /**
  * Media stored on the server, as found in the items `svc.dataset.get` returns: its id, content type and a signed,

@@ -3,13 +3,13 @@ import type { PromptClient } from "./prompt-clients.js";
 /** Default time a fetched prompt is served from the cache without a refresh, in seconds. */
 export const DEFAULT_PROMPT_CACHE_TTL_SECONDS = 60;
 /** Most prompts kept; the least recently used one goes first. */
-export const DEFAULT_PROMPT_CACHE_MAX_ENTRIES = 1000;
+const DEFAULT_PROMPT_CACHE_MAX_ENTRIES = 1000;
 /**
  * Longest time a running fetch is shared, in milliseconds: longer than any fetch's own deadline (its attempts and
  * backoff). A fetch still running after it is taken as lost: a runtime that cancels what an ended request left
  * running (Cloudflare Workers) never settles it, and a later call starts a fetch of its own instead of waiting on it.
  */
-export const MAX_SHARED_FETCH_MS = 60_000;
+const MAX_SHARED_FETCH_MS = 60_000;
 
 interface Entry {
   name: string;

@@ -1,7 +1,7 @@
 import type { OptionSpec } from "./options.js";
 
 /** Longest environment name. */
-export const MAX_ENVIRONMENT_LENGTH = 40;
+const MAX_ENVIRONMENT_LENGTH = 40;
 
 const ENVIRONMENT_PATTERN = /^[a-z0-9_-]+$/;
 

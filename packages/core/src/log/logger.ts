@@ -54,7 +54,7 @@ const state = shared<LoggerState>(
 );
 
 /** Reads the level from `SVC_DEBUG` (`true` forces DEBUG) then `SVC_LOG_LEVEL`; INFO otherwise. */
-export function resolveLogLevel(env: Env = typeof process === "undefined" ? {} : process.env): LogLevel {
+function resolveLogLevel(env: Env = typeof process === "undefined" ? {} : process.env): LogLevel {
   if (env.SVC_DEBUG?.trim().toLowerCase() === "true") return LogLevel.DEBUG;
   const named = env.SVC_LOG_LEVEL?.trim().toUpperCase();
   if (named && named in LogLevel && Number.isNaN(Number(named))) return LogLevel[named as keyof typeof LogLevel];

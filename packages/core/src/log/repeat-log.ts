@@ -2,9 +2,9 @@ import { shared } from "../registry.js";
 import { getGlobalLogger, loggerGeneration, setBeforeReconfigure } from "./logger.js";
 
 /** Default shortest time between two summaries of one kind, in milliseconds. */
-export const DEFAULT_REPEAT_SUMMARY_INTERVAL_MS = 10_000;
+const DEFAULT_REPEAT_SUMMARY_INTERVAL_MS = 10_000;
 /** Default number of kinds one {@link RepeatLog} keeps track of. */
-export const DEFAULT_REPEAT_MAX_KINDS = 1_000;
+const DEFAULT_REPEAT_MAX_KINDS = 1_000;
 
 /** Options of {@link RepeatLog}. */
 export interface RepeatLogOptions {
@@ -54,7 +54,7 @@ interface HeldState {
 const held = shared<HeldState>("held-repeats", () => ({ logs: new Set(), installed: false }));
 
 /** Logs every count that a RepeatLog holds back, in every copy of the core; runs when the process exits. */
-export function reportHeldRepeats(): void {
+function reportHeldRepeats(): void {
   for (const log of [...held().logs]) {
     try {
       log.report();

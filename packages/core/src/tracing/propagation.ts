@@ -13,10 +13,10 @@ import { ENVIRONMENT_RULE, isValidEnvironment } from "../config/environment.js";
 import { RepeatLog } from "../log/repeat-log.js";
 
 /** Context key under which the propagated span attributes (wire keys and values) are stored. */
-export const SVC_PROPAGATED_ATTRIBUTES_KEY = createContextKey("svc.propagated_attributes");
+const SVC_PROPAGATED_ATTRIBUTES_KEY = createContextKey("svc.propagated_attributes");
 
 /** Baggage entry that marks the trace id svc already holds a root span for. */
-export const SVC_TRACE_ID_BAGGAGE_KEY = "svc_trace_id";
+const SVC_TRACE_ID_BAGGAGE_KEY = "svc_trace_id";
 
 const METADATA_BAGGAGE_PREFIX = "svc_metadata_";
 const TRACE_METADATA_PREFIX = `${A.TRACE_METADATA}.`;

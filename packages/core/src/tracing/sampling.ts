@@ -35,11 +35,6 @@ export function traceSampler(rate: SampleRate): (traceId: unknown) => boolean {
   };
 }
 
-/** Whether the trace with this id is kept at `rate` (see {@link traceSampler}). */
-export function isTraceSampledIn(traceId: unknown, rate: SampleRate): boolean {
-  return traceSampler(rate)(traceId);
-}
-
 /** `round(rate × 2^64)` as 16 lower-case hex digits; undefined when it reaches 2^64 (every trace kept). */
 function lowBitsBound(rate: number): string | undefined {
   const bound = roundHalfEven(Math.max(0, rate) * 2 ** 64);

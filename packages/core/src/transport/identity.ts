@@ -3,7 +3,7 @@ import { SDK_VERSION } from "../version.js";
 import { currentRuntime, describeRuntime } from "./runtime.js";
 
 /** Value of `x-svc-sdk-name`: the server reads it to pick the real-time ingestion path. */
-export const SDK_NAME = "javascript";
+const SDK_NAME = "javascript";
 
 /** `svc-sdk-js/6.0.0 (node 22.23.3; linux x64)`: the SDK, its version and the runtime it runs in. */
 export function userAgent(): string {

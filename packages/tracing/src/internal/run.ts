@@ -6,7 +6,7 @@ import { markFailed, type SvcObservationBase, setOutput } from "../observation.j
 import { validSpanContext } from "./options.js";
 
 /** Yielded items kept as the output of an observed generator; later items are counted, not kept. */
-export const MAX_CAPTURED_YIELDS = 1000;
+const MAX_CAPTURED_YIELDS = 1000;
 
 /** How a run is recorded; one object per caller, made once. */
 export interface RunMode {

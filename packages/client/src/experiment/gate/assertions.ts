@@ -64,7 +64,7 @@ export function numericValue(value: unknown): number | undefined {
 }
 
 /** The item's value of a score: the mean over its trials, or its one evaluation. */
-export function itemScore(result: ItemResult, name: string): number | undefined {
+function itemScore(result: ItemResult, name: string): number | undefined {
   const summary = result.scores?.[name];
   if (summary) return summary.mean;
   return numericValue(result.evaluations.find((e) => e.name === name)?.value);

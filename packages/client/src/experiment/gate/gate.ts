@@ -165,7 +165,7 @@ const FLIPS_LISTED = 20;
  * The comparison as Markdown: a heading with the verdict, the runs compared, a table of scores (baseline, current,
  * change, allowed drop, result) and a table of the items that flipped (the first 20, then a count).
  */
-export function gateMarkdown(gate: Omit<GateResult, "markdown">, current: { runName: string }): string {
+function gateMarkdown(gate: Omit<GateResult, "markdown">, current: { runName: string }): string {
   const verdict = gate.passed ? "passed" : "failed";
   const lines = [`### Regression gate ${verdict}: \`${cell(current.runName)}\``, ""];
   if (!gate.baseline) {

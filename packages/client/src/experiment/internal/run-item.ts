@@ -22,9 +22,9 @@ import type {
 } from "../types.js";
 
 /** Name of the root span of each item's trace. */
-export const ITEM_ROOT_SPAN_NAME = "experiment-item-run";
+const ITEM_ROOT_SPAN_NAME = "experiment-item-run";
 /** Environment recorded on every span of an experiment item. */
-export const EXPERIMENT_ENVIRONMENT = "sdk-experiment";
+const EXPERIMENT_ENVIRONMENT = "sdk-experiment";
 
 /** What stays the same for every item of one run. */
 export interface RunContext {
@@ -210,7 +210,7 @@ function toText(value: unknown): string {
 }
 
 /** Name of the child span of each attempt, when a run has retries. */
-export const ATTEMPT_SPAN_NAME = "experiment-item-attempt";
+const ATTEMPT_SPAN_NAME = "experiment-item-attempt";
 
 /** How the attempts of one item ended. */
 export type AttemptsOutcome =
@@ -234,7 +234,7 @@ type Call = (context: ExperimentTaskContext) => unknown;
  * the run's signal, waiting out the core backoff between attempts (the wait ends early when the run is aborted).
  * With retries, each attempt runs in a child span of its own, so the trace shows every attempt. Never rejects.
  */
-export async function runAttempts(call: Call, settings: AttemptSettings): Promise<AttemptsOutcome> {
+async function runAttempts(call: Call, settings: AttemptSettings): Promise<AttemptsOutcome> {
   const { maxRetries, signal } = settings;
   const total = maxRetries + 1;
   let last: AttemptsOutcome = { kind: "aborted", attempts: 0 };
@@ -294,7 +294,7 @@ async function inAttemptSpan(
 }
 
 /** Status message of an item or attempt abandoned because the run was aborted. */
-export const ABANDONED = "abandoned: the run was aborted";
+const ABANDONED = "abandoned: the run was aborted";
 
 /** Why a call did not return: what it threw, `timedOut`, or the abort. */
 function failureText(settled: Settled<unknown>, timedOut: string): string {
@@ -346,7 +346,7 @@ function evaluatorName(evaluator: unknown, index: number): string {
 }
 
 /** Why `value` is not a usable evaluation, or `undefined` when it is one. */
-export function invalidEvaluationReason(value: unknown): string | undefined {
+function invalidEvaluationReason(value: unknown): string | undefined {
   if (typeof value !== "object" || value === null)
     return `expected an object, got ${value === null ? "null" : typeof value}`;
   const { name, value: score } = value as Partial<Evaluation>;
