@@ -56,6 +56,7 @@ interface ContenderModule {
 
 /** One block of `BLOCK` traces; µs per observation, wall clock and this thread's CPU time. */
 async function runBlock(c: SpansContender, first: number): Promise<Block> {
+  c.activate?.();
   const heap0 = getHeapStatistics().used_heap_size;
   let wallMs = 0;
   let cpuUs = 0;

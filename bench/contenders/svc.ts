@@ -18,7 +18,9 @@ export function spans(target: SinkTarget): SpansContender {
 /** v6's tracing calls (`@svc/tracing`) on a provider with `processor`. */
 export function svcCalls(processor: SpanProcessor): SpansContender {
   const provider = new BasicTracerProvider({ spanProcessors: [processor] });
-  setSvcTracerProvider(provider);
+  // The provider is process-wide in v6: the last contender to set it would otherwise take every other's spans.
+  const activate = () => setSvcTracerProvider(provider);
+  activate();
   const attrs = (i: number) => ({ input: INPUTS[i % INPUTS.length], metadata: METADATA });
   const out = (i: number) => ({ output: OUTPUTS[i % OUTPUTS.length] });
   return {
@@ -39,6 +41,7 @@ export function svcCalls(processor: SpanProcessor): SpansContender {
       }
       root.update(out(k)).end();
     },
+    activate,
     forceFlush: () => provider.forceFlush(),
     shutdown: () => provider.shutdown(),
   };

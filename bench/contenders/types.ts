@@ -6,6 +6,11 @@ export interface SpansContender {
    * turn of the event loop) once the SDK has queued the whole trace; the runner awaits it inside the timed region.
    */
   trace(i: number): void | Promise<void>;
+  /**
+   * Makes this contender's provider the one its SDK creates spans with, where the SDK keeps it process-wide (v6's
+   * `setSvcTracerProvider`): a runner with several such contenders in one process calls it before each turn, untimed.
+   */
+  activate?(): void;
   forceFlush(): Promise<void>;
   shutdown(): Promise<void>;
   /** Spans waiting and in flight, and those given up on (v6's `health()`), for the scenarios that watch delivery. */

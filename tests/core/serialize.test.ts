@@ -34,6 +34,23 @@ describe("truncateText", () => {
   });
 });
 
+describe("serializeValue on numbers and booleans given directly", () => {
+  it("writes them as JSON text does: finite numbers as digits, NaN and the infinities as null", () => {
+    expect(serializeValue(0)).toBe("0");
+    expect(serializeValue(-0)).toBe("0");
+    expect(serializeValue(1.5)).toBe("1.5");
+    expect(serializeValue(-42)).toBe("-42");
+    expect(serializeValue(1e21)).toBe("1e+21");
+    expect(serializeValue(5e-324)).toBe("5e-324");
+    expect(serializeValue(Number.MAX_VALUE)).toBe("1.7976931348623157e+308");
+    expect(serializeValue(Number.NaN)).toBe("null");
+    expect(serializeValue(Number.POSITIVE_INFINITY)).toBe("null");
+    expect(serializeValue(Number.NEGATIVE_INFINITY)).toBe("null");
+    expect(serializeValue(true)).toBe("true");
+    expect(serializeValue(false)).toBe("false");
+  });
+});
+
 describe("serializeValue on hostile values", () => {
   it("writes binary data as a short summary instead of an object of numeric keys", () => {
     const bytes = new Uint8Array(4 * 1024 * 1024);

@@ -74,6 +74,10 @@ export function serializeValue(value: unknown): string | undefined {
   switch (typeof value) {
     case "string":
       return truncateText(value, MAX_SERIALIZED_LENGTH);
+    case "number":
+      return Number.isFinite(value) ? String(value) : "null"; // as JSON.stringify writes them
+    case "boolean":
+      return value ? "true" : "false";
     case "undefined":
       return undefined;
     case "function":
