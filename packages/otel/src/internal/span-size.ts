@@ -133,7 +133,10 @@ function text(value: string, sizes: EncodedSizes): number {
   const length = value.length;
   let size = 0;
   if (length <= READ_IN_FULL) {
-    for (let i = 0; i < length; i++) size += charSize(value, i, sizes);
+    for (let i = 0; i < length; i++) {
+      const code = value.charCodeAt(i);
+      size += code >= 0x20 && code < 0x80 ? 1.5 : charSize(value, i, sizes);
+    }
     return Math.ceil(size);
   }
   const stretch = length / SAMPLES;
@@ -164,7 +167,24 @@ function charSize(value: string, i: number, sizes: EncodedSizes): number {
 function attributesSize(attributes: Attributes | Record<string, unknown>, sizes: EncodedSizes, depth: number): number {
   let size = 0;
   for (const key in attributes) {
-    size += sizes.attribute + text(key, sizes) + valueSize((attributes as Record<string, unknown>)[key], sizes, depth);
+    size +=
+      sizes.attribute + keySize(key, sizes) + valueSize((attributes as Record<string, unknown>)[key], sizes, depth);
+  }
+  return size;
+}
+
+/** Attribute keys whose size is remembered, per protocol: the same few keys come back on every span. */
+const KEY_SIZES_MAX = 1024;
+const keySizes = new Map<EncodedSizes, Map<string, number>>();
+
+/** {@link text} of an attribute key, read once: the largest single cost of the estimate was reading keys again. */
+function keySize(key: string, sizes: EncodedSizes): number {
+  let known = keySizes.get(sizes);
+  if (known === undefined) keySizes.set(sizes, (known = new Map()));
+  let size = known.get(key);
+  if (size === undefined) {
+    size = text(key, sizes);
+    if (known.size < KEY_SIZES_MAX) known.set(key, size);
   }
   return size;
 }
