@@ -180,7 +180,10 @@ const keySizes = new Map<EncodedSizes, Map<string, number>>();
 /** {@link text} of an attribute key, read once: the largest single cost of the estimate was reading keys again. */
 function keySize(key: string, sizes: EncodedSizes): number {
   let known = keySizes.get(sizes);
-  if (known === undefined) keySizes.set(sizes, (known = new Map()));
+  if (known === undefined) {
+    known = new Map();
+    keySizes.set(sizes, known);
+  }
   let size = known.get(key);
   if (size === undefined) {
     size = text(key, sizes);
