@@ -29,11 +29,14 @@ const MAX_OPEN_SPANS = 100_000;
 export class StartStage {
   readonly #open = new OpenSpans();
 
-  /** `svcSpansExpected`: every span of svc's own tracer is expected (the default filter), without asking it. */
+  /**
+   * `acceptedAtStartStands`, the filter's flag (true for the default filter): every span of svc's own tracer is then
+   * expected, without asking the filter.
+   */
   constructor(
     private readonly config: ProcessorConfig,
     private readonly expectedToExport: (span: StartedSpan) => boolean,
-    private readonly svcSpansExpected = false,
+    private readonly acceptedAtStartStands = false,
   ) {}
 
   onStart(span: StartedSpan, parentContext: Context): void {
@@ -44,7 +47,7 @@ export class StartStage {
     if (environment !== undefined && attributes[A.ENVIRONMENT] === undefined)
       span.setAttribute(A.ENVIRONMENT, environment);
     if (release !== undefined && attributes[A.RELEASE] === undefined) span.setAttribute(A.RELEASE, release);
-    if ((svcSpan && this.svcSpansExpected) || this.expectedToExport(span)) this.#markAppRoot(span, parentContext);
+    if ((svcSpan && this.acceptedAtStartStands) || this.expectedToExport(span)) this.#markAppRoot(span, parentContext);
   }
 
   /** Forgets an ended span; true when it was open and expected to be exported. */
