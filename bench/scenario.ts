@@ -1,6 +1,8 @@
 // What the outage and soak scenarios share on the runner's side: the SDK process (`scenario-child.ts`) with its event
 // lines, and the wait until the sink holds everything the load created.
 import { spawn } from "node:child_process";
+import { createInterface } from "node:readline";
+import type { Readable } from "node:stream";
 import type { Sink } from "./sink.ts";
 
 /** One event line of the child (`bench:{"event": ...}`). */
@@ -51,20 +53,7 @@ export function runScenarioChild(
       child.stdin.write("done\n");
     };
     const sdkLines: string[] = [];
-    const onLine = (line: string) => {
-      if (line.startsWith("bench:")) onEvent(JSON.parse(line.slice("bench:".length)) as ChildEvent, tell);
-      else if (line.includes("[Svc SDK]")) sdkLines.push(line);
-      else if (line.trim()) process.stderr.write(`child: ${line}\n`);
-    };
-    for (const stream of [child.stdout, child.stderr]) {
-      let buffered = "";
-      stream.on("data", (chunk: Buffer) => {
-        buffered += chunk.toString("utf8");
-        const lines = buffered.split("\n");
-        buffered = lines.pop() ?? "";
-        for (const line of lines) onLine(line);
-      });
-    }
+    readChild(child, (event) => onEvent(event, tell), sdkLines);
     child.on("close", (code) => {
       clearTimeout(killer);
       resolve({ sdkLines, code });
@@ -109,4 +98,22 @@ export const mb = (bytes: unknown) => `${(Number(bytes) / 1024 / 1024).toFixed(1
 export function printSdkLines(sdkLines: string[]): void {
   console.log(`- SDK log lines: ${sdkLines.length}`);
   for (const line of sdkLines) console.log(`  - \`${line.length > 240 ? `${line.slice(0, 240)}…` : line}\``);
+}
+
+/**
+ * Reads a bench child's output a line at a time: its events (`bench:{json}`) go to `onEvent`, the SDK's lines into
+ * `sdkLines`, anything else to this process's stderr.
+ */
+export function readChild(
+  child: { stdout: Readable; stderr: Readable },
+  onEvent: (event: ChildEvent) => void,
+  sdkLines: string[],
+): void {
+  for (const input of [child.stdout, child.stderr]) {
+    createInterface({ input }).on("line", (line) => {
+      if (line.startsWith("bench:")) onEvent(JSON.parse(line.slice("bench:".length)) as ChildEvent);
+      else if (line.includes("[Svc SDK]")) sdkLines.push(line);
+      else if (line.trim()) process.stderr.write(`child: ${line}\n`);
+    });
+  }
 }

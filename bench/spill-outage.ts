@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { startGate } from "./gate.ts";
-import { type ChildEvent, mb, watchDelivery } from "./scenario.ts";
+import { type ChildEvent, mb, readChild, watchDelivery } from "./scenario.ts";
 import { startSink } from "./sink.ts";
 
 const { values } = parseArgs({
@@ -42,22 +42,14 @@ function startChild(url: string, loadSeconds: number, dir: string | undefined): 
   const events: ChildEvent[] = [];
   const sdkLines: string[] = [];
   const waiting = new Map<string, (event: ChildEvent) => void>();
-  for (const stream of [child.stdout, child.stderr]) {
-    let buffered = "";
-    stream.on("data", (chunk: Buffer) => {
-      buffered += chunk.toString("utf8");
-      const lines = buffered.split("\n");
-      buffered = lines.pop() ?? "";
-      for (const line of lines) {
-        if (line.startsWith("bench:")) {
-          const event = JSON.parse(line.slice(6)) as ChildEvent;
-          events.push(event);
-          waiting.get(event.event)?.(event);
-        } else if (line.includes("[Svc SDK]")) sdkLines.push(line);
-        else if (line.trim()) process.stderr.write(`child: ${line}\n`);
-      }
-    });
-  }
+  readChild(
+    child,
+    (event) => {
+      events.push(event);
+      waiting.get(event.event)?.(event);
+    },
+    sdkLines,
+  );
   const killer = setTimeout(() => child.kill("SIGKILL"), (loadSeconds + 900) * 1000);
   const ended = new Promise<void>((resolve) => child.on("close", () => resolve()));
   void ended.then(() => clearTimeout(killer));
