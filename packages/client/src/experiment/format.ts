@@ -1,21 +1,14 @@
-import type {
-  Evaluation,
-  EvaluationFailure,
-  ExperimentItemResult,
-  ExperimentItemStatus,
-  FormatOptions,
-} from "./types.js";
+import { counted } from "@svc/core";
+import { mean, round, trialEvaluations, valuesByName } from "./gate/assertions.js";
+import type { AnyItemResult, Evaluation, ExperimentItemStatus, ExperimentResult, FormatOptions } from "./types.js";
 
-/** What {@link formatExperimentResult} renders; the fields of an experiment result minus `format`. */
-export interface FormattableResult {
-  runName: string;
-  itemResults: ExperimentItemResult<unknown, unknown, unknown, unknown>[];
-  runEvaluations: Evaluation[];
-  runEvaluationFailures: EvaluationFailure[];
-  experimentUrl: string | undefined;
-}
+/** What {@link formatExperimentResult} renders: an experiment result without its methods. */
+export type FormattableResult = Omit<
+  ExperimentResult<unknown, unknown, unknown, unknown>,
+  "format" | "compareWithBaseline"
+>;
 
-type Items = ExperimentItemResult<unknown, unknown, unknown, unknown>[];
+type Items = AnyItemResult[];
 
 const EXCERPT_WIDTH = 40;
 const COLUMN_GAP = "  ";
@@ -106,20 +99,9 @@ function renderTable(header: string[], rows: string[][]): string {
 }
 
 function averageLines(items: Items): string[] {
-  const byName = new Map<string, number[]>();
-  for (const item of items) {
-    for (const e of (item.trials?.length ? item.trials : [item]).flatMap((t) => t.evaluations)) {
-      const numeric = typeof e.value === "boolean" ? Number(e.value) : e.value;
-      if (typeof numeric !== "number") continue;
-      const values = byName.get(e.name) ?? [];
-      values.push(numeric);
-      byName.set(e.name, values);
-    }
-  }
-  return [...byName].map(([name, values]) => {
-    const mean = values.reduce((sum, v) => sum + v, 0) / values.length;
-    return `  ${name}: ${formatNumber(mean)} (${values.length} value${values.length === 1 ? "" : "s"})`;
-  });
+  return [...valuesByName(trialEvaluations(items))].map(
+    ([name, values]) => `  ${name}: ${round(mean(values))} (${counted(values.length, "values")})`,
+  );
 }
 
 /** Items that failed or timed out, the first ten by name, then a count. Skipped items are in the counts only. */
@@ -136,11 +118,7 @@ function failureLines(items: Items): string[] {
 
 function formatEvaluation(evaluation: Evaluation): string {
   const { value } = evaluation;
-  return `${evaluation.name}=${typeof value === "number" ? formatNumber(value) : String(value)}`;
-}
-
-function formatNumber(value: number): string {
-  return Number.isInteger(value) ? String(value) : String(Number(value.toFixed(3)));
+  return `${evaluation.name}=${typeof value === "number" ? round(value) : String(value)}`;
 }
 
 const INPUT_PREVIEW_WIDTH = 30;
@@ -149,7 +127,7 @@ const INPUT_PREVIEW_WIDTH = 30;
  * How a failure names its item: by its id and a short preview of its input (`item "ds-7" (input "country-14")`),
  * or, for an item without an id (local data), by its position in the data (`item 3 (input "Japan")`).
  */
-export function itemLabel(result: Items[number], index: number): string {
+export function itemLabel(result: AnyItemResult, index: number): string {
   const id = result.item?.id;
   const name = typeof id === "string" && id !== "" ? `item ${JSON.stringify(id)}` : `item ${index + 1}`;
   const preview = excerpt(result.input, INPUT_PREVIEW_WIDTH);
@@ -158,16 +136,16 @@ export function itemLabel(result: Items[number], index: number): string {
 
 /** A one-line excerpt of a value: strings as-is, other values as JSON, whitespace collapsed, cut with `…`. */
 export function excerpt(value: unknown, width: number = EXCERPT_WIDTH): string {
-  let text: string;
-  if (value === undefined) text = "-";
-  else if (typeof value === "string") text = value;
-  else {
-    try {
-      text = JSON.stringify(value) ?? String(value);
-    } catch {
-      text = String(value);
-    }
-  }
-  text = text.replace(/\s+/g, " ").trim();
+  const text = (value === undefined ? "-" : toText(value)).replace(/\s+/g, " ").trim();
   return text.length > width ? `${text.slice(0, width - 1)}…` : text;
+}
+
+/** A value as text: strings as they are, other values as JSON (or `String()` when JSON cannot write them). */
+export function toText(value: unknown): string {
+  if (typeof value === "string") return value;
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
 }

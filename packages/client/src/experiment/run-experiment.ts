@@ -14,12 +14,13 @@ import {
 } from "@svc/core";
 import { getSvcTracerProvider } from "@svc/tracing";
 import { evaluatorFailureSummaries, formatExperimentResult, itemLabel, statusCounts } from "./format.js";
+import { mean, valuesByName } from "./gate/assertions.js";
 import { compareWithBaseline } from "./gate/gate.js";
 import { RunProgress } from "./internal/progress.js";
 import { type EvaluationOutcome, type RunContext, runEvaluators, runItem, toScoreFields } from "./internal/run-item.js";
 import {
+  type AnyItemResult,
   DEFAULT_EXPERIMENT_MAX_CONCURRENCY,
-  type ExperimentItemResult,
   type ExperimentManagerDeps,
   type ExperimentParams,
   type ExperimentProgress,
@@ -28,8 +29,6 @@ import {
   type ProgressStream,
   type ScoreSummary,
 } from "./types.js";
-
-type ItemResult = ExperimentItemResult<unknown, unknown, unknown, unknown>;
 
 /** How the run options that shape execution are read; an invalid value warns and falls back to the default. */
 const RUN_SPECS = {
@@ -125,7 +124,7 @@ export async function runExperiment<Input, ExpectedOutput, Metadata, Output>(
  * which takes longer for a larger input, so each waits for the one before it to start. Reports progress as trials
  * start, retry and end, and gives one result per item with its trials.
  */
-async function runItems(deps: ExperimentManagerDeps, run: RunContext, options: RunOptions): Promise<ItemResult[]> {
+async function runItems(deps: ExperimentManagerDeps, run: RunContext, options: RunOptions): Promise<AnyItemResult[]> {
   const trials = options.trials;
   const units = run.params.data.flatMap((item) => Array.from({ length: trials }, (_, t) => ({ item, trial: t + 1 })));
   // stderr where the runtime has one.
@@ -134,7 +133,7 @@ async function runItems(deps: ExperimentManagerDeps, run: RunContext, options: R
   const progress = new RunProgress(units.length, run.runName, options.onProgress, stream);
   const withProgress: RunContext = { ...run, attempts: { ...run.attempts, onRetry: () => progress.retried() } };
   let lastStarted = Promise.resolve();
-  let results: ItemResult[];
+  let results: AnyItemResult[];
   try {
     results = await mapLimit(units, options.maxConcurrency, async ({ item, trial }) => {
       const previous = lastStarted;
@@ -149,7 +148,7 @@ async function runItems(deps: ExperimentManagerDeps, run: RunContext, options: R
         started = true;
         progress.itemStarted();
       };
-      let result: ItemResult;
+      let result: AnyItemResult;
       try {
         result = await runItem(item, withProgress, { beforeStart, ...(trials > 1 ? { trial } : {}) });
       } finally {
@@ -168,7 +167,7 @@ async function runItems(deps: ExperimentManagerDeps, run: RunContext, options: R
 async function evaluateRun(
   deps: ExperimentManagerDeps,
   run: RunContext,
-  itemResults: ItemResult[],
+  itemResults: AnyItemResult[],
   signal: AbortSignal | undefined,
 ): Promise<EvaluationOutcome> {
   const log = getGlobalLogger();
@@ -186,7 +185,7 @@ async function evaluateRun(
 }
 
 /** One line for the items that did not succeed, and one per evaluator that failed, instead of a line per item. */
-function logItemOutcomes(itemResults: ItemResult[], runName: string): void {
+function logItemOutcomes(itemResults: AnyItemResult[], runName: string): void {
   const log = getGlobalLogger();
   const firstFailure = itemResults.findIndex((r) => r.status === "failed" || r.status === "timeout");
   const first = itemResults[firstFailure];
@@ -231,8 +230,8 @@ async function flushSpans(): Promise<void> {
  * One item's result from the results of its trials (in trial order): the item's own fields are those of its first
  * trial that did not end `ok`, else of its first trial; every trial is listed, and each evaluator is summed up.
  */
-function combineTrials(trials: readonly ItemResult[]): ItemResult {
-  const first = trials[0] as ItemResult;
+function combineTrials(trials: readonly AnyItemResult[]): AnyItemResult {
+  const first = trials[0] as AnyItemResult;
   const shown = trials.find((t) => t.status !== "ok") ?? first;
   const listed: ExperimentTrialResult[] = trials.map((t, index) => ({
     trial: index + 1,
@@ -248,21 +247,13 @@ function combineTrials(trials: readonly ItemResult[]): ItemResult {
 }
 
 /** Mean, standard deviation, least and largest numeric value of each evaluator over the trials. */
-export function summarize(trials: readonly ExperimentTrialResult[]): Record<string, ScoreSummary> {
-  const values = new Map<string, number[]>();
-  for (const trial of trials)
-    for (const { name, value } of trial.evaluations) {
-      const numeric = typeof value === "boolean" ? Number(value) : value;
-      if (typeof numeric === "number" && Number.isFinite(numeric))
-        values.set(name, [...(values.get(name) ?? []), numeric]);
-    }
+function summarize(trials: readonly ExperimentTrialResult[]): Record<string, ScoreSummary> {
   const summaries: Record<string, ScoreSummary> = {};
-  for (const [name, list] of values) {
-    const mean = list.reduce((sum, v) => sum + v, 0) / list.length;
-    const variance = list.reduce((sum, v) => sum + (v - mean) ** 2, 0) / list.length;
+  for (const [name, list] of valuesByName(trials.flatMap((t) => t.evaluations))) {
+    const average = mean(list);
     summaries[name] = {
-      mean,
-      stdev: Math.sqrt(variance),
+      mean: average,
+      stdev: Math.sqrt(mean(list.map((v) => (v - average) ** 2))),
       min: Math.min(...list),
       max: Math.max(...list),
       count: list.length,

@@ -186,6 +186,9 @@ export interface ExperimentItemResult<
   scores: Record<string, ScoreSummary>;
 }
 
+/** An item result as the runner handles it, whatever the run's types. */
+export type AnyItemResult = ExperimentItemResult<unknown, unknown, unknown, unknown>;
+
 /** What a run evaluator receives: every item result, in input order. */
 export interface RunEvaluatorParams<
   Input = unknown,

@@ -3,10 +3,9 @@ import { SvcClient } from "../../client.js";
 import { excerpt, itemLabel } from "../format.js";
 import { type Assertion, failedItemAssertions, holds, parseAssertions, round, runScore } from "../gate/assertions.js";
 import type { GateOptions, GateResult } from "../gate/types.js";
-import { hashInput } from "../internal/run-item.js";
-import type { ExperimentItem, ExperimentItemResult, ExperimentParams, ExperimentResult } from "../types.js";
+import { itemIdOf } from "../internal/run-item.js";
+import type { AnyItemResult, ExperimentItem, ExperimentParams, ExperimentResult } from "../types.js";
 
-type ItemResult = ExperimentItemResult<unknown, unknown, unknown, unknown>;
 type AnyResult = ExperimentResult<unknown, unknown, unknown, unknown>;
 
 /** The three calls of a test runner a suite is declared with. */
@@ -70,8 +69,7 @@ export function declareExperimentSuite<Output>(calls: TestRunnerCalls, options: 
         ? await dataset.runExperiment(params as never)
         : await client.experiment.run({ ...params, data: items } as never);
       result = run as AnyResult;
-      // The id each item's traces record: the dataset item's, or for local data the hash of its input.
-      itemIds = await Promise.all(items.map((i) => (typeof i.id === "string" ? i.id : hashInput(i.input))));
+      itemIds = await Promise.all(items.map(itemIdOf));
       if (!gate) return;
       try {
         gateResult = await result.compareWithBaseline({ assertions: options.assertions, ...gate });
@@ -81,7 +79,7 @@ export function declareExperimentSuite<Output>(calls: TestRunnerCalls, options: 
     }, timeoutMs ?? DEFAULT_SUITE_TIMEOUT_MS);
 
     items.forEach((item, index) => {
-      const label = itemLabel({ item, input: item.input } as ItemResult, index);
+      const label = itemLabel({ item, input: item.input } as AnyItemResult, index);
       calls.it(label, () => {
         const itemResult = result?.itemResults[index];
         if (!itemResult) throw new Error(`${label}: the experiment did not run`);
@@ -106,7 +104,7 @@ export function declareExperimentSuite<Output>(calls: TestRunnerCalls, options: 
   });
 }
 
-function itemProblems(result: ItemResult, assertions: readonly Assertion[]): string[] {
+function itemProblems(result: AnyItemResult, assertions: readonly Assertion[]): string[] {
   if (result.status !== "ok") {
     const failed = result.trials.find((t) => t.status !== "ok")?.trial ?? 1;
     const failedTrial = result.trials.length > 1 ? ` (trial ${failed} of ${result.trials.length})` : "";
@@ -116,7 +114,7 @@ function itemProblems(result: ItemResult, assertions: readonly Assertion[]): str
 }
 
 /** The message of a failing item: what failed, then the item id, input, output, expected output and scores. */
-function itemMessage(label: string, result: ItemResult, itemId: string | undefined, problems: string[]): string {
+function itemMessage(label: string, result: AnyItemResult, itemId: string | undefined, problems: string[]): string {
   const scores = Object.entries(result.scores).map(([name, s]) =>
     s.count > 1 ? `${name}=${round(s.mean)} (±${round(s.stdev)} over ${s.count} trials)` : `${name}=${round(s.mean)}`,
   );

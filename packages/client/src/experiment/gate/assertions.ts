@@ -1,6 +1,4 @@
-import type { ExperimentItemResult } from "../types.js";
-
-type ItemResult = ExperimentItemResult<unknown, unknown, unknown, unknown>;
+import type { AnyItemResult, Evaluation } from "../types.js";
 
 const OPERATORS = {
   ">=": (a: number, b: number) => a >= b,
@@ -64,14 +62,14 @@ export function numericValue(value: unknown): number | undefined {
 }
 
 /** The item's value of a score: the mean over its trials, or its one evaluation. */
-function itemScore(result: ItemResult, name: string): number | undefined {
+function itemScore(result: AnyItemResult, name: string): number | undefined {
   const summary = result.scores?.[name];
   if (summary) return summary.mean;
   return numericValue(result.evaluations.find((e) => e.name === name)?.value);
 }
 
 /** The assertions an item fails, with the reason for each (a failed task fails them all). */
-export function failedItemAssertions(result: ItemResult, assertions: readonly Assertion[]): string[] {
+export function failedItemAssertions(result: AnyItemResult, assertions: readonly Assertion[]): string[] {
   return assertions
     .filter((a) => a.scope === "item")
     .flatMap((a) => {
@@ -81,32 +79,40 @@ export function failedItemAssertions(result: ItemResult, assertions: readonly As
     });
 }
 
-/** The mean of each name's values, from `[name, value]` pairs; undefined values are left out. */
-export function means(pairs: Iterable<readonly [string, number | undefined]>): Map<string, number> {
-  const sums = new Map<string, { sum: number; count: number }>();
-  for (const [name, value] of pairs) {
-    if (value === undefined) continue;
-    const entry = sums.get(name) ?? { sum: 0, count: 0 };
-    entry.sum += value;
-    entry.count++;
-    sums.set(name, entry);
+/** Per name, the numeric values of the scores given, in order; scores without one are left out. */
+export function valuesByName(scores: Iterable<{ name: string; value: unknown }>): Map<string, number[]> {
+  const values = new Map<string, number[]>();
+  for (const { name, value } of scores) {
+    const numeric = numericValue(value);
+    if (numeric === undefined) continue;
+    const list = values.get(name);
+    if (list) list.push(numeric);
+    else values.set(name, [numeric]);
   }
-  return new Map([...sums].map(([name, { sum, count }]) => [name, sum / count]));
+  return values;
 }
 
-/** Per score name, the mean of its numeric values over every trial of every item. */
-export function itemMeans(items: readonly ItemResult[]): Map<string, number> {
-  const evaluations = items.flatMap((r) => (r.trials?.length ? r.trials : [r]).flatMap((t) => t.evaluations));
-  return means(evaluations.map((e) => [e.name, numericValue(e.value)]));
+export function mean(values: readonly number[]): number {
+  return values.reduce((sum, v) => sum + v, 0) / values.length;
+}
+
+/** Per name, the mean of the numeric values of the scores given. */
+export function means(scores: Iterable<{ name: string; value: unknown }>): Map<string, number> {
+  return new Map([...valuesByName(scores)].map(([name, list]) => [name, mean(list)]));
+}
+
+/** Every evaluation of every trial of the items. */
+export function trialEvaluations(items: readonly AnyItemResult[]): Evaluation[] {
+  return items.flatMap((r) => (r.trials?.length ? r.trials : [r]).flatMap((t) => t.evaluations));
 }
 
 /** Mean of a score over every trial of every item, or, when no item has it, the run evaluation of that name. */
 export function runScore(
-  items: readonly ItemResult[],
+  items: readonly AnyItemResult[],
   runEvaluations: readonly { name: string; value: unknown }[],
   name: string,
 ): number | undefined {
-  return itemMeans(items).get(name) ?? numericValue(runEvaluations.find((e) => e.name === name)?.value);
+  return means(trialEvaluations(items)).get(name) ?? numericValue(runEvaluations.find((e) => e.name === name)?.value);
 }
 
 /** A number rounded to three decimals, for messages and tables. */

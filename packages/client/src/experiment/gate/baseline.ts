@@ -1,4 +1,4 @@
-import { means, numericValue } from "./assertions.js";
+import { means } from "./assertions.js";
 import type { GateApi, ListedScore } from "./types.js";
 
 /** A baseline run as read from the server: its run scores and, per item id, the scores and outcome of its trials. */
@@ -41,10 +41,10 @@ export async function readBaseline(api: GateApi, query: BaselineQuery): Promise<
   for await (const data of pages((cursor) => api.experiments.listItems({ ...request, ...cursor })))
     for (const item of data) {
       const trials = items.get(item.experimentItemId) ?? [];
-      trials.push({ failed: item.level === "ERROR", scores: numericScores(item.scores) });
+      trials.push({ failed: item.level === "ERROR", scores: means(item.scores ?? []) });
       items.set(item.experimentItemId, trials);
     }
-  return { experimentId: run.id, runName: run.name, runScores: numericScores(run.scores), items };
+  return { experimentId: run.id, runName: run.name, runScores: means(run.scores ?? []), items };
 }
 
 type ListedRun = { id: string; name: string; datasetId: string | null; scores?: ListedScore[] | null };
@@ -82,8 +82,4 @@ async function* pages<T>(
     cursor = response.meta?.cursor ?? undefined;
     if (!cursor) return;
   }
-}
-
-function numericScores(scores: ListedScore[] | null | undefined): Map<string, number> {
-  return means((scores ?? []).map((score) => [score.name, numericValue(score.value)]));
 }

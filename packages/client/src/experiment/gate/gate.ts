@@ -1,28 +1,25 @@
 import { describeError, getGlobalLogger } from "@svc/core";
 import { excerpt } from "../format.js";
-import { hashInput } from "../internal/run-item.js";
-import type { Evaluation, ExperimentItemResult } from "../types.js";
+import { itemIdOf } from "../internal/run-item.js";
+import type { ExperimentResult } from "../types.js";
 import {
   type Assertion,
   failedItemAssertions,
   holds,
-  itemMeans,
   means,
   numericValue,
   parseAssertions,
   round,
+  trialEvaluations,
 } from "./assertions.js";
 import { type BaselineRun, type BaselineTrial, readBaseline } from "./baseline.js";
 import type { GateApi, GateFlip, GateOptions, GateResult, GateScore } from "./types.js";
 
 /** What a comparison needs of a finished run. */
-export interface GateRun {
-  experimentId: string;
-  experimentName: string;
-  runName: string;
-  itemResults: ExperimentItemResult<unknown, unknown, unknown, unknown>[];
-  runEvaluations: Evaluation[];
-}
+type GateRun = Pick<
+  ExperimentResult<unknown, unknown, unknown, unknown>,
+  "experimentId" | "runName" | "itemResults" | "runEvaluations"
+> & { experimentName: string };
 
 /**
  * Reads the baseline run from the server, compares the run with it, and writes the Markdown table and the JSON result
@@ -32,9 +29,7 @@ export interface GateRun {
  */
 export async function compareWithBaseline(api: GateApi, run: GateRun, options: GateOptions = {}): Promise<GateResult> {
   const assertions = parseAssertions(options.assertions);
-  const itemIds = await Promise.all(
-    run.itemResults.map((r) => (typeof r.item.id === "string" ? r.item.id : hashInput(r.input))),
-  );
+  const itemIds = await Promise.all(run.itemResults.map((r) => itemIdOf(r.item)));
   const datasetId = run.itemResults.find((r) => typeof r.item.datasetId === "string")?.item.datasetId;
   const baseline = await readBaseline(api, {
     experimentId: run.experimentId,
@@ -79,18 +74,11 @@ async function writeReports(gate: GateResult, options: GateOptions): Promise<voi
   await write(options.jsonPath, "JSON result", (p) => fs.writeFile(p, `${JSON.stringify(json, null, 2)}\n`));
 }
 
-type ItemResult = ExperimentItemResult<unknown, unknown, unknown, unknown>;
-
 /** The run being compared, with the id of each item as its traces record it. */
-export interface CurrentRun {
-  runName: string;
-  itemResults: ItemResult[];
-  itemIds: string[];
-  runEvaluations: Evaluation[];
-}
+type CurrentRun = GateRun & { itemIds: string[] };
 
 /** Compares a run with its baseline: each score against its threshold, and each item's pass or fail. */
-export function compareRuns(
+function compareRuns(
   current: CurrentRun,
   baseline: BaselineRun | undefined,
   options: GateOptions,
@@ -111,10 +99,9 @@ export function compareRuns(
 }
 
 function compareScores(current: CurrentRun, baseline: BaselineRun, maxDrop: GateOptions["maxDrop"]): GateScore[] {
-  const currentMeans = itemMeans(current.itemResults);
-  const baselineMeans = means(
-    [...baseline.items.values()].flatMap((trials) => trials.flatMap((trial) => [...trial.scores])),
-  );
+  const currentMeans = means(trialEvaluations(current.itemResults));
+  const baselineTrials = [...baseline.items.values()].flat();
+  const baselineMeans = means(baselineTrials.flatMap((t) => [...t.scores].map(([name, value]) => ({ name, value }))));
   const runNow = (name: string) => numericValue(current.runEvaluations.find((e) => e.name === name)?.value);
   const runNames = current.runEvaluations.filter((e) => numericValue(e.value) !== undefined).map((e) => e.name);
   const score = (name: string, kind: GateScore["kind"], now: number | undefined, before: number | undefined) => {
@@ -156,7 +143,7 @@ function baselinePasses(trials: BaselineTrial[], assertions: readonly Assertion[
   if (trials.some((t) => t.failed)) return false;
   return assertions
     .filter((a) => a.scope === "item")
-    .every((a) => holds(a, means(trials.map((t) => [a.name, t.scores.get(a.name)])).get(a.name)));
+    .every((a) => holds(a, means(trials.map((t) => ({ name: a.name, value: t.scores.get(a.name) }))).get(a.name)));
 }
 
 const FLIPS_LISTED = 20;

@@ -11,11 +11,12 @@ import {
   toHex,
 } from "@svc/core";
 import { type SvcSpan, startActiveObservation } from "@svc/tracing";
+import { toText } from "../format.js";
 import type {
+  AnyItemResult,
   Evaluation,
   EvaluationFailure,
   ExperimentItem,
-  ExperimentItemResult,
   ExperimentParams,
   ExperimentScoreBody,
   ExperimentTaskContext,
@@ -41,7 +42,6 @@ export interface RunContext {
 }
 
 type Item = ExperimentItem<unknown, unknown, unknown>;
-type ItemResult = ExperimentItemResult<unknown, unknown, unknown, unknown>;
 
 /** What the runner learns from, and lends to, one item while it runs. */
 export interface ItemHooks {
@@ -56,8 +56,8 @@ export interface ItemHooks {
  * queues their scores. Never rejects: the item's `status` and `error` say how it ended, an evaluator's failure is one
  * of its `evaluationFailures`.
  */
-export async function runItem(item: Item, run: RunContext, hooks: ItemHooks = {}): Promise<ItemResult> {
-  const result: ItemResult = {
+export async function runItem(item: Item, run: RunContext, hooks: ItemHooks = {}): Promise<AnyItemResult> {
+  const result: AnyItemResult = {
     item,
     status: "ok",
     attempts: 0,
@@ -120,7 +120,7 @@ export async function runItem(item: Item, run: RunContext, hooks: ItemHooks = {}
 
 /** Writes how the attempts ended into the result and onto the item's root span. */
 function recordOutcome(
-  result: ItemResult,
+  result: AnyItemResult,
   outcome: AttemptsOutcome,
   root: SvcSpan,
   metadata: Record<string, unknown>,
@@ -194,19 +194,15 @@ export function toScoreFields(evaluation: Evaluation): ExperimentScoreBody {
   return body;
 }
 
-/** First 16 hex characters of the SHA-256 of the input (strings as-is, other values as JSON). */
-export async function hashInput(input: unknown): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(toText(input)));
-  return toHex(new Uint8Array(digest, 0, 8));
+/** The id a local item's traces record: the dataset item's id, else the hash of its input. */
+export function itemIdOf(item: Item): string | Promise<string> {
+  return typeof item.id === "string" ? item.id : hashInput(item.input);
 }
 
-function toText(value: unknown): string {
-  if (typeof value === "string") return value;
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
-  }
+/** First 16 hex characters of the SHA-256 of the input (strings as-is, other values as JSON). */
+async function hashInput(input: unknown): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(toText(input)));
+  return toHex(new Uint8Array(digest, 0, 8));
 }
 
 /** Name of the child span of each attempt, when a run has retries. */
