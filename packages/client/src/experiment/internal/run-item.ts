@@ -56,7 +56,7 @@ export interface ItemHooks {
  * queues their scores. Never rejects: the item's `status` and `error` say how it ended, an evaluator's failure is one
  * of its `evaluationFailures`.
  */
-export async function runItem(item: Item, run: RunContext, hooks: ItemHooks = {}): Promise<AnyItemResult> {
+export async function runItem(item: Item, run: RunContext, hooks: ItemHooks): Promise<AnyItemResult> {
   const result: AnyItemResult = {
     item,
     status: "ok",
@@ -131,16 +131,20 @@ function recordOutcome(
     root.update({ input: result.input, output: outcome.output, metadata });
     return;
   }
-  if (outcome.kind === "aborted") {
-    result.status = "skipped";
-    result.error = ABANDONED;
-    root.update({ input: result.input, metadata, level: "WARNING", statusMessage: ABANDONED });
+  const aborted = outcome.kind === "aborted";
+  result.status = aborted ? "skipped" : outcome.kind;
+  result.error = aborted ? ABANDONED : outcome.error;
+  markFailed(root, result.error, aborted, { input: result.input, metadata });
+}
+
+/** Marks a span whose work did not end well: a warning when the run abandoned it, else an error with its message. */
+function markFailed(span: SvcSpan, message: string, aborted: boolean, fields: Record<string, unknown> = {}): void {
+  if (aborted) {
+    span.update({ ...fields, level: "WARNING", statusMessage: message });
     return;
   }
-  result.status = outcome.kind;
-  result.error = outcome.error;
-  root.update({ input: result.input, metadata, level: "ERROR", statusMessage: outcome.error });
-  root.otelSpan.setStatus({ code: SpanStatusCode.ERROR, message: outcome.error });
+  span.update({ ...fields, level: "ERROR", statusMessage: message });
+  span.otelSpan.setStatus({ code: SpanStatusCode.ERROR, message });
 }
 
 function rootOnlyAttributes(item: Item, run: RunContext): Record<string, string> {
@@ -231,20 +235,19 @@ type Call = (context: ExperimentTaskContext) => unknown;
  * With retries, each attempt runs in a child span of its own, so the trace shows every attempt. Never rejects.
  */
 async function runAttempts(call: Call, settings: AttemptSettings): Promise<AttemptsOutcome> {
-  const { maxRetries, signal } = settings;
+  const { maxRetries, itemTimeoutMs, signal } = settings;
   const total = maxRetries + 1;
+  const timedOut = `timed out after ${itemTimeoutMs} ms`;
   let last: AttemptsOutcome = { kind: "aborted", attempts: 0 };
   for (let attempt = 1; attempt <= total; attempt++) {
     if (signal?.aborted) return { kind: "aborted", attempts: attempt - 1 };
-    const settled =
-      maxRetries > 0
-        ? await inAttemptSpan(attempt, total, settings, () => attemptOnce(call, attempt, settings))
-        : await attemptOnce(call, attempt, settings);
+    const once = () => settleWithin((abort) => call({ signal: abort, attempt }), { timeoutMs: itemTimeoutMs, signal });
+    const settled = maxRetries > 0 ? await inAttemptSpan(attempt, total, timedOut, once) : await once();
     if (settled.kind === "value") return { kind: "ok", output: settled.value, attempts: attempt };
     if (settled.kind === "aborted") return { kind: "aborted", attempts: attempt };
     last = {
       kind: settled.kind === "timeout" ? "timeout" : "failed",
-      error: failureText(settled, `timed out after ${settings.itemTimeoutMs} ms`),
+      error: failureText(settled, timedOut),
       attempts: attempt,
     };
     if (attempt === total) break;
@@ -258,17 +261,10 @@ async function runAttempts(call: Call, settings: AttemptSettings): Promise<Attem
   return last;
 }
 
-function attemptOnce(call: Call, attempt: number, settings: AttemptSettings): Promise<Settled<unknown>> {
-  return settleWithin((signal) => call({ signal, attempt }), {
-    timeoutMs: settings.itemTimeoutMs,
-    signal: settings.signal,
-  });
-}
-
-async function inAttemptSpan(
+function inAttemptSpan(
   attempt: number,
   total: number,
-  settings: AttemptSettings,
+  timedOut: string,
   run: () => Promise<Settled<unknown>>,
 ): Promise<Settled<unknown>> {
   return startActiveObservation(
@@ -276,13 +272,7 @@ async function inAttemptSpan(
     async (span) => {
       span.update({ metadata: { attempt, maxAttempts: total } });
       const settled = await run();
-      if (settled.kind === "aborted") {
-        span.update({ level: "WARNING", statusMessage: ABANDONED });
-      } else if (settled.kind !== "value") {
-        const message = failureText(settled, `timed out after ${settings.itemTimeoutMs} ms`);
-        span.update({ level: "ERROR", statusMessage: message });
-        span.otelSpan.setStatus({ code: SpanStatusCode.ERROR, message });
-      }
+      if (settled.kind !== "value") markFailed(span, failureText(settled, timedOut), settled.kind === "aborted");
       return settled;
     },
     { asType: "span" },
@@ -314,7 +304,7 @@ type AnyEvaluator<P> = (params: P) => Evaluation | Evaluation[] | Promise<Evalua
 export async function runEvaluators<P>(
   evaluators: readonly AnyEvaluator<P>[],
   params: P,
-  bounds: SettleWithinOptions = {},
+  bounds: SettleWithinOptions,
 ): Promise<EvaluationOutcome> {
   const settled = await Promise.all(evaluators.map((evaluate) => settleWithin(() => evaluate(params), bounds)));
   const outcome: EvaluationOutcome = { evaluations: [], failures: [] };
