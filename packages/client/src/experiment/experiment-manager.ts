@@ -19,9 +19,8 @@ const loadRunner = loadOnce(() => import("./run-experiment.js"));
 const loadFailures = new RepeatLog();
 
 /**
- * Runs experiments: a task over a list of items, each in a trace of its own, judged by evaluators.
- * Reached as `svc.experiment`; runs on a dataset go through `dataset.runExperiment()`. The runner's code loads on the
- * first run, so an application that never runs an experiment does not carry it.
+ * Runs experiments (`svc.experiment`): a task over items, each in a trace of its own, judged by evaluators. Its
+ * runner's code loads on the first run.
  */
 export class ExperimentManager {
   readonly #deps: ExperimentManagerDeps;
@@ -32,14 +31,9 @@ export class ExperimentManager {
   }
 
   /**
-   * Runs `task` on every item of `data`, at most `maxConcurrency` at a time, each inside a root span
-   * `experiment-item-run` of a new trace that records the experiment as `svc.experiment.*` attributes. An attempt of
-   * the task may be limited in time (`itemTimeoutMs`) and retried (`maxRetries`); the run may be aborted (`signal`).
-   * Item evaluators then score each output on its trace; run evaluators score the whole run. A task or evaluator that
-   * throws, hangs or times out fails only that item or evaluation: each item's `status` says how it ended. Progress
-   * goes to `onProgress`, and to a line on stderr when it is a terminal. Spans and scores are flushed before it
-   * resolves, also after an abort. The experiment id is generated here (16 random hex characters); the server groups
-   * the run's items by it.
+   * Runs `task` on every item of `data`, each in a root span `experiment-item-run` of a new trace with the
+   * `svc.experiment.*` attributes, then scores the outputs with the evaluators. A task or evaluator that throws or
+   * times out fails only that item or evaluation. Spans and scores are flushed before it resolves, also after an abort.
    * @throws {TypeError} when `name`, `data` or `task` is missing or of the wrong type; an `Error` named
    * `SvcModuleLoadError` (logged once, with what to do) when the runner's code cannot be loaded.
    * @example
@@ -64,14 +58,14 @@ export class ExperimentManager {
   }
 
   /**
-   * Deletes an experiment's traces, with their observations and scores: reads the dataset's creation time, pages
-   * `api.experiments.listItems` from then on, and calls `api.trace.deleteMultiple` with at most 1000 trace ids per
-   * call. Traces deleted by earlier calls stay deleted when a later one fails.
+   * Deletes an experiment's traces with their observations and scores, at most 1000 per call of
+   * `api.trace.deleteMultiple`; those deleted stay deleted when a later call fails.
    * @throws the REST client's typed errors, as they come.
    */
   async deleteData(params: DeleteExperimentDataParams): Promise<DeleteExperimentDataResult> {
     const { api } = this.#deps;
     const dataset = await api.datasets.get(params.datasetName);
+    // The items of the experiment are listed from the dataset's creation on.
     const { createdAt } = dataset;
     const fromStartTime = createdAt instanceof Date ? createdAt.toISOString() : createdAt;
     const traceIds = new Set<string>();

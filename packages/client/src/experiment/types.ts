@@ -3,10 +3,7 @@ import type { GateApi, GateOptions, GateResult } from "./gate/types.js";
 /** Metadata of an item, an experiment or an evaluation: a JSON-serializable object. */
 export type ExperimentMetadata = Record<string, unknown>;
 
-/**
- * One item an experiment runs the task on: local data (`input`, `expectedOutput`, `metadata`), or a
- * dataset item, which also carries its `id` and `datasetId`.
- */
+/** One item an experiment runs the task on: local data, or a dataset item (which also has `id` and `datasetId`). */
 export interface ExperimentItem<Input = unknown, ExpectedOutput = unknown, Metadata = ExperimentMetadata> {
   /** What the task receives. An item without input is not run. */
   input?: Input;
@@ -29,10 +26,7 @@ export type ExperimentTaskParams<
 
 /** What a task receives besides the item. A task may ignore it. */
 export interface ExperimentTaskContext {
-  /**
-   * Aborts when this attempt runs out of time (`itemTimeoutMs`) or the run is aborted (`signal`): the runner then
-   * stops waiting for the attempt. Pass it on to calls that take one (`fetch`, model clients) so they stop too.
-   */
+  /** Aborts when the attempt runs out of time or the run is aborted; pass it on to `fetch` and model clients. */
   signal: AbortSignal;
   /** 1 for the first attempt, 2 for the first retry, and so on. */
   attempt: number;
@@ -109,9 +103,8 @@ export interface EvaluationFailure {
 }
 
 /**
- * How an item ended: `ok`, the task returned; `failed`, the task threw on every attempt, or the item has no input;
- * `timeout`, the last attempt did not settle within `itemTimeoutMs`; `skipped`, the run was aborted before the item
- * ended (not started, or abandoned while it ran).
+ * How an item ended: `ok`, the task returned; `failed`, it threw on every attempt, or the item has no input;
+ * `timeout`, the last attempt outran `itemTimeoutMs`; `skipped`, the run was aborted before the item ended.
  */
 export type ExperimentItemStatus = "ok" | "failed" | "timeout" | "skipped";
 
@@ -150,9 +143,8 @@ export interface ExperimentTrialResult<Output = unknown> {
 }
 
 /**
- * The outcome of one item. With several `trials`, `status`, `attempts`, `output`, `evaluations`, `traceId`, `error`
- * and `evaluationFailures` are those of the item's first trial that did not end `ok`, else of its first trial; every
- * trial is in `trials`, and `scores` sums up each evaluator over them.
+ * The outcome of one item. With several `trials`, its own fields are those of its first trial that did not end `ok`,
+ * else of its first trial; `trials` lists every trial and `scores` sums up each evaluator over them.
  */
 export interface ExperimentItemResult<
   Input = unknown,
@@ -174,7 +166,7 @@ export interface ExperimentItemResult<
   output: Output | undefined;
   /** Evaluations sent as scores on the item's trace. */
   evaluations: Evaluation[];
-  /** Id of the item's trace; `undefined` for an item that was not started, or when no span could be started. */
+  /** Id of the item's trace; `undefined` when the item or its span was not started. */
   traceId: string | undefined;
   /** Why the item is not `ok`: the task's error message, the time-out, or the abort. */
   error?: string;
@@ -205,10 +197,7 @@ export type RunEvaluator<Input = unknown, ExpectedOutput = unknown, Metadata = E
   params: RunEvaluatorParams<Input, ExpectedOutput, Metadata, Output>,
 ) => Evaluation | Evaluation[] | Promise<Evaluation | Evaluation[]>;
 
-/**
- * Where a run stands, passed to `onProgress` after each item ends. With several `trials`, every count is of trials
- * (an item run once per trial).
- */
+/** Where a run stands, passed to `onProgress` after each item ends; with several `trials`, counts are of trials. */
 export interface ExperimentProgress {
   /** Items in the run, times `trials`. */
   total: number;
@@ -250,43 +239,32 @@ export interface ExperimentParams<
   /** The function under test. */
   task: ExperimentTask<Input, ExpectedOutput, Metadata, Output>;
   /**
-   * Times the task runs on each item. Each trial is a trace of its own with the same item id and run, and takes a
-   * place of its own under `maxConcurrency`, its own retries and time limit, and counts in the progress. At most 100.
-   * @defaultValue 1
+   * Times the task runs on each item, each trial a trace of its own (same item id and run) with its own place under
+   * `maxConcurrency`, retries and time limit. At most 100. @defaultValue 1
    */
   trials?: number;
   /** Judge each item's output. */
   evaluators?: Evaluator<Input, ExpectedOutput, Metadata, Output>[];
   /** Judge the whole run once. */
   runEvaluators?: RunEvaluator<Input, ExpectedOutput, Metadata, Output>[];
-  /**
-   * Most items in flight at once. An item keeps its place while it waits to retry; an attempt that runs out of time
-   * gives its place up, and its `signal` aborts. @defaultValue 50
-   */
+  /** Most items in flight at once; an item keeps its place while it waits to retry. @defaultValue 50 */
   maxConcurrency?: number;
   /**
-   * Longest time, in milliseconds, one attempt of the task, and one call of each item evaluator, may take. An attempt
-   * that runs out is abandoned (its `signal` aborts) and counts as failed: it is retried while retries are left, else
-   * the item ends with status `timeout`. An evaluator that runs out is reported as failed. No limit by default.
+   * Longest time in milliseconds of one attempt of the task and of one evaluator call. An attempt that runs out is
+   * abandoned (its `signal` aborts) and retried while retries are left, else the item ends `timeout`. No limit by
+   * default.
    */
   itemTimeoutMs?: number;
   /**
-   * Retries of a task that throws or runs out of time, after a wait of 1 s doubling with each retry (jitter ±25 %, at
-   * most 30 s). With retries, each attempt is a child span `experiment-item-attempt` of the item's root span, with
-   * its number in its metadata and its error as its status. At most 10. @defaultValue 0
+   * Retries of a task that throws or runs out of time, after 1 s doubling each retry (±25 %, at most 30 s); each
+   * attempt is then a child span `experiment-item-attempt`. At most 10. @defaultValue 0
    */
   maxRetries?: number;
-  /**
-   * Aborts the run: items not started are skipped, running items are abandoned (their task's `signal` aborts) and
-   * skipped, run evaluators are not called, and what was traced and scored so far is flushed before `run` resolves.
-   */
+  /** Aborts the run: remaining items are skipped, run evaluators not called; what was recorded is still flushed. */
   signal?: AbortSignal;
   /** Called after each item ends, with the counts so far; an error it throws is logged and ignored. */
   onProgress?: (progress: ExperimentProgress) => void;
-  /**
-   * Whether to draw a progress line on stderr while the run goes on, when stderr is a terminal (never in a pipe, a
-   * file or CI logs). `false` turns it off. @defaultValue true
-   */
+  /** Whether to draw a progress line on stderr when it is a terminal (never in a pipe or CI). @defaultValue true */
   showProgress?: boolean;
   /** Dataset version the items come from, recorded as `svc.experiment.item.version`. */
   datasetVersion?: string | Date;
@@ -320,9 +298,8 @@ export interface ExperimentResult<
   /** Renders a readable summary: items, outputs, evaluations, run evaluations and the link. */
   format(options?: FormatOptions): string;
   /**
-   * Compares this run with a baseline run read from the server (a named earlier run of the same dataset, or the
-   * latest one): each run score with its change and threshold, and the items that flipped between pass and fail.
-   * Writes the Markdown table and the JSON result to the paths given.
+   * Compares this run with a baseline run on the server (named, or the latest of the same dataset): each score's change
+   * against its threshold and the items that flipped; writes the Markdown and JSON to the paths given.
    * @throws the REST client's typed errors when the baseline cannot be read.
    */
   compareWithBaseline(options?: GateOptions): Promise<GateResult>;

@@ -1,28 +1,19 @@
 /** Options of `result.compareWithBaseline()`: which run to compare with, the thresholds, and where to write. */
 export interface GateOptions {
   /**
-   * Run name of the baseline. Without it, the latest earlier run of the same dataset (for local data: the latest
-   * earlier run without a dataset whose name starts with the experiment's name, as default run names do).
+   * Run name of the baseline. Without it, the latest earlier run of the same dataset (local data: of no dataset, its
+   * name starting with the experiment's name).
    */
   baseline?: string;
-  /**
-   * Largest drop of a run score that still passes, for every score or per score name (names not listed take the
-   * `"*"` entry, else 0). A score the baseline does not have passes. @defaultValue 0
-   */
+  /** Largest drop of a score that passes, for all or per name (else the `"*"` entry, else 0). @defaultValue 0 */
   maxDrop?: number | Record<string, number>;
-  /**
-   * Item assertions that say whether an item passes, such as `"exact_match >= 1"`; an item also needs its task to
-   * have succeeded. Decides the items that flipped.
-   */
+  /** Item assertions such as `"exact_match >= 1"` that decide whether an item (whose task succeeded) passes. */
   assertions?: string[];
   /** Whether an item that went from pass to fail fails the gate. @defaultValue false */
   failOnFlips?: boolean;
-  /**
-   * File the Markdown table is appended to, for example `process.env.GITHUB_STEP_SUMMARY`, which CI systems show as
-   * the job's summary.
-   */
+  /** File the Markdown table is appended to, for example `process.env.GITHUB_STEP_SUMMARY`. */
   summaryPath?: string;
-  /** File the comparison is written to as JSON, without `markdown` and with `baseline: null` when none was found (replaced when it exists). */
+  /** File the comparison is written to as JSON (replaced), without `markdown`, `baseline: null` when none was found. */
   jsonPath?: string;
 }
 
@@ -56,9 +47,9 @@ export interface GateFlip {
 
 /** The run a comparison was made against. */
 export interface GateBaseline {
-  /** Its experiment id. */
+  /** Experiment id. */
   experimentId: string;
-  /** Its run name. */
+  /** Run name. */
   runName: string;
 }
 
