@@ -131,7 +131,7 @@ async function runItems(deps: ExperimentManagerDeps, run: RunContext, options: R
   const stderr = typeof process === "undefined" ? undefined : (process.stderr as ProgressStream | undefined);
   const stream = options.showProgress ? (deps.progressStream ?? stderr) : undefined;
   const progress = new RunProgress(units.length, run.runName, options.onProgress, stream);
-  const withProgress: RunContext = { ...run, attempts: { ...run.attempts, onRetry: () => progress.retried() } };
+  const withProgress: RunContext = { ...run, attempts: { ...run.attempts, onRetry: () => progress.count("retries") } };
   let lastStarted = Promise.resolve();
   let results: AnyItemResult[];
   try {
@@ -146,11 +146,11 @@ async function runItems(deps: ExperimentManagerDeps, run: RunContext, options: R
         await previous;
         release();
         started = true;
-        progress.itemStarted();
+        progress.count("running");
       };
       let result: AnyItemResult;
       try {
-        result = await runItem(item, withProgress, { beforeStart, ...(trials > 1 ? { trial } : {}) });
+        result = await runItem(item, withProgress, beforeStart, trials > 1 ? trial : undefined);
       } finally {
         release();
       }

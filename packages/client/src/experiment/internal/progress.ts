@@ -34,22 +34,13 @@ export class RunProgress {
     (this.#ticker as { unref?: () => void }).unref?.();
   }
 
-  /** Counts an item whose task starts, and redraws the line (at most every 100 ms). */
-  itemStarted(): void {
-    this.#counts.running++;
+  /** Counts an item whose task starts, or an attempt after an item's first; redraws the line (at most every 100 ms). */
+  count(what: "running" | "retries"): void {
+    this.#counts[what]++;
     this.#drawSoon();
   }
 
-  /** Counts an attempt after an item's first, and redraws the line (at most every 100 ms). */
-  retried(): void {
-    this.#counts.retries++;
-    this.#drawSoon();
-  }
-
-  /**
-   * Counts an item that ended (`started` when its task had started), tells `onProgress`, and redraws the line (at most
-   * every 100 ms).
-   */
+  /** Counts an item that ended (`started` when its task had started), tells `onProgress`, and redraws the line. */
   itemEnded(status: ExperimentItemStatus, started: boolean): void {
     const counts = this.#counts;
     counts.done++;

@@ -43,20 +43,17 @@ export interface RunContext {
 
 type Item = ExperimentItem<unknown, unknown, unknown>;
 
-/** What the runner learns from, and lends to, one item while it runs. */
-export interface ItemHooks {
-  /** Awaited just before the item's trace and task start; the item starts once it resolves. */
-  beforeStart?: () => Promise<void>;
-  /** Number of this trial of the item, recorded in its root span's metadata when the run has several. */
-  trial?: number;
-}
-
 /**
  * Runs the task on one item inside a new trace (with retries and a time limit per attempt), then its evaluators, and
- * queues their scores. Never rejects: the item's `status` and `error` say how it ended, an evaluator's failure is one
- * of its `evaluationFailures`.
+ * queues their scores. The trace starts once `beforeStart` resolves; `trial` goes into the root span's metadata. Never
+ * rejects: the item's `status` and `error` say how it ended, an evaluator's failure is one of its `evaluationFailures`.
  */
-export async function runItem(item: Item, run: RunContext, hooks: ItemHooks): Promise<AnyItemResult> {
+export async function runItem(
+  item: Item,
+  run: RunContext,
+  beforeStart: () => Promise<void>,
+  trial: number | undefined,
+): Promise<AnyItemResult> {
   const result: AnyItemResult = {
     item,
     status: "ok",
@@ -77,7 +74,7 @@ export async function runItem(item: Item, run: RunContext, hooks: ItemHooks): Pr
   let rootSpanId: string | undefined;
   try {
     const itemId = item.id ?? (await hashInput(item.input));
-    await hooks.beforeStart?.();
+    await beforeStart();
     // Without the caller's active span, so that each item starts a trace of its own.
     const detached = trace.deleteSpan(context.active());
     await context.with(detached, () =>
@@ -92,7 +89,7 @@ export async function runItem(item: Item, run: RunContext, hooks: ItemHooks): Pr
           root.otelSpan.setAttributes({ ...propagated, ...rootOnlyAttributes(item, run) });
           await propagateSpanAttributes(propagated, async () => {
             const outcome = await runAttempts((taskContext) => run.params.task(item, taskContext), run.attempts);
-            recordOutcome(result, outcome, root, rootMetadata(item, run, hooks.trial));
+            recordOutcome(result, outcome, root, rootMetadata(item, run, trial));
           });
         },
         { asType: "span" },
@@ -112,9 +109,8 @@ export async function runItem(item: Item, run: RunContext, hooks: ItemHooks): Pr
   );
   result.evaluations = outcome.evaluations;
   result.evaluationFailures = outcome.failures;
-  for (const evaluation of outcome.evaluations) {
+  for (const evaluation of outcome.evaluations)
     run.createScore({ ...toScoreFields(evaluation), traceId: result.traceId, observationId: rootSpanId });
-  }
   return result;
 }
 
@@ -139,12 +135,8 @@ function recordOutcome(
 
 /** Marks a span whose work did not end well: a warning when the run abandoned it, else an error with its message. */
 function markFailed(span: SvcSpan, message: string, aborted: boolean, fields: Record<string, unknown> = {}): void {
-  if (aborted) {
-    span.update({ ...fields, level: "WARNING", statusMessage: message });
-    return;
-  }
-  span.update({ ...fields, level: "ERROR", statusMessage: message });
-  span.otelSpan.setStatus({ code: SpanStatusCode.ERROR, message });
+  span.update({ ...fields, level: aborted ? "WARNING" : "ERROR", statusMessage: message });
+  if (!aborted) span.otelSpan.setStatus({ code: SpanStatusCode.ERROR, message });
 }
 
 function rootOnlyAttributes(item: Item, run: RunContext): Record<string, string> {
@@ -165,9 +157,8 @@ function propagatedAttributes(item: Item, itemId: string, rootSpanId: string, ru
   if (run.params.metadata !== undefined) attributes[A.EXPERIMENT_METADATA] = toText(run.params.metadata);
   if (item.datasetId) attributes[A.EXPERIMENT_DATASET_ID] = item.datasetId;
   if (run.datasetVersion) attributes[A.EXPERIMENT_ITEM_VERSION] = run.datasetVersion;
-  if (item.metadata !== undefined && item.metadata !== null) {
+  if (item.metadata !== undefined && item.metadata !== null)
     attributes[A.EXPERIMENT_ITEM_METADATA] = toText(item.metadata);
-  }
   return attributes;
 }
 
