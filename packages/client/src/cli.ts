@@ -11,7 +11,6 @@ import {
   spillSettings,
 } from "@svc/core";
 import { DEFAULT_DOCTOR_TIMEOUT_SECONDS, runDoctor } from "./doctor/doctor.js";
-import { doctorTarget } from "./doctor/setup-checks.js";
 
 const USAGE = `Usage: npx @svc/client doctor [--base-url <url>] [--timeout <seconds>] [--env-file <path>] [--verbose]
 
@@ -85,9 +84,9 @@ async function main(argv: readonly string[]): Promise<{ code: number; text: stri
   const env = readEnv();
   const connection = resolveConnection("svc doctor", { baseUrl: args.baseUrl }, env, { keysOptional: true });
   // The app's SDK does not run here: only the variables tell what it exports to the default endpoint.
-  const report = await runDoctor(doctorTarget(connection, env), {
+  const report = await runDoctor(connection, {
     timeout: args.timeout,
-    otlpDefaults: { env, appMeterProvider: false },
+    env,
     spill: spillSettings("svc doctor", resolveOptions("svc doctor", SPILL_SPECS, {}, env)),
   });
   return { code: report.ok ? 0 : 1, text: report.toString() };

@@ -2,7 +2,6 @@ import { type Connection, readEnv, type SpillSettings } from "@svc/core";
 import { type DoctorOptions, runDoctor } from "./doctor.js";
 import { hasAppMeterProvider } from "./otlp-defaults-check.js";
 import type { DoctorReport } from "./report.js";
-import { doctorTarget } from "./setup-checks.js";
 import { observeTracing } from "./tracing-checks.js";
 
 /**
@@ -15,11 +14,5 @@ export function runClientDoctor(
   spill?: SpillSettings,
 ): Promise<DoctorReport> {
   const tracing = observeTracing();
-  const env = readEnv();
-  return runDoctor(doctorTarget(connection, env, tracing.exporter), {
-    ...options,
-    tracing,
-    otlpDefaults: { env, appMeterProvider: hasAppMeterProvider() },
-    spill,
-  });
+  return runDoctor(connection, { ...options, env: readEnv(), tracing, appMeterProvider: hasAppMeterProvider(), spill });
 }

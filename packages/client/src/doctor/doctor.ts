@@ -1,8 +1,8 @@
-import { describeError, type Env, SDK_VERSION, type SpillSettings } from "@svc/core";
+import { type Connection, describeError, type Env, SDK_VERSION, type SpillSettings } from "@svc/core";
 import { checkOtlpDefaults } from "./otlp-defaults-check.js";
 import { type DoctorCheck, type DoctorReport, doctorReport } from "./report.js";
 import { checkClock, checkCredentials, checkOtlp, checkServer, type ServerSession } from "./server-checks.js";
-import { checkBaseUrl, checkKeys, type DoctorTarget } from "./setup-checks.js";
+import { checkBaseUrl, checkKeys, doctorTarget } from "./setup-checks.js";
 import { checkSpill } from "./spill-check.js";
 import { checkTracing, type TracingObservation } from "./tracing-checks.js";
 
@@ -17,25 +17,22 @@ export const DEFAULT_DOCTOR_TIMEOUT_SECONDS = 10;
 
 /**
  * Runs the checks in order: the runtime (a line only when Node.js is older than the SDK supports), keys, base URL,
- * server, credentials, clock, OTLP endpoint and, with `tracing` (what `observeTracing()` saw in this process), the
- * tracer provider and span export; with `otlpDefaults`, whether the app's OpenTelemetry SDK exports to a default
- * `localhost:4318` that nothing answers; with `spill`, the spill directory (writable, its size, the batches waiting
- * and the oldest). A check that an earlier failure rules out is skipped. Every request has a time limit and the run a
- * deadline, whatever the server does. Never rejects.
+ * server, credentials, clock, OTLP endpoint; with `tracing` (what `observeTracing()` saw in this process), the tracer
+ * provider and span export; whether the app's OpenTelemetry SDK exports to a default `localhost:4318` that nothing
+ * answers (`appMeterProvider`: one is registered); with `spill`, the spill directory. A check that an earlier failure
+ * rules out is skipped. Every request has a time limit and the run a deadline, whatever the server does. Never rejects.
  */
 export async function runDoctor(
-  target: DoctorTarget,
+  connection: Connection,
   {
     timeout,
+    env,
     tracing,
-    otlpDefaults,
+    appMeterProvider = false,
     spill,
-  }: DoctorOptions & {
-    tracing?: TracingObservation;
-    otlpDefaults?: { env: Env; appMeterProvider: boolean };
-    spill?: SpillSettings | undefined;
-  },
+  }: DoctorOptions & { env: Env; tracing?: TracingObservation; appMeterProvider?: boolean; spill?: SpillSettings },
 ): Promise<DoctorReport> {
+  const target = doctorTarget(connection, env, tracing?.exporter);
   const seconds = typeof timeout === "number" && timeout > 0 ? timeout : DEFAULT_DOCTOR_TIMEOUT_SECONDS;
   const session: ServerSession = { target, timeoutMs: seconds * 1000, deadline: Date.now() + 2 * seconds * 1000 };
   const checks: DoctorCheck[] = [];
@@ -66,8 +63,7 @@ export async function runDoctor(
   const otlpSkip = talk ? "the credentials were not accepted" : why;
   await run("OTLP endpoint", () => checkOtlp(session), talk && credentials?.status !== "fail" ? undefined : otlpSkip);
   if (tracing) await run("tracer provider", () => checkTracing(target, tracing));
-  if (otlpDefaults)
-    await run("OTLP defaults", () => checkOtlpDefaults(otlpDefaults.env, otlpDefaults.appMeterProvider));
+  await run("OTLP defaults", () => checkOtlpDefaults(env, appMeterProvider));
   if (spill) await run("spill directory", () => checkSpill(spill));
   return doctorReport(`svc doctor: SDK ${SDK_VERSION}, ${runtime()}`, checks);
 }

@@ -29,7 +29,7 @@ type GateRun = Pick<
  */
 export async function compareWithBaseline(api: GateApi, run: GateRun, options: GateOptions = {}): Promise<GateResult> {
   const assertions = parseAssertions(options.assertions);
-  const itemIds = await Promise.all(run.itemResults.map((r) => itemIdOf(r.item)));
+  const current = { ...run, itemIds: await Promise.all(run.itemResults.map((r) => itemIdOf(r.item))) };
   const datasetId = run.itemResults.find((r) => typeof r.item.datasetId === "string")?.item.datasetId;
   const baseline = await readBaseline(api, {
     experimentId: run.experimentId,
@@ -41,7 +41,17 @@ export async function compareWithBaseline(api: GateApi, run: GateRun, options: G
     const which = options.baseline === undefined ? "no earlier run" : `no run named "${options.baseline}"`;
     getGlobalLogger().info(`ExperimentManager: regression gate of run "${run.runName}": ${which}; nothing compared`);
   }
-  const gate = compareRuns({ ...run, itemIds }, baseline, options, assertions);
+  const scores = baseline ? compareScores(current, baseline, options.maxDrop) : [];
+  const flips = baseline ? itemFlips(current, baseline, assertions) : [];
+  const regressed = flips.some((f) => f.direction === "regressed");
+  const result: Omit<GateResult, "markdown"> = {
+    passed: scores.every((s) => s.passed) && !(options.failOnFlips && regressed),
+    runName: run.runName,
+    baseline: baseline && { experimentId: baseline.experimentId, runName: baseline.runName },
+    scores,
+    flips,
+  };
+  const gate = { ...result, markdown: gateMarkdown(result) };
   await writeReports(gate, options);
   return gate;
 }
@@ -76,27 +86,6 @@ async function writeReports(gate: GateResult, options: GateOptions): Promise<voi
 
 /** The run being compared, with the id of each item as its traces record it. */
 type CurrentRun = GateRun & { itemIds: string[] };
-
-/** Compares a run with its baseline: each score against its threshold, and each item's pass or fail. */
-function compareRuns(
-  current: CurrentRun,
-  baseline: BaselineRun | undefined,
-  options: GateOptions,
-  assertions: readonly Assertion[],
-): GateResult {
-  const scores = baseline ? compareScores(current, baseline, options.maxDrop) : [];
-  const flips = baseline ? itemFlips(current, baseline, assertions) : [];
-  const regressed = flips.some((f) => f.direction === "regressed");
-  const passed = scores.every((s) => s.passed) && !(options.failOnFlips && regressed);
-  const result: Omit<GateResult, "markdown"> = {
-    passed,
-    runName: current.runName,
-    baseline: baseline && { experimentId: baseline.experimentId, runName: baseline.runName },
-    scores,
-    flips,
-  };
-  return { ...result, markdown: gateMarkdown(result, current) };
-}
 
 function compareScores(current: CurrentRun, baseline: BaselineRun, maxDrop: GateOptions["maxDrop"]): GateScore[] {
   const currentMeans = means(trialEvaluations(current.itemResults));
@@ -152,9 +141,9 @@ const FLIPS_LISTED = 20;
  * The comparison as Markdown: a heading with the verdict, the runs compared, a table of scores (baseline, current,
  * change, allowed drop, result) and a table of the items that flipped (the first 20, then a count).
  */
-function gateMarkdown(gate: Omit<GateResult, "markdown">, current: { runName: string }): string {
+function gateMarkdown(gate: Omit<GateResult, "markdown">): string {
   const verdict = gate.passed ? "passed" : "failed";
-  const lines = [`### Regression gate ${verdict}: \`${cell(current.runName)}\``, ""];
+  const lines = [`### Regression gate ${verdict}: \`${cell(gate.runName)}\``, ""];
   if (!gate.baseline) {
     lines.push("No baseline run was found, so nothing was compared.");
     return `${lines.join("\n")}\n`;
