@@ -54,11 +54,10 @@ export function observeTracing(): TracingObservation {
 /** The checks `tracer provider` and `span export`, from what {@link observeTracing} saw. */
 export function checkTracing(target: DoctorTarget, observed: TracingObservation): DoctorCheck[] {
   const provider = "tracer provider";
-  const exporting = "span export";
   if (observed.error !== undefined)
     return [{ name: provider, status: "fail", detail: `the svc tracer failed to start a span: ${observed.error}` }];
   if (!observed.seen) {
-    const skip: DoctorCheck = { name: exporting, status: "skip", detail: "no span processor of svc sees svc spans" };
+    const skip: DoctorCheck = { name: "span export", status: "skip", detail: "no SvcSpanProcessor sees svc spans" };
     const found: DoctorCheck = !observed.valid
       ? { name: provider, status: "fail", detail: "no OpenTelemetry tracer provider is registered", fix: REGISTER_FIX }
       : !observed.recording
@@ -77,9 +76,8 @@ export function checkTracing(target: DoctorTarget, observed: TracingObservation)
     return [found, skip];
   }
   const probe = observed.exporter ?? observed.other;
-  const checks = [providerCheck(provider, target, probe), exportCheck(exporting, observed.exporter, observed.other)];
   const leftOut = modelSpansCheck(processorProbes());
-  return leftOut ? [...checks, leftOut] : checks;
+  return [providerCheck(target, probe), exportCheck(observed.exporter, observed.other), ...(leftOut ? [leftOut] : [])];
 }
 
 /**
@@ -105,7 +103,8 @@ function modelSpansCheck(probes: readonly ProcessorProbe[]): DoctorCheck | undef
   };
 }
 
-function providerCheck(name: string, target: DoctorTarget, probe: ProcessorProbe | undefined): DoctorCheck {
+function providerCheck(target: DoctorTarget, probe: ProcessorProbe | undefined): DoctorCheck {
+  const name = "tracer provider";
   if (probe === undefined)
     return { name, status: "pass", detail: "a tracer provider with a span processor of svc records svc spans" };
   const found = `a tracer provider with SvcSpanProcessor records svc spans; it sends to ${probe.endpoint} (${probe.compression})`;
@@ -125,11 +124,8 @@ function providerCheck(name: string, target: DoctorTarget, probe: ProcessorProbe
   };
 }
 
-function exportCheck(
-  name: string,
-  exporter: ProcessorProbe | undefined,
-  other: ProcessorProbe | undefined,
-): DoctorCheck {
+function exportCheck(exporter: ProcessorProbe | undefined, other: ProcessorProbe | undefined): DoctorCheck {
+  const name = "span export";
   const probe = exporter ?? other;
   if (probe === undefined)
     return { name, status: "skip", detail: "the span processor tells nothing about itself (an older SDK version?)" };

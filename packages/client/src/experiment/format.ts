@@ -22,9 +22,8 @@ const STATUS_WORDS: Record<ExperimentItemStatus, string> = {
 };
 
 /**
- * Renders a run as plain text: the counts of each status, a table of items (status, input, output excerpt,
- * evaluations), the average of each numeric item evaluation, failures of tasks and, per evaluator, of evaluators,
- * run evaluations and the experiment link.
+ * Renders a run as plain text: the counts of each status, a table of items, the average of each numeric evaluation,
+ * the failures of tasks and evaluators, run evaluations and the experiment link.
  */
 export function formatExperimentResult(result: FormattableResult, options: FormatOptions = {}): string {
   const items = result.itemResults;
@@ -46,10 +45,7 @@ export function formatExperimentResult(result: FormattableResult, options: Forma
   return sections.join("\n\n");
 }
 
-/**
- * `3 items: 2 ok, 1 failed; 1 retried`: the number of items, then of each status that occurs (`ok` always), then of
- * the items that took more than one attempt, if any.
- */
+/** `3 items: 2 ok, 1 failed; 1 retried`: each status that occurs (`ok` always), then the items retried, if any. */
 export function statusCounts(items: Items): string {
   const counts = new Map<ExperimentItemStatus, number>([["ok", 0]]);
   for (const { status } of items) counts.set(status, (counts.get(status) ?? 0) + 1);

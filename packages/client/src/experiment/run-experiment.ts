@@ -119,15 +119,12 @@ export async function runExperiment<Input, ExpectedOutput, Metadata, Output>(
 }
 
 /**
- * Runs every trial of every item, at most `maxConcurrency` at once, the next as soon as any running trial settles.
- * They start in data order (the trials of an item one after the other): an item hashes its input before it starts,
- * which takes longer for a larger input, so each waits for the one before it to start. Reports progress as trials
- * start, retry and end, and gives one result per item with its trials.
+ * Runs every trial of every item, at most `maxConcurrency` at once, and gives one result per item. They start in data
+ * order: an item hashes its input before it starts, longer for a larger input, so each waits for the one before it.
  */
 async function runItems(deps: ExperimentManagerDeps, run: RunContext, options: RunOptions): Promise<AnyItemResult[]> {
   const trials = options.trials;
   const units = run.params.data.flatMap((item) => Array.from({ length: trials }, (_, t) => ({ item, trial: t + 1 })));
-  // stderr where the runtime has one.
   const stderr = typeof process === "undefined" ? undefined : (process.stderr as ProgressStream | undefined);
   const stream = options.showProgress ? (deps.progressStream ?? stderr) : undefined;
   const progress = new RunProgress(units.length, run.runName, options.onProgress, stream);

@@ -25,15 +25,11 @@ export interface ExperimentSuiteOptions<Output = unknown>
   /** Name of a dataset on the server, whose items are each a test. Give `data` or `dataset`. */
   dataset?: string;
   /**
-   * Thresholds on scores, the suite's assertions: `"exact_match >= 1"` must hold for each item (its test fails
-   * otherwise), `"mean(helpfulness) >= 0.8"` for the whole run (a test of its own). Operators: `>=`, `>`, `<=`, `<`,
-   * `==`. An item whose task failed fails its test in any case.
+   * Thresholds on scores: `"exact_match >= 1"` must hold for each item (its test fails otherwise), `"mean(helpfulness)
+   * >= 0.8"` for the run (a test of its own). Operators: `>=`, `>`, `<=`, `<`, `==`. A failed task fails its item.
    */
   assertions?: string[];
-  /**
-   * Compares the run with a baseline run (a test of its own, which fails when the comparison fails). The item
-   * assertions decide which items flipped, unless `gate.assertions` is given. No comparison without it.
-   */
+  /** Compares the run with a baseline run, as a test of its own; the item assertions decide the flips by default. */
   gate?: GateOptions;
   /** Longest time the whole run may take, in milliseconds. @defaultValue 600000 */
   timeoutMs?: number;

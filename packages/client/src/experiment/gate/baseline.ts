@@ -29,10 +29,7 @@ const FROM_START = "1970-01-01T00:00:00.000Z";
 const MAX_PAGES = 1000;
 const PAGE_SIZE = 100;
 
-/**
- * Finds the baseline run (the named one, else the latest other run of the same dataset) and reads its scores and
- * items. `undefined` when there is none. REST errors are thrown as they come.
- */
+/** Finds the baseline run (the named one, else the latest other of the same dataset) and reads its scores and items. */
 export async function readBaseline(api: GateApi, query: BaselineQuery): Promise<BaselineRun | undefined> {
   const run = await findRun(api, query);
   if (!run) return undefined;

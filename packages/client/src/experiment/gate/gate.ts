@@ -22,10 +22,9 @@ type GateRun = Pick<
 > & { experimentName: string };
 
 /**
- * Reads the baseline run from the server, compares the run with it, and writes the Markdown table and the JSON result
- * where asked. A file that cannot be written is logged, not thrown: the comparison stands.
- * @throws {TypeError} for an assertion that cannot be read; the REST client's typed errors when the baseline cannot be
- * read.
+ * Compares the run with the baseline read from the server and writes the Markdown and JSON where asked (a file that
+ * cannot be written is logged, not thrown).
+ * @throws {TypeError} for an assertion that cannot be read; the REST client's typed errors for the baseline's reads.
  */
 export async function compareWithBaseline(api: GateApi, run: GateRun, options: GateOptions = {}): Promise<GateResult> {
   const assertions = parseAssertions(options.assertions);
@@ -137,10 +136,7 @@ function baselinePasses(trials: BaselineTrial[], assertions: readonly Assertion[
 
 const FLIPS_LISTED = 20;
 
-/**
- * The comparison as Markdown: a heading with the verdict, the runs compared, a table of scores (baseline, current,
- * change, allowed drop, result) and a table of the items that flipped (the first 20, then a count).
- */
+/** The comparison as Markdown: the verdict, a table of scores and one of the items that flipped (20, then a count). */
 function gateMarkdown(gate: Omit<GateResult, "markdown">): string {
   const verdict = gate.passed ? "passed" : "failed";
   const lines = [`### Regression gate ${verdict}: \`${cell(gate.runName)}\``, ""];
