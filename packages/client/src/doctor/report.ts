@@ -26,7 +26,6 @@ export interface DoctorReport {
   toString(): string;
 }
 
-const LABEL: Record<DoctorStatus, string> = { pass: "PASS", warn: "WARN", fail: "FAIL", skip: "SKIP" };
 const NAME_WIDTH = 16;
 
 /** Builds the report of a run; `heading` is its first line. */
@@ -43,7 +42,7 @@ export function doctorReport(heading: string, checks: DoctorCheck[]): DoctorRepo
 function checkLine(check: DoctorCheck): string {
   const detail = check.detail.replace(/\.$/, "");
   const fix = check.fix && check.status !== "pass" ? `. Fix: ${sentence(check.fix)}` : "";
-  return redactSecrets(`${LABEL[check.status]}  ${check.name.padEnd(NAME_WIDTH)} ${detail}${fix}`);
+  return redactSecrets(`${check.status.toUpperCase()}  ${check.name.padEnd(NAME_WIDTH)} ${detail}${fix}`);
 }
 
 function sentence(text: string): string {

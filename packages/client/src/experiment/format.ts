@@ -14,12 +14,7 @@ const EXCERPT_WIDTH = 40;
 const COLUMN_GAP = "  ";
 /** Items listed by name in the failures section; the others are counted. */
 const FAILURES_LISTED = 10;
-const STATUS_WORDS: Record<ExperimentItemStatus, string> = {
-  ok: "ok",
-  failed: "failed",
-  timeout: "timed out",
-  skipped: "skipped",
-};
+const STATUSES: ExperimentItemStatus[] = ["ok", "failed", "timeout", "skipped"];
 
 /**
  * Renders a run as plain text: the counts of each status, a table of items, the average of each numeric evaluation,
@@ -49,11 +44,11 @@ export function formatExperimentResult(result: FormattableResult, options: Forma
 export function statusCounts(items: Items): string {
   const counts = new Map<ExperimentItemStatus, number>([["ok", 0]]);
   for (const { status } of items) counts.set(status, (counts.get(status) ?? 0) + 1);
-  const parts = (Object.keys(STATUS_WORDS) as ExperimentItemStatus[])
-    .filter((status) => counts.has(status))
-    .map((status) => `${counts.get(status)} ${STATUS_WORDS[status]}`);
+  const parts = STATUSES.filter((status) => counts.has(status)).map(
+    (status) => `${counts.get(status)} ${status === "timeout" ? "timed out" : status}`,
+  );
   const retried = items.filter((r) => r.attempts > 1).length;
-  return `${items.length} item${items.length === 1 ? "" : "s"}: ${parts.join(", ")}${retried ? `; ${retried} retried` : ""}`;
+  return `${counted(items.length, "items")}: ${parts.join(", ")}${retried ? `; ${retried} retried` : ""}`;
 }
 
 /** One summary per evaluator that failed: on how many items, and the first failure with its item number. */
@@ -69,7 +64,7 @@ export function evaluatorFailureSummaries(items: Items): string[] {
   const evaluated = items.filter((r) => r.status === "ok").length;
   return [...byEvaluator].map(
     ([evaluator, { count, first }]) =>
-      `${evaluator} failed on ${count} of ${evaluated} item${evaluated === 1 ? "" : "s"}; first, ${first}`,
+      `${evaluator} failed on ${count} of ${counted(evaluated, "items")}; first, ${first}`,
   );
 }
 
