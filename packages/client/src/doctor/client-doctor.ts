@@ -4,10 +4,7 @@ import { hasAppMeterProvider } from "./otlp-defaults-check.js";
 import type { DoctorReport } from "./report.js";
 import { observeTracing } from "./tracing-checks.js";
 
-/**
- * `svc.doctor()` of a client with this connection: probes the tracing of the process, then runs the checks.
- * Loaded when the doctor is first called, so an application that never calls it does not carry its code.
- */
+/** `svc.doctor()`: probes this process's tracing, then runs the checks; loaded on the doctor's first call. */
 export function runClientDoctor(
   connection: Connection,
   options: DoctorOptions,

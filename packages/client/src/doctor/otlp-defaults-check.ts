@@ -19,21 +19,16 @@ function defaultEndpointSignals(env: Env, appMeterProvider: boolean): string[] {
       .toLowerCase()
       .split(",")
       .map((s) => s.trim());
-  const protocol = (signal: string) =>
-    (env[`OTEL_EXPORTER_OTLP_${signal}_PROTOCOL`] ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? "http/protobuf").trim();
-  const configured = (signal: string) =>
-    Boolean(env[`OTEL_EXPORTER_OTLP_${signal}_ENDPOINT`]?.trim() || env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim());
-  const signals: string[] = [];
+  const toDefault = (signal: string) =>
+    !(env[`OTEL_EXPORTER_OTLP_${signal}_ENDPOINT`]?.trim() || env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim()) &&
+    (env[`OTEL_EXPORTER_OTLP_${signal}_PROTOCOL`] ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? "http/protobuf")
+      .trim()
+      .startsWith("http/");
   const metricsExporter = names(env.OTEL_METRICS_EXPORTER);
   const metricsOtlp = metricsExporter.includes("otlp") || (appMeterProvider && metricsExporter.join("") === "");
-  if (metricsOtlp && !configured("METRICS") && protocol("METRICS").startsWith("http/")) signals.push("metrics");
-  if (
-    names(env.OTEL_TRACES_EXPORTER).includes("otlp") &&
-    !configured("TRACES") &&
-    protocol("TRACES").startsWith("http/")
-  )
-    signals.push("traces");
-  return signals;
+  const sendsMetrics = metricsOtlp && toDefault("METRICS");
+  const sendsTraces = names(env.OTEL_TRACES_EXPORTER).includes("otlp") && toDefault("TRACES");
+  return [...(sendsMetrics ? ["metrics"] : []), ...(sendsTraces ? ["traces"] : [])];
 }
 
 /** Whether an OpenTelemetry meter provider other than the API's no-op one is registered in this process. */
@@ -46,11 +41,7 @@ export function hasAppMeterProvider(): boolean {
   }
 }
 
-/**
- * The check `OTLP defaults`: a warning when the application's OpenTelemetry SDK will export to the default endpoint
- * `localhost:4318` and nothing answers there (every export fails, and its `shutdown()` retries for seconds). No check
- * when no signal goes there.
- */
+/** The check `OTLP defaults`: a warning when the app's OpenTelemetry SDK exports to a silent `localhost:4318`. */
 export async function checkOtlpDefaults(env: Env, appMeterProvider: boolean): Promise<DoctorCheck | undefined> {
   const signals = defaultEndpointSignals(env, appMeterProvider);
   if (signals.length === 0) return undefined;

@@ -157,10 +157,7 @@ export function checkClock(session: ServerSession): DoctorCheck {
   return { name, status: abs > MAX_CLOCK_SKEW_MS ? "fail" : "warn", detail, fix };
 }
 
-/**
- * The OTLP endpoint accepts a test span, sent as the span processor sends spans: the same encoder (`protocol`),
- * compression and headers.
- */
+/** The OTLP endpoint accepts a test span, sent with the span processor's encoder, compression and headers. */
 export async function checkOtlp(session: ServerSession): Promise<DoctorCheck> {
   const name = "OTLP endpoint";
   const { publicKey, secretKey, compression, compressionSource, protocol, protocolSource } = session.target;

@@ -21,10 +21,7 @@ export interface DoctorTarget extends Connection {
   protocolSource: string;
 }
 
-/**
- * What the doctor checks: the connection given, and the compression of `processor` (the span processor of this
- * process) when there is one, else the one the environment sets, as a processor would read it.
- */
+/** The connection given, with the protocol and compression of this process's span processor, else the environment's. */
 export function doctorTarget(connection: Connection, env: Env, processor?: ProcessorProbe): DoctorTarget {
   if (processor) {
     const asSent = "as SvcSpanProcessor sends";

@@ -80,10 +80,7 @@ export function checkTracing(target: DoctorTarget, observed: TracingObservation)
   return [providerCheck(target, probe), exportCheck(observed.exporter, observed.other), ...(leftOut ? [leftOut] : [])];
 }
 
-/**
- * The check `model spans`, only when a span processor's filter left out spans whose scope or attributes look like
- * model calls: it names those scopes and how many spans each lost, so the user can add them to the filter.
- */
+/** The check `model spans`, only when a filter left out spans that look like model calls: their scopes and counts. */
 function modelSpansCheck(probes: readonly ProcessorProbe[]): DoctorCheck | undefined {
   const byScope = new Map<string, number>();
   let total = 0;

@@ -18,10 +18,7 @@ const MAX_EXPERIMENT_ITEM_PAGES = 100_000;
 const loadRunner = loadOnce(() => import("./run-experiment.js"));
 const loadFailures = new RepeatLog();
 
-/**
- * Runs experiments (`svc.experiment`): a task over items, each in a trace of its own, judged by evaluators. Its
- * runner's code loads on the first run.
- */
+/** Runs experiments (`svc.experiment`): a task over items, each in a trace of its own, judged by evaluators. */
 export class ExperimentManager {
   readonly #deps: ExperimentManagerDeps;
 
@@ -58,8 +55,7 @@ export class ExperimentManager {
   }
 
   /**
-   * Deletes an experiment's traces with their observations and scores, at most 1000 per call of
-   * `api.trace.deleteMultiple`; those deleted stay deleted when a later call fails.
+   * Deletes an experiment's traces with their observations and scores, 1000 a call; deleted ones stay if a later fails.
    * @throws the REST client's typed errors, as they come.
    */
   async deleteData(params: DeleteExperimentDataParams): Promise<DeleteExperimentDataResult> {

@@ -207,10 +207,7 @@ function datasetVersionOf(version: string | Date | undefined): string | undefine
   return version instanceof Date ? version.toISOString() : version;
 }
 
-/**
- * Flushes the provider svc creates spans with: the svc provider, else the global one (through the OpenTelemetry
- * proxy to the registered provider). A failed flush is logged, never thrown.
- */
+/** Flushes the svc tracer provider, else the global one (behind the API's proxy); a failure is logged, never thrown. */
 async function flushSpans(): Promise<void> {
   type Flushable = { forceFlush?: () => Promise<void>; getDelegate?: () => unknown };
   const provider = getSvcTracerProvider() as Flushable;
@@ -223,10 +220,7 @@ async function flushSpans(): Promise<void> {
   }
 }
 
-/**
- * One item's result from the results of its trials (in trial order): the item's own fields are those of its first
- * trial that did not end `ok`, else of its first trial; every trial is listed, and each evaluator is summed up.
- */
+/** One item's result from its trials: the fields of the first not `ok` (else the first), every trial, summaries. */
 function combineTrials(trials: readonly AnyItemResult[]): AnyItemResult {
   const first = trials[0] as AnyItemResult;
   const shown = trials.find((t) => t.status !== "ok") ?? first;

@@ -38,10 +38,7 @@ export interface ExperimentSuiteOptions<Output = unknown>
 const DEFAULT_SUITE_TIMEOUT_MS = 600_000;
 const VALUE_WIDTH = 200;
 
-/**
- * Declares an experiment as a test suite: the run happens once before the tests; each item is a test that fails
- * when its task failed or an item assertion does not hold; each run assertion, and the regression gate, is a test.
- */
+/** Declares an experiment as a suite: the run once before the tests, then a test per item, run assertion and gate. */
 export function declareExperimentSuite<Output>(calls: TestRunnerCalls, options: ExperimentSuiteOptions<Output>): void {
   const assertions = parseAssertions(options.assertions);
   calls.describe(`experiment ${options.name}`, async () => {

@@ -8,10 +8,7 @@ const TICK_EVERY_MS = 1000;
 const BAR_WIDTH = 20;
 const ERASE_TO_END = "\x1b[K";
 
-/**
- * The progress of one run: counts items as they end, passes the counts to `onProgress`, and, on a terminal, keeps one
- * line on it up to date (redrawn in place with a carriage return, ended with a newline when the run ends).
- */
+/** A run's progress: counts items, tells `onProgress` and, on a terminal, keeps one line up to date in place. */
 export class RunProgress {
   readonly #counts: ExperimentProgress;
   readonly #startedAt = Date.now();

@@ -221,9 +221,8 @@ export interface AttemptSettings {
 type Call = (context: ExperimentTaskContext) => unknown;
 
 /**
- * Calls the task until it returns, at most `maxRetries + 1` times, each attempt bounded by `itemTimeoutMs` and by
- * the run's signal, waiting out the core backoff between attempts (the wait ends early when the run is aborted).
- * With retries, each attempt runs in a child span of its own, so the trace shows every attempt. Never rejects.
+ * Calls the task until it returns, at most `maxRetries + 1` times, each attempt bounded by `itemTimeoutMs` and the
+ * run's signal, with the core backoff between them; with retries, each attempt in a child span. Never rejects.
  */
 async function runAttempts(call: Call, settings: AttemptSettings): Promise<AttemptsOutcome> {
   const { maxRetries, itemTimeoutMs, signal } = settings;
@@ -288,9 +287,8 @@ export interface EvaluationOutcome {
 type AnyEvaluator<P> = (params: P) => Evaluation | Evaluation[] | Promise<Evaluation | Evaluation[]>;
 
 /**
- * Calls every evaluator with `params`, all at once, each for at most `timeoutMs` and no longer than `signal` stays
- * unaborted. A throw, a rejection, a time-out, an abort or an invalid evaluation is recorded as a failure of that
- * evaluator; the valid evaluations of the others are kept, in order.
+ * Calls every evaluator at once, each within `bounds`. A throw, time-out, abort or invalid evaluation is a failure of
+ * that evaluator; the valid evaluations of the others are kept, in order.
  */
 export async function runEvaluators<P>(
   evaluators: readonly AnyEvaluator<P>[],
