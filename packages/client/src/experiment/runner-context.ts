@@ -52,15 +52,12 @@ export class RunnerContext {
    * none, its metadata under the run's own.
    * @throws {TypeError} when neither the run nor the context gives data.
    */
-  runExperiment<Output = unknown>(
+  async runExperiment<Output = unknown>(
     params: RunnerContextExperimentParams<Output>,
   ): Promise<ExperimentResult<unknown, unknown, unknown, Output>> {
     const data = params.data ?? this.data;
-    if (data === undefined) {
-      return Promise.reject(
-        new TypeError("RunnerContext.runExperiment: no data; pass data to runExperiment or to the RunnerContext"),
-      );
-    }
+    if (data === undefined)
+      throw new TypeError("RunnerContext.runExperiment: no data; pass data to runExperiment or to the RunnerContext");
     const metadata = this.metadata || params.metadata ? { ...this.metadata, ...params.metadata } : undefined;
     return this.client.experiment.run({
       ...params,
