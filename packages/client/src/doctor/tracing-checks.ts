@@ -57,7 +57,8 @@ export function checkTracing(target: DoctorTarget, observed: TracingObservation)
   if (observed.error !== undefined)
     return [{ name: provider, status: "fail", detail: `the svc tracer failed to start a span: ${observed.error}` }];
   if (!observed.seen) {
-    const skip: DoctorCheck = { name: "span export", status: "skip", detail: "no SvcSpanProcessor sees svc spans" };
+    const detail = "no span processor of svc sees svc spans";
+    const skip: DoctorCheck = { name: "span export", status: "skip", detail };
     const found: DoctorCheck = !observed.valid
       ? { name: provider, status: "fail", detail: "no OpenTelemetry tracer provider is registered", fix: REGISTER_FIX }
       : !observed.recording
