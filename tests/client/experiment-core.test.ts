@@ -107,6 +107,20 @@ describe("evaluation scores", () => {
     expect(ids).toContain("2cf24dba5fb0a30e");
     expect(new Set(ids).size).toBe(2);
   });
+
+  it("hashes the input of a local item whose id is not a string, as the gate and the suites do", async () => {
+    const { server, svc } = await setup();
+
+    // Plain JavaScript can pass any id; only a string is taken as the item's id.
+    await svc.experiment.run({
+      name: "ids",
+      data: [{ id: 7, input: "hello" }] as { input: unknown }[],
+      task: () => "a",
+    });
+
+    // sha256("hello") = 2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824
+    expect(rootSpans(server).map((s) => attributesOf(s)[A.EXPERIMENT_ITEM_ID])).toEqual(["2cf24dba5fb0a30e"]);
+  });
 });
 
 describe("the result's format()", () => {

@@ -18,9 +18,14 @@ const listed = (scores: Record<string, number> = {}) =>
 
 /**
  * Runs local items, each with its id and the evaluations given for it, on a client whose server lists `baseline` as
- * the run named "base", and returns the result to compare.
+ * the run named "base", and returns the result to compare. `itemsCursor` gives the cursor of each page of items.
  */
-async function runAgainst(baseline: Baseline, items: { id: string; evaluations: Evaluation[] }[]) {
+async function runAgainst(
+  baseline: Baseline,
+  items: { id: string; evaluations: Evaluation[] }[],
+  itemsCursor: (page: number) => string | undefined = () => undefined,
+) {
+  let itemPages = 0;
   const server = await startServer((req) => {
     if (req.path === "/api/public/experiments") {
       const run = { id: "base-id", name: "base", datasetId: null, scores: listed(baseline.runScores) };
@@ -32,7 +37,7 @@ async function runAgainst(baseline: Baseline, items: { id: string; evaluations: 
         level: i.failed ? "ERROR" : "DEFAULT",
         scores: listed(i.scores),
       }));
-      return { json: { data, meta: {} } };
+      return { json: { data, meta: { cursor: itemsCursor(itemPages++) } } };
     }
     return reply(req);
   });
@@ -90,6 +95,36 @@ describe("assertions", () => {
     await expect(compared).rejects.toThrow(
       'assertion "exact_match => 1" cannot be read; write "<score> <op> <number>" or "mean(<score>) <op> <number>"',
     );
+  });
+});
+
+describe("baseline paging", () => {
+  const items = [{ id: "a", evaluations: [e("acc", 1)] }];
+
+  it("rejects naming the listing when the server never stops returning a cursor", async () => {
+    const result = await runAgainst({ items: [{ id: "a" }] }, items, (page) => `c${page}`);
+
+    await expect(result.compareWithBaseline({ baseline: "base" })).rejects.toThrow(
+      "compareWithBaseline: stopped after 1000 pages of experiment items; the server kept returning a cursor",
+    );
+  });
+
+  it("rejects when the server returns the same cursor twice", async () => {
+    const result = await runAgainst({ items: [{ id: "a" }] }, items, () => "same");
+
+    await expect(result.compareWithBaseline({ baseline: "base" })).rejects.toThrow(
+      'compareWithBaseline: the server returned the same cursor twice ("same")',
+    );
+  });
+
+  it("reads every page the server lists", async () => {
+    const result = await runAgainst({ items: [{ id: "a", failed: true }] }, items, (page) =>
+      page < 2 ? `c${page}` : undefined,
+    );
+
+    // Three pages each list item "a" as failed: the item flips to pass once.
+    const gate = await result.compareWithBaseline({ baseline: "base" });
+    expect(gate.flips.map((f) => [f.itemId, f.direction])).toEqual([["a", "fixed"]]);
   });
 });
 

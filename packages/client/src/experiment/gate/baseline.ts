@@ -35,7 +35,7 @@ export async function readBaseline(api: GateApi, query: BaselineQuery): Promise<
   if (!run) return undefined;
   const items = new Map<string, BaselineTrial[]>();
   const request = { fromStartTime: FROM_START, experimentId: run.id, fields: "core,scores", limit: PAGE_SIZE };
-  for await (const data of pages((cursor) => api.experiments.listItems({ ...request, ...cursor })))
+  for await (const data of pages("experiment items", (cursor) => api.experiments.listItems({ ...request, ...cursor })))
     for (const item of data) {
       const trials = items.get(item.experimentItemId) ?? [];
       trials.push({ failed: item.level === "ERROR", scores: means(item.scores ?? []) });
@@ -61,22 +61,31 @@ async function findRun(api: GateApi, query: BaselineQuery): Promise<ListedRun | 
     ...(query.baselineRunName !== undefined ? { name: query.baselineRunName } : {}),
   };
   // Newest first: the first match is the latest.
-  for await (const data of pages((cursor) => api.experiments.list({ ...request, ...cursor }))) {
+  for await (const data of pages("experiments", (cursor) => api.experiments.list({ ...request, ...cursor }))) {
     const found = data.find(matches);
     if (found) return found;
   }
   return undefined;
 }
 
-/** The pages of a listing, following its cursor, at most {@link MAX_PAGES}. */
+/**
+ * The pages of a listing, following its cursor. Throws rather than compare with part of a run: after
+ * {@link MAX_PAGES} pages, or when the server returns the same cursor twice.
+ */
 async function* pages<T>(
+  what: string,
   list: (cursor: { cursor?: string }) => PromiseLike<{ data: T[]; meta?: { cursor?: string | null } }>,
 ): AsyncGenerator<T[]> {
   let cursor: string | undefined;
   for (let page = 0; page < MAX_PAGES; page++) {
     const response = await list(cursor ? { cursor } : {});
     yield response.data;
-    cursor = response.meta?.cursor ?? undefined;
-    if (!cursor) return;
+    const next = response.meta?.cursor ?? undefined;
+    if (!next) return;
+    if (next === cursor) throw new Error(`compareWithBaseline: the server returned the same cursor twice ("${next}")`);
+    cursor = next;
   }
+  throw new Error(
+    `compareWithBaseline: stopped after ${MAX_PAGES} pages of ${what}; the server kept returning a cursor`,
+  );
 }

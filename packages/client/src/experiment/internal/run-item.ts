@@ -73,7 +73,7 @@ export async function runItem(
 
   let rootSpanId: string | undefined;
   try {
-    const itemId = item.id ?? (await hashInput(item.input));
+    const itemId = await itemIdOf(item);
     await beforeStart();
     // Without the caller's active span, so that each item starts a trace of its own.
     const detached = trace.deleteSpan(context.active());
