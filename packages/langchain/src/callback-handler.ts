@@ -16,9 +16,16 @@ import {
   modelNameAtStart,
   modelParameters,
 } from "./internal/model.js";
-import { PROMPT_METADATA_KEY, PromptLinks, parsePromptLink } from "./internal/prompt-links.js";
-import { errorMessage, metadataString, repeats, runName } from "./internal/run-info.js";
-import { type RunState, RunTracker } from "./internal/run-tracker.js";
+import {
+  errorMessage,
+  metadataString,
+  PROMPT_METADATA_KEY,
+  type PromptLink,
+  parsePromptLink,
+  repeats,
+  runName,
+} from "./internal/run-info.js";
+import { BoundedMap, type RunState, RunTracker } from "./internal/run-tracker.js";
 
 /** Options of {@link CallbackHandler}. */
 export interface CallbackHandlerParams {
@@ -55,7 +62,11 @@ export class CallbackHandler extends BaseCallbackHandler {
   last_trace_id: string | null = null;
   readonly #params: CallbackHandlerParams;
   readonly #runs: RunTracker;
-  readonly #prompts = new PromptLinks();
+  /**
+   * Prompt links waiting for a generation: a run that carries a prompt (typically a sequence's prompt template step)
+   * registers it under its parent run; the next generation with that parent takes it.
+   */
+  readonly #prompts = new BoundedMap<string, PromptLink>(1000);
 
   constructor(params: CallbackHandlerParams = {}) {
     // Awaited handlers run in the caller's async context, which is what nests runs under an active observation.
@@ -104,14 +115,14 @@ export class CallbackHandler extends BaseCallbackHandler {
 
   override handleChainEnd(outputs: ChainValues, runId: string): void {
     this.#safely("handleChainEnd", () => {
-      this.#prompts.release(runId);
+      this.#prompts.delete(runId);
       this.#ended(this.#runs.end("handleChainEnd", runId, () => ({ output: chainOutput(outputs) })));
     });
   }
 
   override handleChainError(err: Error, runId: string): void {
     this.#safely("handleChainError", () => {
-      this.#prompts.release(runId);
+      this.#prompts.delete(runId);
       this.#ended(this.#runs.fail("handleChainError", runId, err));
     });
   }
@@ -229,7 +240,7 @@ export class CallbackHandler extends BaseCallbackHandler {
     if (model) attributes.model = model;
     const parameters = modelParameters(extraParams);
     if (parameters) attributes.modelParameters = parameters;
-    const prompt = this.#prompts.take(parentRunId);
+    const prompt = parentRunId === undefined ? undefined : this.#prompts.take(parentRunId);
     if (prompt && !prompt.isFallback) attributes.prompt = prompt;
     const observationName = runName(name, llm, "Langchain Generation");
     this.#runs.start("generation", runId, parentRunId, observationName, tags, metadata, attributes);
@@ -263,7 +274,7 @@ export class CallbackHandler extends BaseCallbackHandler {
       getGlobalLogger().warn(`CallbackHandler: metadata ${PROMPT_METADATA_KEY} ignored: ${link}`);
       return;
     }
-    this.#prompts.register(parentRunId, link);
+    this.#prompts.set(parentRunId, link);
   }
 
   #safely(what: string, fn: () => void): void {

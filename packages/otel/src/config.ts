@@ -23,8 +23,8 @@ import {
   readEnv,
   resolveConnection,
   resolveOptions,
+  SOURCES,
   SPILL_SPECS,
-  type SpecValue,
   sampleRateOption,
   stringOption,
   stringRecordOption,
@@ -166,7 +166,6 @@ export interface SvcSpanProcessorParams {
 
 /** The processor's name, as every log line of it starts. */
 export const PROCESSOR_NAME = "SvcSpanProcessor";
-const NAME = PROCESSOR_NAME;
 const MIB = 1024 * 1024;
 
 /** How each option of {@link SvcSpanProcessor} is read: its variables, its default and what is valid. */
@@ -222,40 +221,20 @@ export const PROCESSOR_SPECS = {
   >;
 };
 
-/** Options given in seconds and held in milliseconds: `flushInterval` is held as `flushIntervalMs`. */
-type InSeconds = "flushInterval" | "timeout" | "flushTimeout";
-type ProcessorSpecs = typeof PROCESSOR_SPECS;
-
 /**
  * Settings of a span processor after options, environment and defaults are applied: the value of each option spec
- * (those in seconds held in milliseconds; `additionalHeaders` folded into `headers`), and the connection.
+ * (those in seconds held in milliseconds, `flushInterval` as `flushIntervalMs`; `additionalHeaders` folded into
+ * `headers`), and the connection. `cannotSend` says why spans cannot be sent at all (unset with an `exporter`).
  */
-export type ProcessorConfig = {
-  [K in Exclude<keyof ProcessorSpecs, InSeconds | "additionalHeaders">]: SpecValue<ProcessorSpecs[K]>;
-} & {
-  [K in InSeconds as `${K}Ms`]: number;
-} & {
-  baseUrl: string;
-  publicKey: string | undefined;
-  /** Why the base URL cannot be used (nothing is sent), or undefined; unset with an `exporter`. */
-  baseUrlProblem: string | undefined;
-  /** Why spans cannot be sent at all (invalid base URL, missing keys), or undefined. */
-  cannotSend: string | undefined;
-  /** `{baseUrl}/api/public/otel/v1/traces` */
-  endpoint: string;
-  /** Every header of an export request, lower-case names, after `additionalHeaders`. */
-  headers: Record<string, string>;
-  /** Auth and identity headers of the REST calls media uploads make. */
-  apiHeaders: Record<string, string>;
-};
+export type ProcessorConfig = ReturnType<typeof resolveProcessorConfig>;
 
 /**
  * Resolves span processor settings: option, then environment, then default; an invalid value logs a warning
  * and falls through to the next setting. Never throws.
  */
-export function resolveProcessorConfig(params: unknown, env: Env = readEnv()): ProcessorConfig {
-  const o = resolveOptions(NAME, PROCESSOR_SPECS, params, env, ["publicKey", "secretKey", "baseUrl"]);
-  const connection = resolveConnection(NAME, (params ?? {}) as Record<string, unknown>, env, {
+export function resolveProcessorConfig(params: unknown, env: Env = readEnv()) {
+  const o = resolveOptions(PROCESSOR_NAME, PROCESSOR_SPECS, params, env, ["publicKey", "secretKey", "baseUrl"]);
+  const connection = resolveConnection(PROCESSOR_NAME, (params ?? {}) as Record<string, unknown>, env, {
     keysOptional: o.exporter !== undefined,
     withoutKeys: "no span is sent (each is counted as dropped)",
   });
@@ -272,12 +251,12 @@ export function resolveProcessorConfig(params: unknown, env: Env = readEnv()): P
     (headers.authorization
       ? undefined
       : "no credentials: the processor has no keys; pass publicKey and secretKey (or SVC_PUBLIC_KEY and SVC_SECRET_KEY)");
-  logStartup(NAME, () => [
+  logStartup(PROCESSOR_NAME, () => [
     ...connectionSettings(connection),
     ...optionSettings(PROCESSOR_SPECS, o),
     `otlpHeaders=${Object.keys(fromEnv).length > 0 ? `{${Object.keys(fromEnv).join(", ")}}` : "none"} (OTEL_EXPORTER_OTLP_*HEADERS)`,
   ]);
-  const { flushInterval, timeout, flushTimeout, additionalHeaders: _folded, ...settings } = o;
+  const { flushInterval, timeout, flushTimeout, additionalHeaders: _folded, [SOURCES]: _sources, ...settings } = o;
   return {
     ...settings,
     flushIntervalMs: flushInterval * 1000,
@@ -303,7 +282,7 @@ function parseOtelHeaders(raw: string | undefined): Record<string, string> {
     try {
       if (name) out[name] = decodeURIComponent(pair.slice(at + 1).trim());
     } catch {
-      getGlobalLogger().warn(`${NAME}: ignoring the malformed OTLP header "${name}" from the environment.`);
+      getGlobalLogger().warn(`${PROCESSOR_NAME}: ignoring the malformed OTLP header "${name}" from the environment.`);
     }
   }
   return out;

@@ -59,11 +59,6 @@ export function convertMessage(message: BaseMessage): LlmMessage {
   return converted;
 }
 
-/** Converts every message of a list. */
-export function convertMessages(messages: readonly BaseMessage[]): LlmMessage[] {
-  return messages.map(convertMessage);
-}
-
 /**
  * A chain's inputs as recorded: message lists under `input` or `messages` converted, an object holding only a string
  * `content` as that string, anything else as it is.
@@ -72,7 +67,7 @@ export function chainInput(inputs: unknown): unknown {
   if (!isObject(inputs)) return inputs;
   for (const key of ["input", "messages"]) {
     const messages = readField(inputs, key);
-    if (isMessageList(messages)) return convertMessages(messages);
+    if (isMessageList(messages)) return messages.map(convertMessage);
   }
   const content = readField(inputs, "content");
   if (typeof content === "string" && keysOf(inputs).join() === "content") return content;
@@ -85,7 +80,7 @@ export function chainOutput(outputs: unknown): unknown {
   const output = readField(outputs, "output");
   if (typeof output === "string") return output;
   const messages = readField(outputs, "messages");
-  if (isMessageList(messages)) return { messages: convertMessages(messages) };
+  if (isMessageList(messages)) return { messages: messages.map(convertMessage) };
   return outputs;
 }
 
