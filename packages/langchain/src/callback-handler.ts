@@ -250,16 +250,14 @@ export class CallbackHandler extends BaseCallbackHandler {
     tags: string[] | undefined,
     metadata: Record<string, unknown> | undefined,
   ): PropagateAttributesParams {
-    const params: PropagateAttributesParams = {};
-    const userId = metadataString(metadata, "svcUserId") ?? this.#params.userId;
-    const sessionId = metadataString(metadata, "svcSessionId") ?? this.#params.sessionId;
-    if (userId !== undefined) params.userId = userId;
-    if (sessionId !== undefined) params.sessionId = sessionId;
     const allTags = [...new Set([...(tags ?? []), ...(this.#params.tags ?? [])])];
-    if (allTags.length > 0) params.tags = allTags;
-    if (this.#params.version !== undefined) params.version = this.#params.version;
-    if (this.#params.traceMetadata !== undefined) params.metadata = this.#params.traceMetadata;
-    return params;
+    return {
+      userId: metadataString(metadata, "svcUserId") ?? this.#params.userId,
+      sessionId: metadataString(metadata, "svcSessionId") ?? this.#params.sessionId,
+      tags: allTags.length > 0 ? allTags : undefined,
+      version: this.#params.version,
+      metadata: this.#params.traceMetadata,
+    };
   }
 
   #ended(run: RunState | undefined): void {

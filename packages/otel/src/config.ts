@@ -100,9 +100,8 @@ export interface SvcSpanProcessorParams {
    */
   timeout?: number;
   /**
-   * Longest time, in seconds, `forceFlush()` and `shutdown()` wait, whatever the server does (what is undelivered then
-   * is counted in one log line); below the 30 s a tracer provider gives `forceFlush()`. Falls back to
-   * OTEL_BSP_EXPORT_TIMEOUT (milliseconds). @defaultValue 25
+   * Longest time, in seconds, `forceFlush()` and `shutdown()` wait, whatever the server does; below the 30 s a tracer
+   * provider gives `forceFlush()`. Falls back to OTEL_BSP_EXPORT_TIMEOUT (milliseconds). @defaultValue 25
    */
   flushTimeout?: number;
   /** Ended spans held while waiting to be sent. Falls back to OTEL_BSP_MAX_QUEUE_SIZE. @defaultValue 100000 */
@@ -140,15 +139,13 @@ export interface SvcSpanProcessorParams {
    */
   flushOnExit?: boolean;
   /**
-   * Share of traces exported, 0 to 1, decided per trace id by a pure function of its bits, so every process (and
-   * `SvcClient`'s scores) with the same rate keeps the same traces; a span a sampler left unsampled is never exported.
-   * Falls back to SVC_SAMPLE_RATE. @defaultValue 1
+   * Share of traces exported, 0 to 1, decided per trace id, so every process (and `SvcClient`'s scores) with the same
+   * rate keeps the same traces; a span a sampler left unsampled is never exported. Falls back to SVC_SAMPLE_RATE. @defaultValue 1
    */
   sampleRate?: number;
   /**
    * Where the delivery figures (`svc.delivery.*`, see `health()`) are observed as metrics: a `MeterProvider`, or
    * `"global"` for the global one (looked up when a batch is sent). Without it no instrument is created.
-   * @defaultValue undefined
    */
   meterProvider?: MeterProvider | "global";
   /**
