@@ -19,7 +19,6 @@ import {
 import {
   errorMessage,
   metadataString,
-  PROMPT_METADATA_KEY,
   type PromptLink,
   parsePromptLink,
   repeats,
@@ -235,15 +234,13 @@ export class CallbackHandler extends BaseCallbackHandler {
     metadata: Record<string, unknown> | undefined,
     name: string | undefined,
   ): void {
-    const attributes: SvcGenerationAttributes = { input };
-    const model = modelNameAtStart(extraParams, metadata);
-    if (model) attributes.model = model;
-    const parameters = modelParameters(extraParams);
-    if (parameters) attributes.modelParameters = parameters;
-    const prompt = parentRunId === undefined ? undefined : this.#prompts.take(parentRunId);
-    if (prompt && !prompt.isFallback) attributes.prompt = prompt;
-    const observationName = runName(name, llm, "Langchain Generation");
-    this.#runs.start("generation", runId, parentRunId, observationName, tags, metadata, attributes);
+    this.#runs.start("generation", runId, parentRunId, runName(name, llm, "Langchain Generation"), tags, metadata, {
+      input,
+      model: modelNameAtStart(extraParams, metadata),
+      modelParameters: modelParameters(extraParams),
+      // A fallback prompt, which the server does not hold, is left out by the observation itself.
+      prompt: parentRunId === undefined ? undefined : this.#prompts.take(parentRunId),
+    });
   }
 
   #traceAttributes(
@@ -265,11 +262,11 @@ export class CallbackHandler extends BaseCallbackHandler {
   }
 
   #registerPrompt(metadata: Record<string, unknown> | undefined, parentRunId: string | undefined): void {
-    const value = metadata?.[PROMPT_METADATA_KEY];
+    const value = metadata?.svcPrompt;
     if (value === undefined || parentRunId === undefined) return;
     const link = parsePromptLink(value);
     if (typeof link === "string") {
-      getGlobalLogger().warn(`CallbackHandler: metadata ${PROMPT_METADATA_KEY} ignored: ${link}`);
+      getGlobalLogger().warn(`CallbackHandler: metadata svcPrompt ignored: ${link}`);
       return;
     }
     this.#prompts.set(parentRunId, link);
@@ -313,12 +310,7 @@ function readParams(params: unknown): CallbackHandlerParams {
   return out as CallbackHandlerParams;
 }
 
-/** What a model run's end records: its output, the model the provider reported and the token usage. */
+/** What a model run's end records: its output, the model the provider reported (over the one known at start), usage. */
 function generationEnd(output: LLMResult): SvcGenerationAttributes {
-  const attributes: SvcGenerationAttributes = { output: generationOutput(output) };
-  const model = modelNameAtEnd(output);
-  if (model) attributes.model = model;
-  const usage = extractUsageDetails(output);
-  if (usage) attributes.usageDetails = usage;
-  return attributes;
+  return { output: generationOutput(output), model: modelNameAtEnd(output), usageDetails: extractUsageDetails(output) };
 }

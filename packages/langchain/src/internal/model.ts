@@ -86,10 +86,7 @@ export function chatModelInput(
   const messages = messageLists.flat().map(convertMessage);
   const params = invocationParams(extraParams);
   if (params?.tools === undefined && params?.tool_choice === undefined) return messages;
-  const withTools: { messages: LlmMessage[]; tools?: unknown; tool_choice?: unknown } = { messages };
-  if (params.tools !== undefined) withTools.tools = params.tools;
-  if (params.tool_choice !== undefined) withTools.tool_choice = params.tool_choice;
-  return withTools;
+  return { messages, tools: params.tools, tool_choice: params.tool_choice };
 }
 
 /** The last generation of the last prompt of a model run, if any. */

@@ -82,9 +82,6 @@ export interface PromptLink {
   isFallback: boolean;
 }
 
-/** The metadata key under which a run carries the prompt its generation should link to. */
-export const PROMPT_METADATA_KEY = "svcPrompt";
-
 /**
  * Reads a prompt link from a value such as a prompt fetched with `svc.prompt.get`: a non-empty `name`, an
  * integer `version` (or digit string) and an optional boolean `isFallback`. Returns a reason when it is not one.
@@ -94,8 +91,7 @@ export function parsePromptLink(value: unknown): PromptLink | string {
   const { name, version, isFallback } = value as Record<string, unknown>;
   if (typeof name !== "string" || name === "") return "name must be a non-empty string";
   const parsedVersion = typeof version === "string" && /^\d+$/.test(version) ? Number(version) : version;
-  if (typeof parsedVersion !== "number" || !Number.isSafeInteger(parsedVersion)) {
+  if (typeof parsedVersion !== "number" || !Number.isSafeInteger(parsedVersion))
     return `version must be an integer (name="${name}")`;
-  }
   return { name, version: parsedVersion, isFallback: isFallback === true };
 }

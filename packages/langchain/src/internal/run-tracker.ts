@@ -65,10 +65,12 @@ export class RunTracker {
   ): void {
     // LangChain passes a list of strings; anything else (a string would be spread into its characters) is none.
     const tags = Array.isArray(givenTags) ? givenTags.filter((tag) => typeof tag === "string") : undefined;
-    const full: SvcGenerationAttributes = { ...attributes, version: this.options.version };
-    const observationMetadataValue = observationMetadata(tags, metadata);
-    if (observationMetadataValue) full.metadata = observationMetadataValue;
-    if (tags?.includes("langsmith:hidden")) full.level = "DEBUG";
+    const full: SvcGenerationAttributes = {
+      ...attributes,
+      version: this.options.version,
+      metadata: observationMetadata(tags, metadata),
+      level: tags?.includes("langsmith:hidden") ? "DEBUG" : undefined,
+    };
 
     const parent = parentRunId ? this.#runs.get(parentRunId) : undefined;
     if (parent) {
