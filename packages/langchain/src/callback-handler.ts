@@ -5,7 +5,7 @@ import type { Serialized } from "@langchain/core/load/serializable";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { LLMResult } from "@langchain/core/outputs";
 import type { ChainValues } from "@langchain/core/utils/types";
-import { getGlobalLogger, logStartup, readField, show, warnUnknownOptions } from "@svc/core";
+import { getGlobalLogger, logStartup, readField, safely, show, warnUnknownOptions } from "@svc/core";
 import type { PropagateAttributesParams, SvcGenerationAttributes } from "@svc/tracing";
 import { chainInput, chainOutput } from "./internal/messages.js";
 import {
@@ -16,14 +16,7 @@ import {
   modelNameAtStart,
   modelParameters,
 } from "./internal/model.js";
-import {
-  errorMessage,
-  metadataString,
-  type PromptLink,
-  parsePromptLink,
-  repeats,
-  runName,
-} from "./internal/run-info.js";
+import { metadataString, type PromptLink, parsePromptLink, repeats, runName } from "./internal/run-info.js";
 import { BoundedMap, type RunState, RunTracker } from "./internal/run-tracker.js";
 
 /** Options of {@link CallbackHandler}. */
@@ -273,12 +266,7 @@ export class CallbackHandler extends BaseCallbackHandler {
   }
 
   #safely(what: string, fn: () => void): void {
-    try {
-      fn();
-    } catch (err) {
-      const kind = `CallbackHandler: ${what} failed and was skipped`;
-      repeats.warn(kind, `${kind}: ${errorMessage(err)}`);
-    }
+    safely(`CallbackHandler: ${what}`, fn, repeats);
   }
 }
 
