@@ -101,7 +101,7 @@ export function installSvcTestKit(options: SvcTestKitOptions): SvcTestKit {
   const sink = new TestSink();
   setTransportInterceptor({ interceptor: sink.intercept, keys: KIT_KEYS });
   const processor = new SvcSpanProcessor(
-    { baseUrl: "http://svc-test-kit.localhost", ...KIT_KEYS, ...settings, flushOnExit: false },
+    { ...settings, baseUrl: "http://svc-test-kit.localhost", ...KIT_KEYS, flushOnExit: false },
     {},
   );
   const provider = new Provider({ spanProcessors: [processor as never] });
