@@ -107,7 +107,7 @@ export class RunTracker {
   end(callback: string, runId: string, read: () => SvcGenerationAttributes): RunState | undefined {
     return this.#finish(callback, runId, "nothing recorded", (run) => {
       const attributes = read();
-      this.#record(run, attributes);
+      run.observation.update(attributes);
       if (run.updatesOuter) context.with(run.context, () => updateActiveObservation({ output: attributes.output }));
     });
   }
@@ -116,7 +116,7 @@ export class RunTracker {
   fail(callback: string, runId: string, err: unknown): RunState | undefined {
     return this.#finish(callback, runId, "error not recorded", (run) => {
       const message = errorMessage(err);
-      this.#record(run, { level: "ERROR", statusMessage: message });
+      run.observation.update({ level: "ERROR", statusMessage: message });
       run.observation.otelSpan.setStatus({ code: SpanStatusCode.ERROR, message });
     });
   }
@@ -135,11 +135,6 @@ export class RunTracker {
       run.observation.end();
     }
     return run;
-  }
-
-  #record(run: RunState, attributes: SvcGenerationAttributes): void {
-    if (run.completionStartTime) attributes.completionStartTime = run.completionStartTime;
-    run.observation.update(attributes);
   }
 
   /** Starts a span for an action of the agent run `runId`, under that run, ending its previous action's. */
@@ -173,13 +168,11 @@ export class RunTracker {
  * Runs that never end (a crashed process step, a callback LangChain never sent) cannot grow it forever.
  */
 export class BoundedMap<K, V> extends Map<K, V> {
-  readonly #limit: number;
-  readonly #onEvict: (key: K, value: V) => void;
-
-  constructor(limit: number, onEvict: (key: K, value: V) => void = () => {}) {
+  constructor(
+    private readonly limit: number,
+    private readonly onEvict: (key: K, value: V) => void = () => {},
+  ) {
     super();
-    this.#limit = Math.max(1, Math.floor(limit));
-    this.#onEvict = onEvict;
   }
 
   /** Stores `value` as the newest entry, evicting the oldest ones beyond the limit. */
@@ -187,9 +180,9 @@ export class BoundedMap<K, V> extends Map<K, V> {
     this.delete(key);
     super.set(key, value);
     for (const [oldest, evicted] of this) {
-      if (this.size <= this.#limit) break;
+      if (this.size <= this.limit) break;
       this.delete(oldest);
-      this.#onEvict(oldest, evicted);
+      this.onEvict(oldest, evicted);
     }
     return this;
   }
