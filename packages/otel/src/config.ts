@@ -190,7 +190,6 @@ export const PROCESSOR_SPECS = {
       { name: "OTEL_EXPORTER_OTLP_TIMEOUT", scale: 0.001 },
     ],
   }),
-  // Below the 30 s a tracer provider gives a processor's forceFlush() before it rejects.
   flushTimeout: numberOption(25, {
     min: 0,
     zeroIsUnset: true,
