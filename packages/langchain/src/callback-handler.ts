@@ -6,7 +6,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import type { LLMResult } from "@langchain/core/outputs";
 import type { ChainValues } from "@langchain/core/utils/types";
 import { getGlobalLogger, logStartup, readField, safely, show, warnUnknownOptions } from "@svc/core";
-import type { PropagateAttributesParams, SvcGenerationAttributes } from "@svc/tracing";
+import type { PropagateAttributesParams, SvcGenerationAttributes, SvcPromptReference } from "@svc/tracing";
 import { chainInput, chainOutput } from "./internal/messages.js";
 import {
   chatModelInput,
@@ -16,7 +16,7 @@ import {
   modelNameAtStart,
   modelParameters,
 } from "./internal/model.js";
-import { metadataString, type PromptLink, parsePromptLink, repeats, runName } from "./internal/run-info.js";
+import { metadataString, parsePromptLink, repeats, runName } from "./internal/run-info.js";
 import { BoundedMap, type RunState, RunTracker } from "./internal/run-tracker.js";
 
 /** Options of {@link CallbackHandler}. */
@@ -58,7 +58,7 @@ export class CallbackHandler extends BaseCallbackHandler {
    * Prompt links waiting for a generation: a run that carries a prompt (typically a sequence's prompt template step)
    * registers it under its parent run; the next generation with that parent takes it.
    */
-  readonly #prompts = new BoundedMap<string, PromptLink>(1000);
+  readonly #prompts = new BoundedMap<string, SvcPromptReference>(1000);
 
   constructor(params: CallbackHandlerParams = {}) {
     // Awaited handlers run in the caller's async context, which is what nests runs under an active observation.

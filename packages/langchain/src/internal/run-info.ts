@@ -8,6 +8,7 @@ import {
   serializeValue,
   textOf,
 } from "@svc/core";
+import type { SvcPromptReference } from "@svc/tracing";
 
 /** Warnings a misbehaving chain can repeat on every callback, shared by all handlers: the first line, then counts. */
 export const repeats = new RepeatLog();
@@ -75,18 +76,11 @@ export function metadataString(metadata: Record<string, unknown> | undefined, ke
   return typeof value === "string" && value !== "" ? value : undefined;
 }
 
-/** The prompt version a generation is linked to, as attached to a run's metadata under `svcPrompt`. */
-export interface PromptLink {
-  name: string;
-  version: number;
-  isFallback: boolean;
-}
-
 /**
  * Reads a prompt link from a value such as a prompt fetched with `svc.prompt.get`: a non-empty `name`, an
  * integer `version` (or digit string) and an optional boolean `isFallback`. Returns a reason when it is not one.
  */
-export function parsePromptLink(value: unknown): PromptLink | string {
+export function parsePromptLink(value: unknown): SvcPromptReference | string {
   if (typeof value !== "object" || value === null) return "not an object";
   const { name, version, isFallback } = value as Record<string, unknown>;
   if (typeof name !== "string" || name === "") return "name must be a non-empty string";
