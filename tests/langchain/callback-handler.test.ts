@@ -475,7 +475,7 @@ describe("CallbackHandler with @langchain/core runnables", () => {
     expect(answer).toBe("fine");
     expect((error as Error).message).toBe("quota exceeded");
     expect(logs.map((l) => l.message)).toContain(
-      "[Svc SDK] CallbackHandler: handleLLMError failed and was skipped: Error: span broken",
+      "[Svc SDK] CallbackHandler: handleLLMError failed and was skipped: span broken",
     );
   });
 });

@@ -5,8 +5,8 @@ import type { Serialized } from "@langchain/core/load/serializable";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { LLMResult } from "@langchain/core/outputs";
 import type { ChainValues } from "@langchain/core/utils/types";
-import { getGlobalLogger, logStartup, readField, show, warnUnknownOptions } from "@svc/core";
-import type { PropagateAttributesParams, SvcGenerationAttributes } from "@svc/tracing";
+import { getGlobalLogger, logStartup, readField, safely, show, warnUnknownOptions } from "@svc/core";
+import type { PropagateAttributesParams, SvcGenerationAttributes, SvcPromptReference } from "@svc/tracing";
 import { chainInput, chainOutput } from "./internal/messages.js";
 import {
   chatModelInput,
@@ -16,9 +16,8 @@ import {
   modelNameAtStart,
   modelParameters,
 } from "./internal/model.js";
-import { PROMPT_METADATA_KEY, PromptLinks, parsePromptLink } from "./internal/prompt-links.js";
-import { errorMessage, metadataString, repeats, runName } from "./internal/run-info.js";
-import { type RunState, RunTracker } from "./internal/run-tracker.js";
+import { metadataString, parsePromptLink, repeats, runName } from "./internal/run-info.js";
+import { BoundedMap, type RunState, RunTracker } from "./internal/run-tracker.js";
 
 /** Options of {@link CallbackHandler}. */
 export interface CallbackHandlerParams {
@@ -55,7 +54,11 @@ export class CallbackHandler extends BaseCallbackHandler {
   last_trace_id: string | null = null;
   readonly #params: CallbackHandlerParams;
   readonly #runs: RunTracker;
-  readonly #prompts = new PromptLinks();
+  /**
+   * Prompt links waiting for a generation: a run that carries a prompt (typically a sequence's prompt template step)
+   * registers it under its parent run; the next generation with that parent takes it.
+   */
+  readonly #prompts = new BoundedMap<string, SvcPromptReference>(1000);
 
   constructor(params: CallbackHandlerParams = {}) {
     // Awaited handlers run in the caller's async context, which is what nests runs under an active observation.
@@ -104,14 +107,14 @@ export class CallbackHandler extends BaseCallbackHandler {
 
   override handleChainEnd(outputs: ChainValues, runId: string): void {
     this.#safely("handleChainEnd", () => {
-      this.#prompts.release(runId);
+      this.#prompts.delete(runId);
       this.#ended(this.#runs.end("handleChainEnd", runId, () => ({ output: chainOutput(outputs) })));
     });
   }
 
   override handleChainError(err: Error, runId: string): void {
     this.#safely("handleChainError", () => {
-      this.#prompts.release(runId);
+      this.#prompts.delete(runId);
       this.#ended(this.#runs.fail("handleChainError", runId, err));
     });
   }
@@ -224,31 +227,27 @@ export class CallbackHandler extends BaseCallbackHandler {
     metadata: Record<string, unknown> | undefined,
     name: string | undefined,
   ): void {
-    const attributes: SvcGenerationAttributes = { input };
-    const model = modelNameAtStart(extraParams, metadata);
-    if (model) attributes.model = model;
-    const parameters = modelParameters(extraParams);
-    if (parameters) attributes.modelParameters = parameters;
-    const prompt = this.#prompts.take(parentRunId);
-    if (prompt && !prompt.isFallback) attributes.prompt = prompt;
-    const observationName = runName(name, llm, "Langchain Generation");
-    this.#runs.start("generation", runId, parentRunId, observationName, tags, metadata, attributes);
+    this.#runs.start("generation", runId, parentRunId, runName(name, llm, "Langchain Generation"), tags, metadata, {
+      input,
+      model: modelNameAtStart(extraParams, metadata),
+      modelParameters: modelParameters(extraParams),
+      // A fallback prompt, which the server does not hold, is left out by the observation itself.
+      prompt: parentRunId === undefined ? undefined : this.#prompts.take(parentRunId),
+    });
   }
 
   #traceAttributes(
     tags: string[] | undefined,
     metadata: Record<string, unknown> | undefined,
   ): PropagateAttributesParams {
-    const params: PropagateAttributesParams = {};
-    const userId = metadataString(metadata, "svcUserId") ?? this.#params.userId;
-    const sessionId = metadataString(metadata, "svcSessionId") ?? this.#params.sessionId;
-    if (userId !== undefined) params.userId = userId;
-    if (sessionId !== undefined) params.sessionId = sessionId;
     const allTags = [...new Set([...(tags ?? []), ...(this.#params.tags ?? [])])];
-    if (allTags.length > 0) params.tags = allTags;
-    if (this.#params.version !== undefined) params.version = this.#params.version;
-    if (this.#params.traceMetadata !== undefined) params.metadata = this.#params.traceMetadata;
-    return params;
+    return {
+      userId: metadataString(metadata, "svcUserId") ?? this.#params.userId,
+      sessionId: metadataString(metadata, "svcSessionId") ?? this.#params.sessionId,
+      tags: allTags.length > 0 ? allTags : undefined,
+      version: this.#params.version,
+      metadata: this.#params.traceMetadata,
+    };
   }
 
   #ended(run: RunState | undefined): void {
@@ -256,23 +255,18 @@ export class CallbackHandler extends BaseCallbackHandler {
   }
 
   #registerPrompt(metadata: Record<string, unknown> | undefined, parentRunId: string | undefined): void {
-    const value = metadata?.[PROMPT_METADATA_KEY];
+    const value = metadata?.svcPrompt;
     if (value === undefined || parentRunId === undefined) return;
     const link = parsePromptLink(value);
     if (typeof link === "string") {
-      getGlobalLogger().warn(`CallbackHandler: metadata ${PROMPT_METADATA_KEY} ignored: ${link}`);
+      getGlobalLogger().warn(`CallbackHandler: metadata svcPrompt ignored: ${link}`);
       return;
     }
-    this.#prompts.register(parentRunId, link);
+    this.#prompts.set(parentRunId, link);
   }
 
   #safely(what: string, fn: () => void): void {
-    try {
-      fn();
-    } catch (err) {
-      const kind = `CallbackHandler: ${what} failed and was skipped`;
-      repeats.warn(kind, `${kind}: ${errorMessage(err)}`);
-    }
+    safely(`CallbackHandler: ${what}`, fn, repeats);
   }
 }
 
@@ -304,12 +298,7 @@ function readParams(params: unknown): CallbackHandlerParams {
   return out as CallbackHandlerParams;
 }
 
-/** What a model run's end records: its output, the model the provider reported and the token usage. */
+/** What a model run's end records: its output, the model the provider reported (over the one known at start), usage. */
 function generationEnd(output: LLMResult): SvcGenerationAttributes {
-  const attributes: SvcGenerationAttributes = { output: generationOutput(output) };
-  const model = modelNameAtEnd(output);
-  if (model) attributes.model = model;
-  const usage = extractUsageDetails(output);
-  if (usage) attributes.usageDetails = usage;
-  return attributes;
+  return { output: generationOutput(output), model: modelNameAtEnd(output), usageDetails: extractUsageDetails(output) };
 }

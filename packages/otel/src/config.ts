@@ -23,8 +23,8 @@ import {
   readEnv,
   resolveConnection,
   resolveOptions,
+  SOURCES,
   SPILL_SPECS,
-  type SpecValue,
   sampleRateOption,
   stringOption,
   stringRecordOption,
@@ -100,9 +100,8 @@ export interface SvcSpanProcessorParams {
    */
   timeout?: number;
   /**
-   * Longest time, in seconds, `forceFlush()` and `shutdown()` wait, whatever the server does (what is undelivered then
-   * is counted in one log line); below the 30 s a tracer provider gives `forceFlush()`. Falls back to
-   * OTEL_BSP_EXPORT_TIMEOUT (milliseconds). @defaultValue 25
+   * Longest time, in seconds, `forceFlush()` and `shutdown()` wait, whatever the server does; below the 30 s a tracer
+   * provider gives `forceFlush()`. Falls back to OTEL_BSP_EXPORT_TIMEOUT (milliseconds). @defaultValue 25
    */
   flushTimeout?: number;
   /** Ended spans held while waiting to be sent. Falls back to OTEL_BSP_MAX_QUEUE_SIZE. @defaultValue 100000 */
@@ -140,15 +139,13 @@ export interface SvcSpanProcessorParams {
    */
   flushOnExit?: boolean;
   /**
-   * Share of traces exported, 0 to 1, decided per trace id by a pure function of its bits, so every process (and
-   * `SvcClient`'s scores) with the same rate keeps the same traces; a span a sampler left unsampled is never exported.
-   * Falls back to SVC_SAMPLE_RATE. @defaultValue 1
+   * Share of traces exported, 0 to 1, decided per trace id, so every process (and `SvcClient`'s scores) with the same
+   * rate keeps the same traces; a span a sampler left unsampled is never exported. Falls back to SVC_SAMPLE_RATE. @defaultValue 1
    */
   sampleRate?: number;
   /**
    * Where the delivery figures (`svc.delivery.*`, see `health()`) are observed as metrics: a `MeterProvider`, or
    * `"global"` for the global one (looked up when a batch is sent). Without it no instrument is created.
-   * @defaultValue undefined
    */
   meterProvider?: MeterProvider | "global";
   /**
@@ -166,7 +163,6 @@ export interface SvcSpanProcessorParams {
 
 /** The processor's name, as every log line of it starts. */
 export const PROCESSOR_NAME = "SvcSpanProcessor";
-const NAME = PROCESSOR_NAME;
 const MIB = 1024 * 1024;
 
 /** How each option of {@link SvcSpanProcessor} is read: its variables, its default and what is valid. */
@@ -194,7 +190,6 @@ export const PROCESSOR_SPECS = {
       { name: "OTEL_EXPORTER_OTLP_TIMEOUT", scale: 0.001 },
     ],
   }),
-  // Below the 30 s a tracer provider gives a processor's forceFlush() before it rejects.
   flushTimeout: numberOption(25, {
     min: 0,
     zeroIsUnset: true,
@@ -222,40 +217,20 @@ export const PROCESSOR_SPECS = {
   >;
 };
 
-/** Options given in seconds and held in milliseconds: `flushInterval` is held as `flushIntervalMs`. */
-type InSeconds = "flushInterval" | "timeout" | "flushTimeout";
-type ProcessorSpecs = typeof PROCESSOR_SPECS;
-
 /**
  * Settings of a span processor after options, environment and defaults are applied: the value of each option spec
- * (those in seconds held in milliseconds; `additionalHeaders` folded into `headers`), and the connection.
+ * (those in seconds held in milliseconds, `flushInterval` as `flushIntervalMs`; `additionalHeaders` folded into
+ * `headers`), and the connection. `cannotSend` says why spans cannot be sent at all (unset with an `exporter`).
  */
-export type ProcessorConfig = {
-  [K in Exclude<keyof ProcessorSpecs, InSeconds | "additionalHeaders">]: SpecValue<ProcessorSpecs[K]>;
-} & {
-  [K in InSeconds as `${K}Ms`]: number;
-} & {
-  baseUrl: string;
-  publicKey: string | undefined;
-  /** Why the base URL cannot be used (nothing is sent), or undefined; unset with an `exporter`. */
-  baseUrlProblem: string | undefined;
-  /** Why spans cannot be sent at all (invalid base URL, missing keys), or undefined. */
-  cannotSend: string | undefined;
-  /** `{baseUrl}/api/public/otel/v1/traces` */
-  endpoint: string;
-  /** Every header of an export request, lower-case names, after `additionalHeaders`. */
-  headers: Record<string, string>;
-  /** Auth and identity headers of the REST calls media uploads make. */
-  apiHeaders: Record<string, string>;
-};
+export type ProcessorConfig = ReturnType<typeof resolveProcessorConfig>;
 
 /**
  * Resolves span processor settings: option, then environment, then default; an invalid value logs a warning
  * and falls through to the next setting. Never throws.
  */
-export function resolveProcessorConfig(params: unknown, env: Env = readEnv()): ProcessorConfig {
-  const o = resolveOptions(NAME, PROCESSOR_SPECS, params, env, ["publicKey", "secretKey", "baseUrl"]);
-  const connection = resolveConnection(NAME, (params ?? {}) as Record<string, unknown>, env, {
+export function resolveProcessorConfig(params: unknown, env: Env = readEnv()) {
+  const o = resolveOptions(PROCESSOR_NAME, PROCESSOR_SPECS, params, env, ["publicKey", "secretKey", "baseUrl"]);
+  const connection = resolveConnection(PROCESSOR_NAME, (params ?? {}) as Record<string, unknown>, env, {
     keysOptional: o.exporter !== undefined,
     withoutKeys: "no span is sent (each is counted as dropped)",
   });
@@ -272,12 +247,12 @@ export function resolveProcessorConfig(params: unknown, env: Env = readEnv()): P
     (headers.authorization
       ? undefined
       : "no credentials: the processor has no keys; pass publicKey and secretKey (or SVC_PUBLIC_KEY and SVC_SECRET_KEY)");
-  logStartup(NAME, () => [
+  logStartup(PROCESSOR_NAME, () => [
     ...connectionSettings(connection),
     ...optionSettings(PROCESSOR_SPECS, o),
     `otlpHeaders=${Object.keys(fromEnv).length > 0 ? `{${Object.keys(fromEnv).join(", ")}}` : "none"} (OTEL_EXPORTER_OTLP_*HEADERS)`,
   ]);
-  const { flushInterval, timeout, flushTimeout, additionalHeaders: _folded, ...settings } = o;
+  const { flushInterval, timeout, flushTimeout, additionalHeaders: _folded, [SOURCES]: _sources, ...settings } = o;
   return {
     ...settings,
     flushIntervalMs: flushInterval * 1000,
@@ -303,7 +278,7 @@ function parseOtelHeaders(raw: string | undefined): Record<string, string> {
     try {
       if (name) out[name] = decodeURIComponent(pair.slice(at + 1).trim());
     } catch {
-      getGlobalLogger().warn(`${NAME}: ignoring the malformed OTLP header "${name}" from the environment.`);
+      getGlobalLogger().warn(`${PROCESSOR_NAME}: ignoring the malformed OTLP header "${name}" from the environment.`);
     }
   }
   return out;

@@ -18,5 +18,4 @@ export {
   isSvcSpan,
   KNOWN_LLM_INSTRUMENTATION_SCOPE_PREFIXES,
 } from "./span-filter.js";
-export type { SpanProcessorHealth } from "./span-processor.js";
-export { SvcSpanProcessor } from "./span-processor.js";
+export { type SpanProcessorHealth, SvcSpanProcessor } from "./span-processor.js";

@@ -21,47 +21,34 @@ function isMessageList(value: unknown): value is BaseMessage[] {
   return Array.isArray(value) && value.every(isMessage);
 }
 
+/** The role each LangChain message type is recorded with; a message of another type is recorded with its name. */
+const ROLES = new Map([
+  ["human", "user"],
+  ["generic", "human"],
+  ["system", "system"],
+  ["ai", "assistant"],
+]);
+
 /** Converts one LangChain message into the role/content shape of a chat turn. */
 export function convertMessage(message: BaseMessage): LlmMessage {
   const kwargs = message.additional_kwargs ?? {};
   const content = message.content;
-  let converted: LlmMessage;
-  switch (message.type) {
-    case "human":
-      converted = { role: "user", content };
-      break;
-    case "generic":
-      converted = { role: "human", content };
-      break;
-    case "system":
-      converted = { role: "system", content };
-      break;
-    case "ai": {
-      converted = { role: "assistant", content };
-      const toolCalls = (message as { tool_calls?: unknown }).tool_calls;
-      if (Array.isArray(toolCalls) && toolCalls.length > 0) converted.tool_calls = toolCalls;
-      if (kwargs.tool_calls !== undefined) converted.tool_calls = kwargs.tool_calls;
-      break;
-    }
-    case "function":
-      return { role: message.name, content, additional_kwargs: kwargs };
-    case "tool": {
-      const id = (message as { tool_call_id?: unknown }).tool_call_id;
-      return typeof id === "string"
-        ? { role: message.name, content, tool_call_id: id, additional_kwargs: kwargs }
-        : { role: message.name, content, additional_kwargs: kwargs };
-    }
-    default:
-      converted = message.name ? { role: message.name, content } : { content };
+  if (message.type === "function" || message.type === "tool") {
+    const id = (message as { tool_call_id?: unknown }).tool_call_id;
+    return message.type === "tool" && typeof id === "string"
+      ? { role: message.name, content, tool_call_id: id, additional_kwargs: kwargs }
+      : { role: message.name, content, additional_kwargs: kwargs };
+  }
+  const role = ROLES.get(message.type) ?? message.name;
+  const converted: LlmMessage = role ? { role, content } : { content };
+  if (message.type === "ai") {
+    const toolCalls = (message as { tool_calls?: unknown }).tool_calls;
+    if (Array.isArray(toolCalls) && toolCalls.length > 0) converted.tool_calls = toolCalls;
+    if (kwargs.tool_calls !== undefined) converted.tool_calls = kwargs.tool_calls;
   }
   if (converted.tool_calls === undefined && ("function_call" in kwargs || "tool_calls" in kwargs))
     converted.additional_kwargs = kwargs;
   return converted;
-}
-
-/** Converts every message of a list. */
-export function convertMessages(messages: readonly BaseMessage[]): LlmMessage[] {
-  return messages.map(convertMessage);
 }
 
 /**
@@ -72,7 +59,7 @@ export function chainInput(inputs: unknown): unknown {
   if (!isObject(inputs)) return inputs;
   for (const key of ["input", "messages"]) {
     const messages = readField(inputs, key);
-    if (isMessageList(messages)) return convertMessages(messages);
+    if (isMessageList(messages)) return messages.map(convertMessage);
   }
   const content = readField(inputs, "content");
   if (typeof content === "string" && keysOf(inputs).join() === "content") return content;
@@ -85,7 +72,7 @@ export function chainOutput(outputs: unknown): unknown {
   const output = readField(outputs, "output");
   if (typeof output === "string") return output;
   const messages = readField(outputs, "messages");
-  if (isMessageList(messages)) return { messages: convertMessages(messages) };
+  if (isMessageList(messages)) return { messages: messages.map(convertMessage) };
   return outputs;
 }
 

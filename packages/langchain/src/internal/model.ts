@@ -2,10 +2,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import type { Generation, LLMResult } from "@langchain/core/outputs";
 import { isPlainObject, readField } from "@svc/core";
-import { convertMessage, convertMessages, isMessage, type LlmMessage } from "./messages.js";
-
-/** Model parameters as recorded on a generation: only string and number values. */
-export type ModelParameters = Record<string, string | number>;
+import { convertMessage, isMessage, type LlmMessage } from "./messages.js";
 
 const PARAMETER_KEYS = [
   "temperature",
@@ -69,11 +66,11 @@ function unrepeated(value: unknown): string | undefined {
   return value;
 }
 
-/** The sampling parameters of a model run that are set (temperature, max_tokens, top_p, ...). */
-export function modelParameters(extraParams: Loose | undefined): ModelParameters | undefined {
+/** The sampling parameters of a model run that are set (temperature, max_tokens, top_p, ...): strings and numbers. */
+export function modelParameters(extraParams: Loose | undefined): Record<string, string | number> | undefined {
   const params = invocationParams(extraParams);
   if (!params) return undefined;
-  const picked: ModelParameters = {};
+  const picked: Record<string, string | number> = {};
   for (const key of PARAMETER_KEYS) {
     const value = params[key];
     if (typeof value === "string" || (typeof value === "number" && Number.isFinite(value))) picked[key] = value;
@@ -86,13 +83,10 @@ export function chatModelInput(
   messageLists: readonly (readonly BaseMessage[])[],
   extraParams: Loose | undefined,
 ): LlmMessage[] | { messages: LlmMessage[]; tools?: unknown; tool_choice?: unknown } {
-  const messages = convertMessages(messageLists.flat());
+  const messages = messageLists.flat().map(convertMessage);
   const params = invocationParams(extraParams);
   if (params?.tools === undefined && params?.tool_choice === undefined) return messages;
-  const withTools: { messages: LlmMessage[]; tools?: unknown; tool_choice?: unknown } = { messages };
-  if (params.tools !== undefined) withTools.tools = params.tools;
-  if (params.tool_choice !== undefined) withTools.tool_choice = params.tool_choice;
-  return withTools;
+  return { messages, tools: params.tools, tool_choice: params.tool_choice };
 }
 
 /** The last generation of the last prompt of a model run, if any. */

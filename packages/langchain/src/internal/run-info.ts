@@ -8,12 +8,12 @@ import {
   serializeValue,
   textOf,
 } from "@svc/core";
+import type { SvcPromptReference } from "@svc/tracing";
 
 /** Warnings a misbehaving chain can repeat on every callback, shared by all handlers: the first line, then counts. */
 export const repeats = new RepeatLog();
 
 const RESERVED_METADATA_KEYS = new Set(["svcPrompt", "svcUserId", "svcSessionId"]);
-const HIDDEN_TAG = "langsmith:hidden";
 
 /** The observation name of a run: the run name, else the last part of the serialized id, else `fallback`. */
 export function runName(name: string | undefined, serialized: Serialized | undefined, fallback: string): string {
@@ -52,11 +52,6 @@ export function observationMetadata(
   return Object.keys(result).length > 0 ? result : undefined;
 }
 
-/** `DEBUG` for runs LangChain marks as hidden, else undefined (the default level). */
-export function runLevel(tags: readonly string[] | undefined): "DEBUG" | undefined {
-  return tags?.includes(HIDDEN_TAG) ? "DEBUG" : undefined;
-}
-
 /** The status message of a failed run: the error's text, plus the provider's error details when it carries them. */
 export function errorMessage(err: unknown): string {
   const text = textOf(err);
@@ -79,4 +74,18 @@ function prettyJson(value: unknown): string {
 export function metadataString(metadata: Record<string, unknown> | undefined, key: string): string | undefined {
   const value = readField(metadata, key);
   return typeof value === "string" && value !== "" ? value : undefined;
+}
+
+/**
+ * Reads a prompt link from a value such as a prompt fetched with `svc.prompt.get`: a non-empty `name`, an
+ * integer `version` (or digit string) and an optional boolean `isFallback`. Returns a reason when it is not one.
+ */
+export function parsePromptLink(value: unknown): SvcPromptReference | string {
+  if (typeof value !== "object" || value === null) return "not an object";
+  const { name, version, isFallback } = value as Record<string, unknown>;
+  if (typeof name !== "string" || name === "") return "name must be a non-empty string";
+  const parsedVersion = typeof version === "string" && /^\d+$/.test(version) ? Number(version) : version;
+  if (typeof parsedVersion !== "number" || !Number.isSafeInteger(parsedVersion))
+    return `version must be an integer (name="${name}")`;
+  return { name, version: parsedVersion, isFallback: isFallback === true };
 }

@@ -10,8 +10,7 @@ import {
   startObservation,
   updateActiveObservation,
 } from "@svc/tracing";
-import { BoundedMap } from "./bounded-map.js";
-import { errorMessage, observationMetadata, repeats, runLevel } from "./run-info.js";
+import { errorMessage, observationMetadata, repeats } from "./run-info.js";
 
 type RunObservation = SvcUpdatableObservation<SvcGenerationAttributes>;
 
@@ -33,30 +32,26 @@ export interface RunTrackerOptions {
   updateRoot: boolean;
   /** Trace attributes of a top-level run, from its tags and metadata. */
   traceAttributes(tags: string[] | undefined, metadata: Record<string, unknown> | undefined): PropagateAttributesParams;
-  /** Runs kept open at most; past it the oldest is ended. @defaultValue 10000 */
-  maxOpenRuns?: number;
 }
 
-const DEFAULT_MAX_OPEN_RUNS = 10_000;
-const log = () => getGlobalLogger();
+/** Runs kept open at most; past it the oldest is ended. */
+const MAX_OPEN_RUNS = 10_000;
 
 /**
  * Keeps one observation per open LangChain run, keyed by run id: starts it under the parent run's observation
  * (or the active context for a top-level run), ends it on the run's end or error. Runs that never end are
- * ended once `maxOpenRuns` newer ones are open, so memory stays bounded.
+ * ended once `MAX_OPEN_RUNS` newer ones are open, so memory stays bounded.
  */
 export class RunTracker {
-  readonly #options: RunTrackerOptions;
-  readonly #maxOpenRuns: number;
-  readonly #runs: BoundedMap<string, RunState>;
-  readonly #agents: BoundedMap<string, RunObservation>;
+  readonly #runs = new BoundedMap<string, RunState>(MAX_OPEN_RUNS, (runId, run) => {
+    getGlobalLogger().warn(
+      `CallbackHandler: run ${runId} still open after ${MAX_OPEN_RUNS} newer runs; ended without output`,
+    );
+    run.observation.end();
+  });
+  readonly #agents = new BoundedMap<string, RunObservation>(MAX_OPEN_RUNS, (_, agent) => agent.end());
 
-  constructor(options: RunTrackerOptions) {
-    this.#options = options;
-    this.#maxOpenRuns = options.maxOpenRuns ?? DEFAULT_MAX_OPEN_RUNS;
-    this.#runs = new BoundedMap(this.#maxOpenRuns, (runId, run) => this.#evict(runId, run));
-    this.#agents = new BoundedMap(this.#maxOpenRuns, (_, agent) => agent.end());
-  }
+  constructor(private readonly options: RunTrackerOptions) {}
 
   /** Starts the observation of a run, as a child of its parent run's observation when that one is open. */
   start(
@@ -70,11 +65,12 @@ export class RunTracker {
   ): void {
     // LangChain passes a list of strings; anything else (a string would be spread into its characters) is none.
     const tags = Array.isArray(givenTags) ? givenTags.filter((tag) => typeof tag === "string") : undefined;
-    const full: SvcGenerationAttributes = { ...attributes, version: this.#options.version };
-    const observationMetadataValue = observationMetadata(tags, metadata);
-    if (observationMetadataValue) full.metadata = observationMetadataValue;
-    const level = runLevel(tags);
-    if (level) full.level = level;
+    const full: SvcGenerationAttributes = {
+      ...attributes,
+      version: this.options.version,
+      metadata: observationMetadata(tags, metadata),
+      level: tags?.includes("langsmith:hidden") ? "DEBUG" : undefined,
+    };
 
     const parent = parentRunId ? this.#runs.get(parentRunId) : undefined;
     if (parent) {
@@ -86,9 +82,9 @@ export class RunTracker {
       return;
     }
 
-    const traceContext = propagateAttributes(this.#options.traceAttributes(tags, metadata), () => context.active());
+    const traceContext = propagateAttributes(this.options.traceAttributes(tags, metadata), () => context.active());
     const outer = trace.getSpan(traceContext);
-    const updatesOuter = this.#options.updateRoot && outer?.isRecording() === true;
+    const updatesOuter = this.options.updateRoot && outer?.isRecording() === true;
     if (updatesOuter) context.with(traceContext, () => updateActiveObservation({ input: full.input }));
     const observation = context.with(traceContext, () =>
       startObservation(name, full, { asType: type }),
@@ -111,7 +107,7 @@ export class RunTracker {
   end(callback: string, runId: string, read: () => SvcGenerationAttributes): RunState | undefined {
     return this.#finish(callback, runId, "nothing recorded", (run) => {
       const attributes = read();
-      this.#record(run, attributes);
+      run.observation.update(attributes);
       if (run.updatesOuter) context.with(run.context, () => updateActiveObservation({ output: attributes.output }));
     });
   }
@@ -120,7 +116,7 @@ export class RunTracker {
   fail(callback: string, runId: string, err: unknown): RunState | undefined {
     return this.#finish(callback, runId, "error not recorded", (run) => {
       const message = errorMessage(err);
-      this.#record(run, { level: "ERROR", statusMessage: message });
+      run.observation.update({ level: "ERROR", statusMessage: message });
       run.observation.otelSpan.setStatus({ code: SpanStatusCode.ERROR, message });
     });
   }
@@ -133,7 +129,7 @@ export class RunTracker {
       return undefined;
     }
     try {
-      this.#endAgent(runId);
+      this.#agents.take(runId)?.end();
       record(run);
     } finally {
       run.observation.end();
@@ -141,19 +137,14 @@ export class RunTracker {
     return run;
   }
 
-  #record(run: RunState, attributes: SvcGenerationAttributes): void {
-    if (run.completionStartTime) attributes.completionStartTime = run.completionStartTime;
-    run.observation.update(attributes);
-  }
-
   /** Starts a span for an action of the agent run `runId`, under that run, ending its previous action's. */
   startAgentAction(action: AgentAction, runId: string, parentRunId: string | undefined): void {
-    this.#endAgent(runId);
+    this.#agents.take(runId)?.end();
     const owner = this.#runs.get(runId) ?? (parentRunId ? this.#runs.get(parentRunId) : undefined);
     const start = () =>
       startObservation(
         action.tool,
-        { input: action, version: this.#options.version },
+        { input: action, version: this.options.version },
         { asType: "span", parentSpanContext: owner?.observation.otelSpan.spanContext() },
       );
     this.#agents.set(runId, owner ? context.with(owner.context, start) : start());
@@ -163,18 +154,43 @@ export class RunTracker {
   finishAgent(finish: AgentFinish, runId: string): void {
     const agent = this.#agents.take(runId);
     if (!agent) {
-      log().debug(`CallbackHandler: agent finish for run ${runId} without an open agent action; not recorded`);
+      getGlobalLogger().debug(
+        `CallbackHandler: agent finish for run ${runId} without an open agent action; not recorded`,
+      );
       return;
     }
     agent.update({ output: finish }).end();
   }
+}
 
-  #endAgent(runId: string): void {
-    this.#agents.take(runId)?.end();
+/**
+ * A Map that holds at most `limit` entries: adding one more evicts the oldest entry and hands it to `onEvict`.
+ * Runs that never end (a crashed process step, a callback LangChain never sent) cannot grow it forever.
+ */
+export class BoundedMap<K, V> extends Map<K, V> {
+  constructor(
+    private readonly limit: number,
+    private readonly onEvict: (key: K, value: V) => void = () => {},
+  ) {
+    super();
   }
 
-  #evict(runId: string, run: RunState): void {
-    log().warn(`CallbackHandler: run ${runId} still open after ${this.#maxOpenRuns} newer runs; ended without output`);
-    run.observation.end();
+  /** Stores `value` as the newest entry, evicting the oldest ones beyond the limit. */
+  override set(key: K, value: V): this {
+    this.delete(key);
+    super.set(key, value);
+    for (const [oldest, evicted] of this) {
+      if (this.size <= this.limit) break;
+      this.delete(oldest);
+      this.onEvict(oldest, evicted);
+    }
+    return this;
+  }
+
+  /** Removes and returns the entry for `key`. */
+  take(key: K): V | undefined {
+    const value = this.get(key);
+    this.delete(key);
+    return value;
   }
 }

@@ -1,26 +1,14 @@
+import type * as NodeAsyncHooks from "node:async_hooks";
 import { type Context, type ContextManager, ROOT_CONTEXT } from "@opentelemetry/api";
-
-interface Storage {
-  getStore(): Context | undefined;
-  run<R>(store: Context, fn: () => R): R;
-  disable(): void;
-}
-
-interface AsyncHooks {
-  AsyncLocalStorage: new () => Storage;
-}
 
 /**
  * An OpenTelemetry context manager on Node's `AsyncLocalStorage`, so that observations nest across `await` in tests
  * that have no context manager of their own (a bare tracer provider registers none).
  */
 export class AsyncStorageContextManager implements ContextManager {
-  readonly #storage: Storage;
-
-  constructor() {
-    const hooks = process.getBuiltinModule("node:async_hooks") as AsyncHooks;
-    this.#storage = new hooks.AsyncLocalStorage();
-  }
+  readonly #storage = new (
+    process.getBuiltinModule("node:async_hooks") as typeof NodeAsyncHooks
+  ).AsyncLocalStorage<Context>();
 
   active(): Context {
     return this.#storage.getStore() ?? ROOT_CONTEXT;

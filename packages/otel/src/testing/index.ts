@@ -4,11 +4,11 @@ export type { MaskFunction, ShouldExportSpan } from "../config.js";
 export type { ReadableSpan } from "../readable-span.js";
 export type { TestObservation, TestTrace, TestTraceAttributes } from "./observations.js";
 export type { TestMedia, TestScore } from "./sink.js";
-export type {
-  SvcTestData,
-  SvcTestKit,
-  SvcTestKitOptions,
-  TestTracerProvider,
-  TestTracerProviderClass,
+export {
+  installSvcTestKit,
+  type SvcTestData,
+  type SvcTestKit,
+  type SvcTestKitOptions,
+  type TestTracerProvider,
+  type TestTracerProviderClass,
 } from "./test-kit.js";
-export { installSvcTestKit } from "./test-kit.js";

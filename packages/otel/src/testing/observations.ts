@@ -126,12 +126,9 @@ export function treeOf(observations: readonly TestObservation[]): { ordered: Tes
     return count;
   };
   // Times may be equal (a span started in the same millisecond as its parent): a parent comes before its children.
-  const rank = new Map(observations.map((o) => [o, { started: STARTED.get(o) ?? 0n, depth: depth(o) }]));
-  const ordered = [...observations].sort((x, y) => {
-    const a = rank.get(x) as { started: bigint; depth: number };
-    const b = rank.get(y) as { started: bigint; depth: number };
-    return a.started !== b.started ? (a.started < b.started ? -1 : 1) : a.depth - b.depth;
-  });
+  const ranked = observations.map((o) => ({ o, started: STARTED.get(o) ?? 0n, depth: depth(o) }));
+  ranked.sort((a, b) => (a.started !== b.started ? (a.started < b.started ? -1 : 1) : a.depth - b.depth));
+  const ordered = ranked.map(({ o }) => o);
   const traces = new Map<string, { trace: TestTrace; members: TestObservation[] }>();
   for (const observation of ordered) {
     const parent = parentOf(observation);

@@ -34,7 +34,6 @@ export interface TestMedia {
   field: string | undefined;
 }
 
-const TRACES = OTLP_TRACES_PATH;
 const SCORES = "/api/public/scores";
 const MEDIA = "/api/public/media";
 /** Where the sink lets media be uploaded: a path of the host the registration went to. */
@@ -61,7 +60,7 @@ export class TestSink {
   readonly intercept = (request: AttemptRequest): AttemptResponse | undefined => {
     const path = request.url.pathname;
     const method = request.method;
-    if (method === "POST" && path.endsWith(TRACES)) {
+    if (method === "POST" && path.endsWith(OTLP_TRACES_PATH)) {
       this.observations.push(...observationsOf(this.#json(request)));
       return answer(200, {});
     }

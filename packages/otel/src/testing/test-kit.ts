@@ -97,27 +97,19 @@ const KIT_KEYS = { publicKey: "pk-test-kit", secretKey: "sk-test-kit" };
  * ```
  */
 export function installSvcTestKit(options: SvcTestKitOptions): SvcTestKit {
+  const { provider: Provider, global: asGlobal, ...settings } = options;
   const sink = new TestSink();
   setTransportInterceptor({ interceptor: sink.intercept, keys: KIT_KEYS });
   const processor = new SvcSpanProcessor(
-    {
-      baseUrl: "http://svc-test-kit.localhost",
-      ...KIT_KEYS,
-      mask: options.mask,
-      shouldExportSpan: options.shouldExportSpan,
-      environment: options.environment,
-      release: options.release,
-      mediaUploadEnabled: options.mediaUploadEnabled,
-      flushOnExit: false,
-    },
+    { ...settings, baseUrl: "http://svc-test-kit.localhost", ...KIT_KEYS, flushOnExit: false },
     {},
   );
-  const provider = new options.provider({ spanProcessors: [processor as never] });
+  const provider = new Provider({ spanProcessors: [processor as never] });
   setSvcTracerProvider(provider);
   const contextManager = hasContextManager() ? undefined : new AsyncStorageContextManager();
   if (contextManager) context.setGlobalContextManager(contextManager);
-  const global = options.global === true && trace.setGlobalTracerProvider(provider);
-  if (options.global === true && !global)
+  const global = asGlobal === true && trace.setGlobalTracerProvider(provider);
+  if (asGlobal === true && !global)
     getGlobalLogger().warn("installSvcTestKit: a global tracer provider is already registered; it stays in place");
   let uninstalled = false;
   return {
