@@ -7,7 +7,9 @@ import {
   placeOf,
   redactSecrets,
 } from "@svc/core";
-import type { Operation } from "./operation.js";
+
+/** What an error message names of the operation: its method and route. */
+type Route = { method: string; path: string };
 
 const INSPECT = Symbol.for("nodejs.util.inspect.custom");
 /** Most characters of a body that an error message or its printed form shows. */
@@ -156,7 +158,7 @@ const NO_KEYS_HINT =
  * status when the server answered, else timeout or transport failure.
  */
 export function errorFromFailure(
-  op: Operation,
+  op: Route,
   url: string,
   path: string,
   sentCredentials: boolean,
@@ -192,7 +194,7 @@ export function errorFromFailure(
 }
 
 /** The typed error for an answer with an error status; its message shows the body's `message`, or an excerpt. */
-function errorFromResponse(op: Operation, response: HttpResponse, suffix: string): SvcAPIError {
+function errorFromResponse(op: Route, response: HttpResponse, suffix: string): SvcAPIError {
   const text = new TextDecoder().decode(response.body);
   const body = parseBody(text);
   const { status } = response;
