@@ -1,19 +1,20 @@
 import { describeError, RepeatLog } from "@svc/core";
 import { SvcAPITimeoutError } from "../api/errors.js";
 import type { SvcApiClient } from "../api/generated/client.js";
-import type { Prompt } from "../api/generated/types.js";
+import type { ChatMessage, Prompt } from "../api/generated/types.js";
 import type { RequestOptions } from "../api/request-runtime.js";
 import { type PromptHealth, RequestTally } from "../health.js";
 import { DEFAULT_PROMPT_CACHE_TTL_SECONDS, fetchAlone, PromptCache, type WaitLimit } from "./prompt-cache.js";
-import { ChatPromptClient, type PromptClient, TextPromptClient } from "./prompt-clients.js";
 import {
-  type ChatMessage,
   ChatMessageType,
+  ChatPromptClient,
   type ChatPromptData,
   type CreateChatPromptBodyWithPlaceholders,
   type CreateTextPromptBody,
+  type PromptClient,
+  TextPromptClient,
   type TextPromptData,
-} from "./types.js";
+} from "./prompt-clients.js";
 
 /** Options of {@link PromptManager.get}. */
 export interface PromptGetOptions {
