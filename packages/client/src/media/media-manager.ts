@@ -3,6 +3,7 @@ import {
   describeError,
   downloadMedia,
   getGlobalLogger,
+  isPlainObject,
   MEDIA_REFERENCE_PATTERN,
   type MediaReferenceParts,
   mapLimit,
@@ -134,8 +135,7 @@ function walk(value: unknown, depthLeft: number, onString: (text: string) => str
   if (typeof value === "string") return onString(value);
   if (value === null || typeof value !== "object") return value;
   if (Array.isArray(value)) return value.map((item) => walk(item, depthLeft - 1, onString));
-  const proto = Object.getPrototypeOf(value);
-  if (proto !== Object.prototype && proto !== null) return value;
+  if (!isPlainObject(value)) return value;
   const out: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) out[key] = walk(item, depthLeft - 1, onString);
   return out;

@@ -247,7 +247,7 @@ export class ScoreManager {
   async #post(body: Uint8Array, count: number, signal: AbortSignal): Promise<SendOutcome<number> | "tooLarge"> {
     const { runtime, config } = this.#context;
     const options = { maxRetries: 0, abortSignal: signal, timeoutInSeconds: config.attemptTimeoutSeconds };
-    const result = await runtime.send(CREATE_SCORES, {}, undefined, options, body);
+    const result = await runtime.send(CREATE_SCORES, body, options);
     if (!result.ok && result.failure.kind === "status" && result.failure.status === 413) return "tooLarge";
     if (!result.ok)
       return outcomeOf(
