@@ -51,13 +51,7 @@ export class SvcClient {
     this.config = Object.freeze({ ...config });
     const { authorization } = config;
     const headers = authorization === undefined ? config.headers : { ...config.headers, authorization };
-    const runtime = new RequestRuntime({
-      baseUrl: config.baseUrl,
-      baseUrlProblem: config.baseUrlProblem,
-      headers,
-      timeoutSeconds: config.timeoutSeconds,
-      backend: config.backend,
-    });
+    const runtime = new RequestRuntime({ ...config, headers, backend: config.backend });
     // Kept off the enumerable keys: printing the client shows its managers, not its settings.
     Object.defineProperty(this, "config", { enumerable: false });
     this.api = createSvcApiClient(runtime);
