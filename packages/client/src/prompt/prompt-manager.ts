@@ -48,16 +48,14 @@ export const DEFAULT_PROMPT_FETCH_TIMEOUT_MS = 10_000;
 
 /** Fetches, caches, creates and relabels prompts. */
 export class PromptManager {
-  readonly #cache: PromptCache;
+  readonly #cache = new PromptCache();
   /** Failed fetches repeat on every call while the server is down: the first line, then counts. */
   readonly #repeats = new RepeatLog();
   readonly #requests = new RequestTally();
   #fallbacks = 0;
 
   /** Created by {@link SvcClient}; use `svc.prompt`. */
-  constructor(private readonly api: SvcApiClient) {
-    this.#cache = new PromptCache();
-  }
+  constructor(private readonly api: SvcApiClient) {}
 
   /**
    * Gets a prompt, from the cache when fresh. An expired entry is returned at once while one background
@@ -168,8 +166,8 @@ export class PromptManager {
 
   /** Fetches a prompt; `signal` aborts it once no caller waits for it any more. */
   async #fetch(name: string, options: PromptGetOptions, signal: AbortSignal): Promise<PromptClient> {
-    const requestOptions: RequestOptions = { timeoutInSeconds: fetchTimeoutMs(options) / 1000, abortSignal: signal };
-    if (options.maxRetries !== undefined) requestOptions.maxRetries = options.maxRetries;
+    const { maxRetries } = options;
+    const requestOptions = { timeoutInSeconds: fetchTimeoutMs(options) / 1000, abortSignal: signal, maxRetries };
     let prompt: Prompt;
     try {
       prompt = await this.api.prompts.get(name, { version: options.version, label: options.label }, requestOptions);

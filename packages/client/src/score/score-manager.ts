@@ -32,11 +32,7 @@ const OWNER = "ScoreManager";
 /** The route of `svc.api.scores.create`, to which the queue posts its batches already encoded. */
 const CREATE_SCORES: Operation = { method: "POST", path: "/api/public/scores", body: true };
 
-/**
- * A queued score, held as its JSON text: written once when it is created, joined into a request body when sent.
- * Text is what the queue holds longest; it is smaller than the object it was written from and costs the garbage
- * collector nothing to move.
- */
+/** A queued score as its JSON text, written once: smaller than the object, and nothing for the collector to trace. */
 interface QueuedScore {
   json: string;
   name: string;
@@ -50,9 +46,9 @@ export interface ScoreManagerContext {
   /** Whether both keys are set; without them scores are dropped instead of sent with empty credentials. */
   hasCredentials: boolean;
   /** Origin of the server scores go to, shared with the span processor's queue (see `BatchQueueOptions.server`). */
-  server?: string | undefined;
+  server: string | undefined;
   /** The server and project scores are for (address and public key): a spill directory keeps them apart. */
-  identity?: string | undefined;
+  identity: string;
 }
 
 let makeScoreManager: (context: ScoreManagerContext) => ScoreManager;
@@ -109,7 +105,7 @@ export class ScoreManager {
    * when absent. Takes the previous major's `ScoreBody` too (its `metadata` is any JSON value).
    */
   create(score: CreateScoreRequest | ScoreBody): void {
-    // The guard inlined: this is the hot path.
+    // #guard inlined: this is the hot path.
     try {
       this.#enqueue(score, NO_IDS);
     } catch (error) {
@@ -203,7 +199,6 @@ export class ScoreManager {
       );
       return;
     }
-    // Wrapped only once the queue takes it, as spans are (BatchQueue.offer).
     this.#queue.offer(json.length, () => ({ json, name: request.name }));
   }
 
@@ -219,7 +214,6 @@ export class ScoreManager {
   }
 
   async #send(queued: QueuedScore[], signal: AbortSignal): Promise<SendOutcome<QueuedScore>> {
-    // Without keys nothing is sent.
     if (!this.#context.hasCredentials)
       return {
         delivered: 0,
@@ -274,12 +268,12 @@ export class ScoreManager {
    * JSON array it is posted as (each score with its own timestamp), and posted again with the client's current keys.
    */
   #spill(): Spill<QueuedScore> | undefined {
-    const { config, hasCredentials, identity, server } = this.#context;
+    const { config, hasCredentials, identity } = this.#context;
     if (config.spill === undefined || !hasCredentials) return undefined;
     return new Spill<QueuedScore>(config.spill, {
       owner: OWNER,
       items: "scores",
-      identity: identity ?? server ?? "",
+      identity,
       encode: async (batch) => ({ body: scoreBatchBody(batch), header: { contentType: "application/json" } }),
       send: async (body, _header, count, signal) => {
         const outcome = await this.#post(body, count, signal);
