@@ -144,10 +144,8 @@ export { DEFAULT_EXPERIMENT_MAX_CONCURRENCY } from "./experiment/types.js";
 export type { MediaHealth, PromptHealth, RequestHealth, SvcClientHealth } from "./health.js";
 export type { ParsedMediaReference, SvcMediaResolveMediaReferencesParams } from "./media/media-manager.js";
 export { MediaManager } from "./media/media-manager.js";
-export type { SvcMediaReferenceParams } from "./media/media-reference.js";
-export { SvcMediaReference } from "./media/media-reference.js";
-export type { SvcMediaParams } from "./media/svc-media.js";
-export { SvcMedia } from "./media/svc-media.js";
+export { SvcMediaReference, type SvcMediaReferenceParams } from "./media/media-reference.js";
+export { SvcMedia, type SvcMediaParams } from "./media/svc-media.js";
 export type {
   ChatMessageOrPlaceholder,
   ChatMessageWithType,
@@ -162,5 +160,4 @@ export { ChatMessageType, ChatPromptClient, TextPromptClient } from "./prompt/pr
 export type { ChatPromptGetOptions, PromptGetOptions, TextPromptGetOptions } from "./prompt/prompt-manager.js";
 export { PromptManager } from "./prompt/prompt-manager.js";
 export type { ScoreManagerConfig, ScoreParams } from "./score/config.js";
-export type { ScoreForSpan } from "./score/score-manager.js";
-export { ScoreManager } from "./score/score-manager.js";
+export { type ScoreForSpan, ScoreManager } from "./score/score-manager.js";

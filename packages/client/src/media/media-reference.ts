@@ -72,10 +72,7 @@ export class SvcMediaReference {
     return expiry - Date.now() <= thresholdSeconds * 1000;
   }
 
-  /**
-   * Downloads the content.
-   * @throws Error when the download fails or answers other than 2xx.
-   */
+  /** Downloads the content. @throws Error when the download fails or answers other than 2xx. */
   async fetchBytes(): Promise<Uint8Array> {
     const result = await downloadMedia(this.url, {
       timeoutMs: MEDIA_FETCH_TIMEOUT_MS,
@@ -85,18 +82,12 @@ export class SvcMediaReference {
     return result.bytes;
   }
 
-  /**
-   * Downloads the content as base64 (no `data:` prefix).
-   * @throws Error when the download fails.
-   */
+  /** Downloads the content as base64 (no `data:` prefix). @throws Error when the download fails. */
   async fetchBase64(): Promise<string> {
     return toBase64(await this.fetchBytes());
   }
 
-  /**
-   * Downloads the content as a `data:<contentType>;base64,...` URI.
-   * @throws Error when the download fails.
-   */
+  /** Downloads the content as a `data:<contentType>;base64,...` URI. @throws Error when the download fails. */
   async fetchDataUri(): Promise<string> {
     return `data:${this.contentType};base64,${await this.fetchBase64()}`;
   }

@@ -34,10 +34,7 @@ export interface WaitLimit {
   error: () => Error;
 }
 
-/**
- * A bounded prompt cache keyed by name and version or label, with one in-flight fetch per key.
- * @internal
- */
+/** A bounded prompt cache keyed by name and version or label, with one in-flight fetch per key. */
 export class PromptCache {
   readonly #entries = new Map<string, Entry>();
   readonly #inFlight = new Map<string, Running>();

@@ -64,9 +64,8 @@ abstract class BasePromptClient {
   /** Commit message of this version, when one was given. */
   readonly commitMessage: string | null | undefined;
   /**
-   * True only when this prompt is the `fallback` given to `prompt.get()`: nothing was cached and the fetch failed.
-   * A fallback prompt has version `0` unless a version was asked for, is not cached, and is never linked to a
-   * generation. False for every prompt the server returned, cached or not.
+   * True only for the `fallback` of `prompt.get()` (nothing cached, the fetch failed): version `0` unless one was
+   * asked for, never cached, never linked to a generation.
    */
   readonly isFallback: boolean;
 

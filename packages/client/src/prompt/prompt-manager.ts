@@ -31,9 +31,8 @@ export interface PromptGetOptions {
   /** Retries of the fetch. @defaultValue the REST client's (2) */
   maxRetries?: number;
   /**
-   * Time limit of each fetch attempt, in milliseconds. With a `fallback`, it bounds this call's wait, retries
-   * included, even when the call joins a fetch another call started: the fallback is returned by then at the latest.
-   * @defaultValue 10000
+   * Time limit of each fetch attempt, in milliseconds; with a `fallback`, of this call's whole wait, retries and
+   * shared fetches included. @defaultValue 10000
    */
   fetchTimeoutMs?: number;
 }
@@ -87,7 +86,7 @@ export class PromptManager {
         return cached.value;
       }
     }
-    // With a fallback, this call waits its own time, whoever started the fetch; the fetch goes on for the others.
+    // With a fallback, this call waits its own time, whoever started the fetch.
     const limit = options.fallback === undefined ? undefined : waitLimit(name, options);
     try {
       return await (ttl > 0
@@ -102,10 +101,7 @@ export class PromptManager {
     }
   }
 
-  /**
-   * Creates a prompt version. Chat items without a `type` are sent as messages.
-   * @throws {@link SvcAPIError} when the request fails.
-   */
+  /** Creates a prompt version; chat items without a `type` are messages. @throws {@link SvcAPIError} on failure. */
   async create(body: CreateChatPromptBodyWithPlaceholders, options?: RequestOptions): Promise<ChatPromptClient>;
   async create(body: CreateTextPromptBody, options?: RequestOptions): Promise<TextPromptClient>;
   async create(
@@ -128,10 +124,7 @@ export class PromptManager {
     return toClient(created);
   }
 
-  /**
-   * Sets the labels of a prompt version and drops the prompt from the cache.
-   * @throws {@link SvcAPIError} when the request fails.
-   */
+  /** Sets the labels of a prompt version, dropping the prompt from the cache. @throws {@link SvcAPIError} on failure. */
   async update(
     params: { name: string; version: number; newLabels: string[] },
     options?: RequestOptions,
@@ -147,7 +140,7 @@ export class PromptManager {
   }
 
   /**
-   * Deletes a prompt: every version, or those with the given version or label; drops it from the cache.
+   * Deletes a prompt's versions (all, or those with the given version or label) and drops it from the cache.
    * @throws {@link SvcAPIError} when the request fails.
    */
   async delete(
