@@ -118,7 +118,6 @@ export class SvcBrowserClient {
    * `undefined` when it was invalid, rejected or could not be sent (each logged). Never throws or rejects.
    */
   async score(score: CreateScoreRequest): Promise<{ id: string } | undefined> {
-    const logger = getGlobalLogger();
     try {
       const prepared = prepareScore(score, {}, this.#environment);
       if (!prepared.ok) {
@@ -133,7 +132,7 @@ export class SvcBrowserClient {
       request.timestamp = new Date().toISOString();
       const response = await this.#scores.create([request], { maxRetries: this.#maxRetries });
       const rejection = rejectionOf(response, 1);
-      if (rejection) return void logger.error(rejection.line);
+      if (rejection) return void getGlobalLogger().error(rejection.line);
       return { id: request.id };
     } catch (error) {
       this.#repeats.error(`${OWNER}: score lost`, `${OWNER}: score lost: ${describeError(error)}`);

@@ -16,9 +16,8 @@ const INSPECT = Symbol.for("nodejs.util.inspect.custom");
 const EXCERPT = 300;
 
 /**
- * Error of a REST call: an error status from the server, or a request that could not be completed.
- * `statusCode`, `body` (parsed JSON when it parses, else the text) and `rawResponse` are set when the server answered.
- * It prints compactly: name, message, status, method, path and a short excerpt of the body.
+ * Error of a REST call: an error status (`statusCode`, `body` and `rawResponse` set), or a request that could not be
+ * completed. Prints compactly: name, message, status, method, path and an excerpt of the body.
  */
 export class SvcAPIError extends Error {
   override name = "SvcAPIError";
@@ -46,13 +45,12 @@ export class SvcAPIError extends Error {
 
   /** The error for `JSON.stringify`: name, message, status and body, with registered secrets redacted. */
   toJSON(): { name: string; message: string; statusCode?: number; body?: unknown } {
-    const out: { name: string; message: string; statusCode?: number; body?: unknown } = {
+    return {
       name: this.name,
       message: this.message,
+      ...(this.statusCode === undefined ? {} : { statusCode: this.statusCode }),
+      ...(this.body === undefined ? {} : { body: redactedBody(this.body) }),
     };
-    if (this.statusCode !== undefined) out.statusCode = this.statusCode;
-    if (this.body !== undefined) out.body = redactedBody(this.body);
-    return out;
   }
 }
 
@@ -153,10 +151,7 @@ const ERROR_BY_STATUS: Record<number, typeof SvcAPIError> = {
 const NO_KEYS_HINT =
   "The client has no keys, so the request carried none: pass publicKey and secretKey, or set SVC_PUBLIC_KEY and SVC_SECRET_KEY.";
 
-/**
- * The typed error for a failed call of `op` to `url` (`path` is its route with the path parameters filled in): by
- * status when the server answered, else timeout or transport failure.
- */
+/** The typed error of a failed call to `url` (`path`: the route, parameters filled in), by status or failure. */
 export function errorFromFailure(
   op: Route,
   url: string,

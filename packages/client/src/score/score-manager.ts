@@ -38,6 +38,7 @@ interface QueuedScore {
   name: string;
 }
 const NO_IDS: { traceId?: string; observationId?: string } = Object.freeze({});
+const NO_KEYS = "the client has no keys: pass publicKey and secretKey (or SVC_PUBLIC_KEY and SVC_SECRET_KEY)";
 
 /** What the score manager needs from the client. */
 export interface ScoreManagerContext {
@@ -134,9 +135,8 @@ export class ScoreManager {
   }
 
   /**
-   * Sends every score queued before this call, and waits for batches already being sent; resolves when all of
-   * them were accepted or dropped, or after `flushTimeout` whatever the server does (scores still queued then
-   * stay queued and are logged). Never rejects.
+   * Sends every score queued before this call and waits for those being sent: resolves when all were accepted or
+   * dropped, or after `flushTimeout` (what is still queued then stays queued, logged). Never rejects.
    */
   async flush(): Promise<void> {
     const { flushTimeoutMs } = this.#context.config;
@@ -215,16 +215,7 @@ export class ScoreManager {
 
   async #send(queued: QueuedScore[], signal: AbortSignal): Promise<SendOutcome<QueuedScore>> {
     if (!this.#context.hasCredentials)
-      return {
-        delivered: 0,
-        dropped: [
-          {
-            count: queued.length,
-            reason: "failed",
-            detail: "the client has no keys: pass publicKey and secretKey (or SVC_PUBLIC_KEY and SVC_SECRET_KEY)",
-          },
-        ],
-      };
+      return { delivered: 0, dropped: [{ count: queued.length, reason: "failed", detail: NO_KEYS }] };
     const body = scoreBatchBody(queued);
     const { maxRequestBytes } = this.#context.config;
     if (body.byteLength > maxRequestBytes) return this.#tooLarge(queued, signal, `${body.byteLength} bytes`);
