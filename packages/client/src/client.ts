@@ -99,22 +99,16 @@ export class SvcClient {
     await this.score.shutdown();
   }
 
-  /**
-   * What the client's managers have done so far, cheap to call at any time: score delivery (queued, in flight, sent,
-   * dropped by reason, retries, the last error), prompt fetches (with the cache and the fallbacks returned) and media
-   * downloads.
-   */
+  /** What the managers have done so far, cheap to call at any time: score delivery, prompt fetches, media downloads. */
   health(): SvcClientHealth {
     return { score: this.score.health(), prompt: this.prompt.health(), media: this.media.health() };
   }
 
   /**
-   * Checks the set-up, in order: the keys, the base URL, that the server answers (and its version), that it accepts
-   * the keys, the local clock against the server's, that the OTLP endpoint accepts a test span (sent as the span
-   * processor sends, with the environment `sdk-doctor`), whether a tracer provider with `SvcSpanProcessor` records
-   * svc spans, whether a span started now would be exported, and whether the app's OpenTelemetry SDK exports metrics or
-   * traces to a default `localhost:4318` where nothing answers (`NodeSDK`'s defaults). Each request waits at most `timeout` seconds and the
-   * whole run ends within twice that, whatever the server does. Never rejects; prints nothing.
+   * Checks the set-up, in order: keys, base URL, that the server answers and accepts the keys, the clock, that the OTLP
+   * endpoint accepts a test span (environment `sdk-doctor`), that svc spans are recorded and would be exported, and
+   * whether OpenTelemetry exports to a default `localhost:4318` where nothing answers. Each request waits at most
+   * `timeout` seconds, the whole run twice that. Never rejects; prints nothing.
    * @example
    * ```ts
    * const report = await svc.doctor();
@@ -123,7 +117,7 @@ export class SvcClient {
    * ```
    */
   doctor(options: DoctorOptions = {}): Promise<DoctorReport> {
-    // The checks load on the first call: an application that never calls the doctor does not carry them.
+    // Loaded on the first call: an application that never calls the doctor does not carry the checks.
     return import("./doctor/client-doctor.js").then(
       ({ runClientDoctor }) => runClientDoctor(this.#connection, options, this.config.score.spill),
       (error: unknown): DoctorReport => {

@@ -37,9 +37,8 @@ export interface SvcClientParams extends ScoreParams {
   /** Headers added to every REST call. */
   additionalHeaders?: Record<string, string>;
   /**
-   * The fetch function every request of the client goes through: REST calls, prompts, datasets, scores, media. For
-   * tests that answer in place of the server, and for runtimes whose own HTTP stack must be used. On Node the client
-   * otherwise sends through `node:http`, not `globalThis.fetch`. @defaultValue the runtime's HTTP stack
+   * The fetch function every request of the client goes through (REST calls, prompts, datasets, scores, media).
+   * @defaultValue the runtime's HTTP stack (`node:http` on Node, not `globalThis.fetch`)
    */
   fetch?: typeof fetch;
 }

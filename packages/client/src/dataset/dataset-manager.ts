@@ -17,9 +17,8 @@ const MEDIA_FIELDS = ["input", "expectedOutput", "metadata"] as const;
 /** A dataset with all its items; items are plain data. */
 export type DatasetWithItems = Dataset & {
   /**
-   * Every item of the dataset, all pages fetched. Media the server lists for an item are {@link SvcMediaReference}
-   * objects at their place in `input`, `expectedOutput` and `metadata`; they serialise to their reference strings. In the
-   * order the server lists them (page 1 first; the server lists the newest item first); the SDK does not sort.
+   * Every item, all pages, in the server's order (newest first), with the media it lists as {@link SvcMediaReference}
+   * objects in `input`, `expectedOutput` and `metadata`.
    */
   items: DatasetItem[];
   /** The version the items were read at, when `get` was given one. */
@@ -75,9 +74,8 @@ export class DatasetManager {
   }
 
   /**
-   * Fetches a dataset and all its items, page by page. Each media reference string the server lists in an item's
-   * `mediaReferences` is replaced by a {@link SvcMediaReference} that can download the content; one that cannot be
-   * placed stays a string and is logged.
+   * Fetches a dataset and all its items, page by page; the media references an item lists become
+   * {@link SvcMediaReference} objects (one that cannot be placed stays a string, logged).
    * @throws {@link SvcAPIError} (for example {@link NotFoundError}) when a request fails.
    */
   async get(name: string, options: DatasetGetOptions = {}): Promise<FetchedDataset> {
@@ -200,9 +198,8 @@ function parseJsonPath(path: string): (string | number)[] | undefined {
 }
 
 /**
- * Replaces, in each item's `input`, `expectedOutput` and `metadata`, the reference strings the server lists in
- * `mediaReferences` by {@link SvcMediaReference} objects (in place). A reference whose path cannot be parsed or
- * does not lead to that reference string is left as it is; those are counted in one warning.
+ * Replaces in place the reference strings each item lists in `mediaReferences` by {@link SvcMediaReference} objects;
+ * one whose path cannot be parsed or does not lead to that string stays, counted in one warning.
  */
 function resolveItemMediaReferences(items: readonly DatasetItem[]): void {
   let left = 0;

@@ -61,9 +61,8 @@ export class MediaManager {
   }
 
   /**
-   * Returns a copy of `obj` in which every media reference string is replaced by the media's content.
-   * Each distinct media is fetched once. A reference that cannot be resolved stays as it is and is logged.
-   * Never rejects: when `obj` cannot be walked, it is returned as given and the failure is logged.
+   * A copy of `obj` with every media reference string replaced by the media's content, each media fetched once. Never
+   * rejects: a reference that cannot be resolved stays, and an `obj` that cannot be walked is returned; both logged.
    */
   async resolveReferences<T>(params: SvcMediaResolveMediaReferencesParams<T>): Promise<T> {
     let obj: T | undefined;

@@ -22,9 +22,8 @@ const MEDIA_FETCH_TIMEOUT_MS = 60_000;
 const MEDIA_FETCH_MAX_BYTES = 1_000_000_000;
 
 /**
- * Media stored on the server, as found in the items `svc.dataset.get` returns: its id, content type and a signed,
- * short-lived download URL. It serialises (`JSON.stringify`) to its reference string, so an item read this way can
- * be stored or traced again and still points at the same media.
+ * Media stored on the server, as in the items `svc.dataset.get` returns: id, content type and a signed, short-lived
+ * URL. It serialises to its reference string, so an item read this way can be stored or traced again.
  * @example
  * const image = item.input.image as SvcMediaReference;
  * const dataUri = await image.fetchDataUri(); // data:image/png;base64,...

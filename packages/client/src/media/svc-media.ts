@@ -25,12 +25,9 @@ export type SvcMediaParams =
 type Content = { contentType: MediaContentType; bytes: Uint8Array };
 
 /**
- * A media file (image, audio, document) to store on the server. Placed in a dataset item's `input`,
- * `expectedOutput` or `metadata`, it is uploaded by `svc.dataset.createItem` and replaced by its reference string;
- * in traced data it serialises to its data URI, which the span processor uploads.
- *
- * The constructor never throws: invalid input (a malformed data URI, a content type the server does not store) is
- * logged, and the object then has no content and uploads nothing (`getTag()` resolves to `null`).
+ * A media file to store on the server: in a dataset item, `svc.dataset.createItem` uploads it and stores its reference
+ * string; in traced data it serialises to its data URI, which the span processor uploads. The constructor never
+ * throws: invalid input is logged, and the object then has no content and uploads nothing (`getTag()` gives `null`).
  */
 export class SvcMedia {
   /** MIME type of the content; undefined when the input was invalid. */

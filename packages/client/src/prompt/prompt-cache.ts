@@ -5,9 +5,8 @@ export const DEFAULT_PROMPT_CACHE_TTL_SECONDS = 60;
 /** Most prompts kept; the least recently used one goes first. */
 const MAX_ENTRIES = 1000;
 /**
- * Longest time a running fetch is shared, in milliseconds: longer than any fetch's own deadline (its attempts and
- * backoff). A fetch still running after it is taken as lost: a runtime that cancels what an ended request left
- * running (Cloudflare Workers) never settles it, and a later call starts a fetch of its own instead of waiting on it.
+ * Longest time a running fetch is shared, in milliseconds: longer than any fetch's own deadline, so a fetch still
+ * running is lost (Cloudflare Workers never settle what an ended request left running); a later call starts its own.
  */
 const MAX_SHARED_FETCH_MS = 60_000;
 
@@ -77,9 +76,8 @@ export class PromptCache {
   }
 
   /**
-   * Runs `fetch` for the key unless a fetch for it is already running, which is then shared. With a `limit`, this
-   * caller stops waiting when it passes (the fetch goes on for the others); the fetch is aborted through its signal
-   * once every caller has stopped waiting.
+   * Runs `fetch` for the key, or shares the one running. With a `limit`, this caller stops waiting when it passes; the
+   * fetch is aborted once every caller has stopped waiting.
    */
   once(key: string, fetch: (signal: AbortSignal) => Promise<PromptClient>, limit?: WaitLimit): Promise<PromptClient> {
     let running = this.#inFlight.get(key);

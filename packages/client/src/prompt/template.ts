@@ -32,11 +32,9 @@ const writer = new PromptWriter();
 const repeats = new RepeatLog();
 
 /**
- * Renders a mustache template with the given variables, without HTML escaping. Never throws on a variable's
- * value: objects and arrays render as JSON text (with markers for cycles and values that cannot be read), other
- * values as their text; a function variable (a mustache lambda) that throws renders as a marker. Variables that
- * are not an object (`undefined`, `null`) count as none, so every variable renders empty. A template that is
- * not valid mustache still throws.
+ * Renders a mustache template without HTML escaping. Objects and arrays render as JSON text, other values as their
+ * text; a value that cannot be read, or a lambda that throws, renders as a marker. Variables that are not an object
+ * count as none. Only a template that is not valid mustache throws.
  */
 export function renderTemplate(template: string, variables: unknown): string {
   return writer.render(template, renderView(variables), {}, RAW);

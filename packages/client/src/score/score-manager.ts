@@ -55,9 +55,8 @@ export interface ScoreManagerContext {
 let makeScoreManager: (context: ScoreManagerContext) => ScoreManager;
 
 /**
- * Queues scores and sends them in batches of at most 100 to `POST /api/public/scores`.
- * Its methods never throw: an invalid score is logged at error level and dropped. Scores are held through server
- * outages, bounded in count and bytes, and retried with backoff; repeated log lines are counted.
+ * Queues scores and sends them in batches of at most 100 to `POST /api/public/scores`, held through outages (bounded)
+ * and retried with backoff. Never throws: an invalid score is logged at error level and dropped.
  */
 export class ScoreManager {
   static {
