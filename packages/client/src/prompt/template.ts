@@ -84,6 +84,8 @@ function guardedLambda(key: string, fn: (...args: unknown[]) => unknown): (...ar
 }
 
 type Brace = "double" | "json" | "plain";
+/** A quote as the next character that is not a space: the `{` before it opens JSON. */
+const JSON_OPENING = /\s*["']/y;
 
 /**
  * Converts a mustache-style template to LangChain's f-string syntax: JSON braces (a single `{` whose next
@@ -104,7 +106,8 @@ function escapeJsonBraces(text: string): string {
       out += "{{";
       i += 2;
     } else if (char === "{") {
-      const isJson = isQuote(nextNonSpace(text, i + 1));
+      JSON_OPENING.lastIndex = i + 1;
+      const isJson = JSON_OPENING.test(text);
       open.push(isJson ? "json" : "plain");
       out += isJson ? "{{" : "{";
       i += 1;
@@ -121,14 +124,4 @@ function escapeJsonBraces(text: string): string {
     }
   }
   return out;
-}
-
-function nextNonSpace(text: string, from: number): string | undefined {
-  const pattern = /\S/g;
-  pattern.lastIndex = from;
-  return pattern.exec(text)?.[0];
-}
-
-function isQuote(char: string | undefined): boolean {
-  return char === '"' || char === "'";
 }
