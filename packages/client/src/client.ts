@@ -45,13 +45,10 @@ export class SvcClient {
   readonly #connection: Connection;
 
   constructor(params: SvcClientParams = {}) {
-    const config = resolveClientConfig(params);
-    this.#connection = config.connection;
-    // A copy of the enumerable settings only: the credential stays out of the public object.
-    this.config = Object.freeze({ ...config });
-    const { authorization } = config;
-    const headers = authorization === undefined ? config.headers : { ...config.headers, authorization };
-    const runtime = new RequestRuntime({ ...config, headers, backend: config.backend });
+    const { config, headers, connection, backend } = resolveClientConfig(params);
+    this.#connection = connection;
+    this.config = Object.freeze(config);
+    const runtime = new RequestRuntime({ ...config, headers, backend });
     // Kept off the enumerable keys: printing the client shows its managers, not its settings.
     Object.defineProperty(this, "config", { enumerable: false });
     this.api = createSvcApiClient(runtime);
@@ -73,7 +70,7 @@ export class SvcClient {
       baseUrl: config.baseUrl,
       headers,
       timeoutMs: config.timeoutSeconds * 1000,
-      backend: config.backend,
+      backend,
     });
     this.dataset = createDatasetManager(this.api, {
       decorate: (dataset) => ({
@@ -85,7 +82,7 @@ export class SvcClient {
     });
     this.media = new MediaManager(this.api, {
       downloadTimeoutMs: config.timeoutSeconds * 1000,
-      backend: config.backend,
+      backend,
     });
   }
 

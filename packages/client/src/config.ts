@@ -70,15 +70,16 @@ export const CLIENT_SPECS = {
   fetch: functionOption<typeof fetch>(),
 };
 
-/** Client settings and, kept off the enumerable keys so that printing the settings never shows them, the credentials. */
-export type ResolvedClientConfig = SvcClientConfig & {
-  /** `Basic ...` for the REST calls, when both keys are set (non-enumerable). */
-  readonly authorization: string | undefined;
-  /** Address and keys as resolved, with where each came from, for the doctor (non-enumerable). */
-  readonly connection: Connection;
-  /** Where requests go when the `fetch` option is given; undefined for the runtime's own HTTP stack (non-enumerable). */
-  readonly backend: Backend | undefined;
-};
+/** Client settings, and beside them (so that printing the settings never shows them) what requests carry. */
+export interface ResolvedClientConfig {
+  config: SvcClientConfig;
+  /** The headers of every request: the settings' headers and, when there is one, the authorization. */
+  headers: Record<string, string>;
+  /** Address and keys as resolved, with where each came from, for the doctor. */
+  connection: Connection;
+  /** Where requests go when the `fetch` option is given; undefined for the runtime's own HTTP stack. */
+  backend: Backend | undefined;
+}
 
 /** Resolves client settings: option, then environment, then default. Never throws; problems are logged once. */
 export function resolveClientConfig(params: unknown): ResolvedClientConfig {
@@ -121,10 +122,12 @@ export function resolveClientConfig(params: unknown): ResolvedClientConfig {
     headers: { ...extra, ...apiHeaders(connection.publicKey) },
     score,
   };
-  return Object.defineProperties(config, {
-    // The keys win over an Authorization of additionalHeaders; without them, that one is sent as given.
-    authorization: { value: auth ?? givenAuthorization, enumerable: false },
-    connection: { value: connection, enumerable: false },
-    backend: { value: o.fetch ? fetchBackend(o.fetch) : undefined, enumerable: false },
-  }) as ResolvedClientConfig;
+  // The keys win over an Authorization of additionalHeaders; without them, that one is sent as given.
+  const authorization = auth ?? givenAuthorization;
+  return {
+    config,
+    headers: authorization === undefined ? config.headers : { ...config.headers, authorization },
+    connection,
+    backend: o.fetch ? fetchBackend(o.fetch) : undefined,
+  };
 }
