@@ -9,6 +9,7 @@ import {
   numberOption,
   optionSettings,
   RepeatLog,
+  readField,
   resolveConnection,
   resolveOptions,
   stringOption,
@@ -78,10 +79,9 @@ export class SvcBrowserClient {
   constructor(params: SvcBrowserClientParams) {
     // A browser has no environment variables: options and defaults only.
     const o = resolveOptions(OWNER, BROWSER_CLIENT_SPECS, params, {}, ["publicKey", "baseUrl"]);
-    const options = (typeof params === "object" && params !== null ? params : {}) as Partial<SvcBrowserClientParams>;
     const connection = resolveConnection(
       OWNER,
-      { publicKey: options.publicKey, baseUrl: options.baseUrl },
+      { publicKey: readField(params, "publicKey"), baseUrl: readField(params, "baseUrl") },
       {},
       { keysOptional: true },
     );
@@ -99,13 +99,8 @@ export class SvcBrowserClient {
     if (connection.publicKey) headers.authorization = `Bearer ${connection.publicKey}`;
     this.#environment = o.environment;
     this.#maxRetries = o.maxRetries;
-    const runtime = new RequestRuntime({
-      baseUrl: connection.baseUrl,
-      baseUrlProblem: connection.baseUrlProblem,
-      headers,
-      timeoutSeconds: o.timeout,
-      backend: o.fetch ? fetchBackend(o.fetch) : undefined,
-    });
+    const backend = o.fetch ? fetchBackend(o.fetch) : undefined;
+    const runtime = new RequestRuntime({ ...connection, headers, timeoutSeconds: o.timeout, backend });
     logStartup(OWNER, () => [
       ...connectionSettings(connection).slice(0, 2),
       ...optionSettings(BROWSER_CLIENT_SPECS, o),

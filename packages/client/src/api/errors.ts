@@ -115,7 +115,7 @@ export function parseBody(text: string): unknown {
 }
 
 /** The body as one line of at most 300 characters, registered secrets redacted. */
-export function excerpt(body: unknown): string {
+function excerpt(body: unknown): string {
   let text: string;
   try {
     text = typeof body === "string" ? body : (JSON.stringify(body) ?? String(body));
