@@ -44,14 +44,10 @@ export class SvcMedia {
       isObject(params) && (params.source === "bytes" || (!params.source && !("base64DataUri" in params)));
     this.source = fromBytes ? "bytes" : "base64_data_uri";
     const content = contentOf(params, fromBytes);
-    if (typeof content === "string") {
-      getGlobalLogger().warn(`SvcMedia: invalid media, nothing will be uploaded: ${content}`);
-      this.contentType = undefined;
-      this.contentBytes = undefined;
-      return;
-    }
-    this.contentType = content.contentType;
-    this.contentBytes = content.bytes;
+    const valid = typeof content === "string" ? undefined : content;
+    if (!valid) getGlobalLogger().warn(`SvcMedia: invalid media, nothing will be uploaded: ${content}`);
+    this.contentType = valid?.contentType;
+    this.contentBytes = valid?.bytes;
   }
 
   /** Size of the content in bytes; undefined when the input was invalid. */
