@@ -27,6 +27,9 @@ interface Running {
   detach: () => void;
 }
 
+/** Fetches a prompt; `signal` aborts it once no caller waits for it. */
+export type Fetch = (signal: AbortSignal) => Promise<PromptClient>;
+
 /** How long one caller waits for a fetch, and the error it gets when that time has passed. */
 export interface WaitLimit {
   ms: number;
@@ -58,13 +61,8 @@ export class PromptCache {
     return this.#entries.size;
   }
 
-  /** The current invalidation count; pass it back to {@link PromptCache.set} with what was fetched. */
-  get epoch(): number {
-    return this.#epoch;
-  }
-
   /** Stores a fetched prompt, unless a prompt was invalidated since the fetch started (at `epoch`). */
-  set(key: string, value: PromptClient, ttlSeconds: number, epoch: number): void {
+  #set(key: string, value: PromptClient, ttlSeconds: number, epoch: number): void {
     if (epoch !== this.#epoch) return;
     this.#entries.delete(key);
     this.#entries.set(key, { value, expiresAt: Date.now() + ttlSeconds * 1000 });
@@ -76,17 +74,23 @@ export class PromptCache {
   }
 
   /**
-   * Runs `fetch` for the key, or shares the one running. With a `limit`, this caller stops waiting when it passes; the
-   * fetch is aborted once every caller has stopped waiting.
+   * Runs `fetch` for the key and stores what it reads for `ttlSeconds`, or shares the fetch running. With a `limit`,
+   * this caller stops waiting when it passes; the fetch is aborted once every caller has stopped waiting.
    */
-  once(key: string, fetch: (signal: AbortSignal) => Promise<PromptClient>, limit?: WaitLimit): Promise<PromptClient> {
+  once(key: string, fetch: Fetch, ttlSeconds: number, limit?: WaitLimit): Promise<PromptClient> {
     let running = this.#inFlight.get(key);
     if (running && Date.now() - running.startedAt > MAX_SHARED_FETCH_MS) {
       running.detach();
       running = undefined;
     }
     if (!running) {
-      const started = startFetch(fetch, () => {
+      const epoch = this.#epoch;
+      const fetchAndStore: Fetch = async (signal) => {
+        const value = await fetch(signal);
+        this.#set(key, value, ttlSeconds, epoch);
+        return value;
+      };
+      const started = startFetch(fetchAndStore, () => {
         if (this.#inFlight.get(key) === started) this.#inFlight.delete(key);
       });
       running = started;
@@ -104,10 +108,7 @@ export class PromptCache {
 }
 
 /** Runs `fetch` for one caller, unshared, aborting it when the caller's `limit` passes. */
-export function fetchAlone(
-  fetch: (signal: AbortSignal) => Promise<PromptClient>,
-  limit?: WaitLimit,
-): Promise<PromptClient> {
+export function fetchAlone(fetch: Fetch, limit?: WaitLimit): Promise<PromptClient> {
   return waitFor(
     startFetch(fetch, () => {}),
     limit,
@@ -119,7 +120,7 @@ function nameOf(key: string): string {
   return (JSON.parse(key) as [string])[0];
 }
 
-function startFetch(fetch: (signal: AbortSignal) => Promise<PromptClient>, done: () => void): Running {
+function startFetch(fetch: Fetch, done: () => void): Running {
   const controller = new AbortController();
   let started: Promise<PromptClient>;
   try {

@@ -67,19 +67,13 @@ export class PromptManager {
   async get(name: string, options: PromptGetOptions = {}): Promise<PromptClient> {
     const ttl = options.cacheTtlSeconds ?? DEFAULT_PROMPT_CACHE_TTL_SECONDS;
     const key = PromptCache.key(name, options.version, options.label);
-    const fetchAndStore = (signal: AbortSignal) => {
-      const epoch = this.#cache.epoch;
-      return this.#fetch(name, options, signal).then((client) => {
-        this.#cache.set(key, client, ttl, epoch);
-        return client;
-      });
-    };
+    const fetch = (signal: AbortSignal) => this.#fetch(name, options, signal);
 
     if (ttl > 0) {
       const cached = this.#cache.lookup(key);
       if (cached.state === "fresh") return cached.value;
       if (cached.state === "stale") {
-        this.#cache.once(key, fetchAndStore).catch((error: unknown) => {
+        this.#cache.once(key, fetch, ttl).catch((error: unknown) => {
           const kind = `PromptManager: refresh of prompt "${name}" failed, serving the cached version`;
           this.#repeats.warn(kind, `${kind}: ${describeError(error)}`);
         });
@@ -89,9 +83,7 @@ export class PromptManager {
     // With a fallback, this call waits its own time, whoever started the fetch.
     const limit = options.fallback === undefined ? undefined : waitLimit(name, options);
     try {
-      return await (ttl > 0
-        ? this.#cache.once(key, fetchAndStore, limit)
-        : fetchAlone((signal) => this.#fetch(name, options, signal), limit));
+      return await (ttl > 0 ? this.#cache.once(key, fetch, ttl, limit) : fetchAlone(fetch, limit));
     } catch (error) {
       if (options.fallback === undefined) throw error;
       const kind = `PromptManager: prompt "${name}" could not be fetched, using the fallback`;
