@@ -9,6 +9,7 @@ import {
   numberOption,
   optionSettings,
   RepeatLog,
+  readField,
   resolveConnection,
   resolveOptions,
   stringOption,
@@ -78,10 +79,9 @@ export class SvcBrowserClient {
   constructor(params: SvcBrowserClientParams) {
     // A browser has no environment variables: options and defaults only.
     const o = resolveOptions(OWNER, BROWSER_CLIENT_SPECS, params, {}, ["publicKey", "baseUrl"]);
-    const options = (typeof params === "object" && params !== null ? params : {}) as Partial<SvcBrowserClientParams>;
     const connection = resolveConnection(
       OWNER,
-      { publicKey: options.publicKey, baseUrl: options.baseUrl },
+      { publicKey: readField(params, "publicKey"), baseUrl: readField(params, "baseUrl") },
       {},
       { keysOptional: true },
     );
@@ -99,13 +99,8 @@ export class SvcBrowserClient {
     if (connection.publicKey) headers.authorization = `Bearer ${connection.publicKey}`;
     this.#environment = o.environment;
     this.#maxRetries = o.maxRetries;
-    const runtime = new RequestRuntime({
-      baseUrl: connection.baseUrl,
-      baseUrlProblem: connection.baseUrlProblem,
-      headers,
-      timeoutSeconds: o.timeout,
-      backend: o.fetch ? fetchBackend(o.fetch) : undefined,
-    });
+    const backend = o.fetch ? fetchBackend(o.fetch) : undefined;
+    const runtime = new RequestRuntime({ ...connection, headers, timeoutSeconds: o.timeout, backend });
     logStartup(OWNER, () => [
       ...connectionSettings(connection).slice(0, 2),
       ...optionSettings(BROWSER_CLIENT_SPECS, o),
@@ -118,7 +113,6 @@ export class SvcBrowserClient {
    * `undefined` when it was invalid, rejected or could not be sent (each logged). Never throws or rejects.
    */
   async score(score: CreateScoreRequest): Promise<{ id: string } | undefined> {
-    const logger = getGlobalLogger();
     try {
       const prepared = prepareScore(score, {}, this.#environment);
       if (!prepared.ok) {
@@ -133,7 +127,7 @@ export class SvcBrowserClient {
       request.timestamp = new Date().toISOString();
       const response = await this.#scores.create([request], { maxRetries: this.#maxRetries });
       const rejection = rejectionOf(response, 1);
-      if (rejection) return void logger.error(rejection.line);
+      if (rejection) return void getGlobalLogger().error(rejection.line);
       return { id: request.id };
     } catch (error) {
       this.#repeats.error(`${OWNER}: score lost`, `${OWNER}: score lost: ${describeError(error)}`);

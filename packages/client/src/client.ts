@@ -45,19 +45,10 @@ export class SvcClient {
   readonly #connection: Connection;
 
   constructor(params: SvcClientParams = {}) {
-    const config = resolveClientConfig(params);
-    this.#connection = config.connection;
-    // A copy of the enumerable settings only: the credential stays out of the public object.
-    this.config = Object.freeze({ ...config });
-    const { authorization } = config;
-    const headers = authorization === undefined ? config.headers : { ...config.headers, authorization };
-    const runtime = new RequestRuntime({
-      baseUrl: config.baseUrl,
-      baseUrlProblem: config.baseUrlProblem,
-      headers,
-      timeoutSeconds: config.timeoutSeconds,
-      backend: config.backend,
-    });
+    const { config, headers, connection, backend } = resolveClientConfig(params);
+    this.#connection = connection;
+    this.config = Object.freeze(config);
+    const runtime = new RequestRuntime({ ...config, headers, backend });
     // Kept off the enumerable keys: printing the client shows its managers, not its settings.
     Object.defineProperty(this, "config", { enumerable: false });
     this.api = createSvcApiClient(runtime);
@@ -79,7 +70,7 @@ export class SvcClient {
       baseUrl: config.baseUrl,
       headers,
       timeoutMs: config.timeoutSeconds * 1000,
-      backend: config.backend,
+      backend,
     });
     this.dataset = createDatasetManager(this.api, {
       decorate: (dataset) => ({
@@ -91,7 +82,7 @@ export class SvcClient {
     });
     this.media = new MediaManager(this.api, {
       downloadTimeoutMs: config.timeoutSeconds * 1000,
-      backend: config.backend,
+      backend,
     });
   }
 
@@ -105,22 +96,16 @@ export class SvcClient {
     await this.score.shutdown();
   }
 
-  /**
-   * What the client's managers have done so far, cheap to call at any time: score delivery (queued, in flight, sent,
-   * dropped by reason, retries, the last error), prompt fetches (with the cache and the fallbacks returned) and media
-   * downloads.
-   */
+  /** What the managers have done so far, cheap to call at any time: score delivery, prompt fetches, media downloads. */
   health(): SvcClientHealth {
     return { score: this.score.health(), prompt: this.prompt.health(), media: this.media.health() };
   }
 
   /**
-   * Checks the set-up, in order: the keys, the base URL, that the server answers (and its version), that it accepts
-   * the keys, the local clock against the server's, that the OTLP endpoint accepts a test span (sent as the span
-   * processor sends, with the environment `sdk-doctor`), whether a tracer provider with `SvcSpanProcessor` records
-   * svc spans, whether a span started now would be exported, and whether the app's OpenTelemetry SDK exports metrics or
-   * traces to a default `localhost:4318` where nothing answers (`NodeSDK`'s defaults). Each request waits at most `timeout` seconds and the
-   * whole run ends within twice that, whatever the server does. Never rejects; prints nothing.
+   * Checks the set-up, in order: keys, base URL, that the server answers and accepts the keys, the clock, that the OTLP
+   * endpoint accepts a test span (environment `sdk-doctor`), that svc spans are recorded and would be exported, and
+   * whether OpenTelemetry exports to a default `localhost:4318` where nothing answers. Each request waits at most
+   * `timeout` seconds, the whole run twice that. Never rejects; prints nothing.
    * @example
    * ```ts
    * const report = await svc.doctor();
@@ -129,7 +114,7 @@ export class SvcClient {
    * ```
    */
   doctor(options: DoctorOptions = {}): Promise<DoctorReport> {
-    // The checks load on the first call: an application that never calls the doctor does not carry them.
+    // Loaded on the first call: an application that never calls the doctor does not carry the checks.
     return import("./doctor/client-doctor.js").then(
       ({ runClientDoctor }) => runClientDoctor(this.#connection, options, this.config.score.spill),
       (error: unknown): DoctorReport => {

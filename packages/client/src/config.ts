@@ -4,7 +4,6 @@ import {
   basicAuth,
   type Connection,
   connectionSettings,
-  type Env,
   fetchBackend,
   functionOption,
   logStartup,
@@ -14,9 +13,16 @@ import {
   readEnv,
   resolveConnection,
   resolveOptions,
+  spillSettings,
   stringRecordOption,
 } from "@svc/core";
-import { SCORE_SPECS, type ScoreManagerConfig, type ScoreParams, scoreConfigFrom } from "./score/config.js";
+import {
+  MAX_SCORES_PER_REQUEST,
+  SCORE_ATTEMPT_TIMEOUT_SECONDS,
+  SCORE_SPECS,
+  type ScoreManagerConfig,
+  type ScoreParams,
+} from "./score/config.js";
 
 /** Options of {@link SvcClient}. Units are seconds where the name does not say otherwise. */
 export interface SvcClientParams extends ScoreParams {
@@ -31,9 +37,8 @@ export interface SvcClientParams extends ScoreParams {
   /** Headers added to every REST call. */
   additionalHeaders?: Record<string, string>;
   /**
-   * The fetch function every request of the client goes through: REST calls, prompts, datasets, scores, media. For
-   * tests that answer in place of the server, and for runtimes whose own HTTP stack must be used. On Node the client
-   * otherwise sends through `node:http`, not `globalThis.fetch`. @defaultValue the runtime's HTTP stack
+   * The fetch function every request of the client goes through (REST calls, prompts, datasets, scores, media).
+   * @defaultValue the runtime's HTTP stack (`node:http` on Node, not `globalThis.fetch`)
    */
   fetch?: typeof fetch;
 }
@@ -65,52 +70,64 @@ export const CLIENT_SPECS = {
   fetch: functionOption<typeof fetch>(),
 };
 
-/** Client settings and, kept off the enumerable keys so that printing the settings never shows them, the credentials. */
-export type ResolvedClientConfig = SvcClientConfig & {
-  /** `Basic ...` for the REST calls, when both keys are set (non-enumerable). */
-  readonly authorization: string | undefined;
-  /** Address and keys as resolved, with where each came from, for the doctor (non-enumerable). */
-  readonly connection: Connection;
-  /** Where requests go when the `fetch` option is given; undefined for the runtime's own HTTP stack (non-enumerable). */
-  readonly backend: Backend | undefined;
-};
+/** Client settings, and beside them (so that printing the settings never shows them) what requests carry. */
+export interface ResolvedClientConfig {
+  config: SvcClientConfig;
+  /** The headers of every request: the settings' headers and, when there is one, the authorization. */
+  headers: Record<string, string>;
+  /** Address and keys as resolved, with where each came from, for the doctor. */
+  connection: Connection;
+  /** Where requests go when the `fetch` option is given; undefined for the runtime's own HTTP stack. */
+  backend: Backend | undefined;
+}
 
 /** Resolves client settings: option, then environment, then default. Never throws; problems are logged once. */
-export function resolveClientConfig(params: unknown, env: Env = readEnv()): ResolvedClientConfig {
-  const o = resolveOptions(NAME, { ...CLIENT_SPECS, ...SCORE_SPECS }, params, env, [
-    "publicKey",
-    "secretKey",
-    "baseUrl",
-  ]);
+export function resolveClientConfig(params: unknown): ResolvedClientConfig {
+  const env = readEnv();
+  const specs = { ...CLIENT_SPECS, ...SCORE_SPECS };
+  const o = resolveOptions(NAME, specs, params, env, ["publicKey", "secretKey", "baseUrl"]);
   const connection = resolveConnection(NAME, (params ?? {}) as Record<string, unknown>, env, {
     withoutKeys: "REST calls go out without credentials (the server answers 401) and scores are not sent",
   });
   const auth = basicAuth(connection.publicKey, connection.secretKey);
-  const score = scoreConfigFrom(o, env);
+  const score: ScoreManagerConfig = {
+    flushAt: o.flushAt,
+    flushIntervalMs: o.flushInterval * 1000,
+    flushTimeoutMs: o.flushTimeout * 1000,
+    maxBatchSize: MAX_SCORES_PER_REQUEST,
+    maxQueueSize: o.scoreMaxQueueSize,
+    maxQueueBytes: o.scoreMaxQueueBytes,
+    maxRequestBytes: o.scoreMaxRequestBytes,
+    environment: o.environment,
+    // `OTEL_SDK_DISABLED=true` (in any case) turns OpenTelemetry off, and scores with it.
+    disabled: env.OTEL_SDK_DISABLED?.trim().toLowerCase() === "true",
+    flushOnExit: o.flushOnExit,
+    sampleRate: o.sampleRate,
+    attemptTimeoutSeconds: Math.min(o.timeout, SCORE_ATTEMPT_TIMEOUT_SECONDS),
+    meterProvider: o.meterProvider,
+    spill: spillSettings("ScoreManager", o),
+  };
   logStartup(NAME, () => [
     ...connectionSettings(connection),
-    ...optionSettings({ ...CLIENT_SPECS, ...SCORE_SPECS }, o),
+    ...optionSettings(specs, o),
     `scores=${score.disabled ? "off (OTEL_SDK_DISABLED)" : "on"}`,
   ]);
   const { authorization: givenAuthorization, ...extra } = mergeHeaders(o.additionalHeaders);
-  const headers: Record<string, string> = {
-    ...extra,
-    ...apiHeaders(connection.publicKey),
-  };
   const config: SvcClientConfig = {
     baseUrl: connection.baseUrl,
     baseUrlProblem: connection.baseUrlProblem,
     hasCredentials: auth !== undefined,
     publicKey: connection.publicKey,
     timeoutSeconds: o.timeout,
-    headers,
+    headers: { ...extra, ...apiHeaders(connection.publicKey) },
     score,
   };
   // The keys win over an Authorization of additionalHeaders; without them, that one is sent as given.
   const authorization = auth ?? givenAuthorization;
-  return Object.defineProperties(config, {
-    authorization: { value: authorization, enumerable: false },
-    connection: { value: connection, enumerable: false },
-    backend: { value: o.fetch ? fetchBackend(o.fetch) : undefined, enumerable: false },
-  }) as ResolvedClientConfig;
+  return {
+    config,
+    headers: authorization === undefined ? config.headers : { ...config.headers, authorization },
+    connection,
+    backend: o.fetch ? fetchBackend(o.fetch) : undefined,
+  };
 }

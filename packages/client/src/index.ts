@@ -144,24 +144,20 @@ export { DEFAULT_EXPERIMENT_MAX_CONCURRENCY } from "./experiment/types.js";
 export type { MediaHealth, PromptHealth, RequestHealth, SvcClientHealth } from "./health.js";
 export type { ParsedMediaReference, SvcMediaResolveMediaReferencesParams } from "./media/media-manager.js";
 export { MediaManager } from "./media/media-manager.js";
-export type { SvcMediaReferenceParams } from "./media/media-reference.js";
-export { SvcMediaReference } from "./media/media-reference.js";
-export type { SvcMediaParams } from "./media/svc-media.js";
-export { SvcMedia } from "./media/svc-media.js";
-export type { PromptClient } from "./prompt/prompt-clients.js";
-export { ChatPromptClient, TextPromptClient } from "./prompt/prompt-clients.js";
-export type { ChatPromptGetOptions, PromptGetOptions, TextPromptGetOptions } from "./prompt/prompt-manager.js";
-export { PromptManager } from "./prompt/prompt-manager.js";
+export { SvcMediaReference, type SvcMediaReferenceParams } from "./media/media-reference.js";
+export { SvcMedia, type SvcMediaParams } from "./media/svc-media.js";
 export type {
   ChatMessageOrPlaceholder,
   ChatMessageWithType,
   CreateChatPromptBodyWithPlaceholders,
   CreateTextPromptBody,
   LangchainMessagesPlaceholder,
+  PromptClient,
   PromptPlaceholders,
   PromptVariables,
-} from "./prompt/types.js";
-export { ChatMessageType } from "./prompt/types.js";
+} from "./prompt/prompt-clients.js";
+export { ChatMessageType, ChatPromptClient, TextPromptClient } from "./prompt/prompt-clients.js";
+export type { ChatPromptGetOptions, PromptGetOptions, TextPromptGetOptions } from "./prompt/prompt-manager.js";
+export { PromptManager } from "./prompt/prompt-manager.js";
 export type { ScoreManagerConfig, ScoreParams } from "./score/config.js";
-export type { ScoreForSpan } from "./score/score-manager.js";
-export { ScoreManager } from "./score/score-manager.js";
+export { type ScoreForSpan, ScoreManager } from "./score/score-manager.js";

@@ -6,9 +6,8 @@ export type { ExperimentSuiteOptions } from "./experiment/ci/suite.js";
 export type { GateBaseline, GateFlip, GateOptions, GateResult, GateScore } from "./experiment/gate/types.js";
 
 /**
- * Declares an experiment as a vitest suite: the experiment runs once (recorded as a run on the server), each item is
- * a test that fails with its id, input, output and scores when its task failed or an item assertion does not hold,
- * each run assertion is a test, and with `gate` a comparison with a baseline run is one more.
+ * Declares an experiment as a vitest suite: one run (recorded on the server), a test per item (failing with its id,
+ * input, output and scores) and per run assertion, and with `gate` one for the comparison with a baseline run.
  * @example
  * ```ts
  * describeExperiment({

@@ -7,16 +7,17 @@ import {
   placeOf,
   redactSecrets,
 } from "@svc/core";
-import type { Operation } from "./operation.js";
+
+/** What an error message names of the operation: its method and route. */
+type Route = { method: string; path: string };
 
 const INSPECT = Symbol.for("nodejs.util.inspect.custom");
 /** Most characters of a body that an error message or its printed form shows. */
 const EXCERPT = 300;
 
 /**
- * Error of a REST call: an error status from the server, or a request that could not be completed.
- * `statusCode`, `body` (parsed JSON when it parses, else the text) and `rawResponse` are set when the server answered.
- * It prints compactly: name, message, status, method, path and a short excerpt of the body.
+ * Error of a REST call: an error status (`statusCode`, `body` and `rawResponse` set), or a request that could not be
+ * completed. Prints compactly: name, message, status, method, path and an excerpt of the body.
  */
 export class SvcAPIError extends Error {
   override name = "SvcAPIError";
@@ -44,13 +45,12 @@ export class SvcAPIError extends Error {
 
   /** The error for `JSON.stringify`: name, message, status and body, with registered secrets redacted. */
   toJSON(): { name: string; message: string; statusCode?: number; body?: unknown } {
-    const out: { name: string; message: string; statusCode?: number; body?: unknown } = {
+    return {
       name: this.name,
       message: this.message,
+      ...(this.statusCode === undefined ? {} : { statusCode: this.statusCode }),
+      ...(this.body === undefined ? {} : { body: redactedBody(this.body) }),
     };
-    if (this.statusCode !== undefined) out.statusCode = this.statusCode;
-    if (this.body !== undefined) out.body = redactedBody(this.body);
-    return out;
   }
 }
 
@@ -115,7 +115,7 @@ export function parseBody(text: string): unknown {
 }
 
 /** The body as one line of at most 300 characters, registered secrets redacted. */
-export function excerpt(body: unknown): string {
+function excerpt(body: unknown): string {
   let text: string;
   try {
     text = typeof body === "string" ? body : (JSON.stringify(body) ?? String(body));
@@ -151,12 +151,9 @@ const ERROR_BY_STATUS: Record<number, typeof SvcAPIError> = {
 const NO_KEYS_HINT =
   "The client has no keys, so the request carried none: pass publicKey and secretKey, or set SVC_PUBLIC_KEY and SVC_SECRET_KEY.";
 
-/**
- * The typed error for a failed call of `op` to `url` (`path` is its route with the path parameters filled in): by
- * status when the server answered, else timeout or transport failure.
- */
+/** The typed error of a failed call to `url` (`path`: the route, parameters filled in), by status or failure. */
 export function errorFromFailure(
-  op: Operation,
+  op: Route,
   url: string,
   path: string,
   sentCredentials: boolean,
@@ -192,7 +189,7 @@ export function errorFromFailure(
 }
 
 /** The typed error for an answer with an error status; its message shows the body's `message`, or an excerpt. */
-function errorFromResponse(op: Operation, response: HttpResponse, suffix: string): SvcAPIError {
+function errorFromResponse(op: Route, response: HttpResponse, suffix: string): SvcAPIError {
   const text = new TextDecoder().decode(response.body);
   const body = parseBody(text);
   const { status } = response;

@@ -9,9 +9,19 @@ import {
   show,
 } from "@svc/core";
 import { errorFromFailure, parseBody, responseOf } from "./errors.js";
-import type { Operation } from "./operation.js";
 
-export type { HttpMethod, Operation };
+/** One REST operation, described as data by the generated code. */
+export interface Operation {
+  readonly method: HttpMethod;
+  /** Route with `{name}` placeholders for path parameters. */
+  readonly path: string;
+  /** Names of the request fields sent as query parameters. */
+  readonly query?: readonly string[];
+  /** Query parameters sent as JSON text. */
+  readonly json?: readonly string[];
+  /** The request object is the JSON body. */
+  readonly body?: true;
+}
 
 /** Path parameter values by placeholder name. */
 export type PathArgs = Readonly<Record<string, string | number>>;
@@ -87,8 +97,6 @@ export interface RuntimeConfig {
   headers: Record<string, string>;
   /** Default `timeoutInSeconds`. */
   timeoutSeconds: number;
-  /** Default `maxRetries`. @defaultValue 2 */
-  maxRetries?: number;
   /** Sends through this backend instead of the runtime's own (the browser client's `fetch` option). */
   backend?: Backend;
 }
@@ -161,17 +169,11 @@ export class RequestRuntime {
   }
 
   /**
-   * Runs one operation in the background and returns the transport's result; never rejects (for queues that
-   * handle failures). `body` is the request already encoded as JSON, when the caller has measured it.
+   * Posts a body already encoded as JSON in the background and returns the transport's result; never rejects (for
+   * queues that handle failures).
    */
-  send(
-    op: Operation,
-    pathArgs: PathArgs,
-    request: unknown,
-    options: RequestOptions = {},
-    body?: Uint8Array,
-  ): Promise<HttpResult> {
-    return this.#send({ ...this.#prepare(op, pathArgs, request, options, body), background: true });
+  send(op: Operation, body: Uint8Array, options: RequestOptions): Promise<HttpResult> {
+    return this.#send({ ...this.#prepare(op, {}, undefined, options, body), background: true });
   }
 
   #prepare(
@@ -192,7 +194,7 @@ export class RequestRuntime {
       ),
       body: hasBody ? (encoded ?? JSON.stringify(request ?? {})) : undefined,
       attemptTimeoutMs: this.#attemptTimeoutSeconds(options.timeoutInSeconds) * 1000,
-      maxRetries: options.maxRetries ?? this.#config.maxRetries ?? DEFAULT_MAX_RETRIES,
+      maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
       signal: options.abortSignal,
     };
   }

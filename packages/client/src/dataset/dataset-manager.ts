@@ -1,10 +1,10 @@
-import { type MediaUploader, mapLimit } from "@svc/core";
+import { getGlobalLogger, isPlainObject, type MediaUploader, mapLimit } from "@svc/core";
 import type { SvcApiClient } from "../api/generated/client.js";
 import type { CreateDatasetItemRequest, Dataset, DatasetItem } from "../api/generated/types.js";
 import type { RequestOptions } from "../api/request-runtime.js";
 import type { RunExperimentOnDataset } from "../experiment/types.js";
+import { SvcMediaReference } from "../media/media-reference.js";
 import { SVC_MEDIA, type SvcMedia } from "../media/svc-media.js";
-import { resolveItemMediaReferences } from "./media-references.js";
 
 /** Default number of items fetched per page by {@link DatasetManager.get}. */
 const DEFAULT_DATASET_ITEMS_PAGE_SIZE = 50;
@@ -17,9 +17,8 @@ const MEDIA_FIELDS = ["input", "expectedOutput", "metadata"] as const;
 /** A dataset with all its items; items are plain data. */
 export type DatasetWithItems = Dataset & {
   /**
-   * Every item of the dataset, all pages fetched. Media the server lists for an item are {@link SvcMediaReference}
-   * objects at their place in `input`, `expectedOutput` and `metadata`; they serialise to their reference strings. In the
-   * order the server lists them (page 1 first; the server lists the newest item first); the SDK does not sort.
+   * Every item, all pages, in the server's order (newest first), with the media it lists as {@link SvcMediaReference}
+   * objects in `input`, `expectedOutput` and `metadata`.
    */
   items: DatasetItem[];
   /** The version the items were read at, when `get` was given one. */
@@ -75,9 +74,8 @@ export class DatasetManager {
   }
 
   /**
-   * Fetches a dataset and all its items, page by page. Each media reference string the server lists in an item's
-   * `mediaReferences` is replaced by a {@link SvcMediaReference} that can download the content; one that cannot be
-   * placed stays a string and is logged.
+   * Fetches a dataset and all its items, page by page; the media references an item lists become
+   * {@link SvcMediaReference} objects (one that cannot be placed stays a string, logged).
    * @throws {@link SvcAPIError} (for example {@link NotFoundError}) when a request fails.
    */
   async get(name: string, options: DatasetGetOptions = {}): Promise<FetchedDataset> {
@@ -158,7 +156,8 @@ function mapMedia(value: unknown, swap: (media: SvcMedia) => unknown): unknown {
   const onPath = new Set<object>();
   const rebuild = (node: unknown, depth: number): unknown => {
     if (isSvcMedia(node)) return swap(node);
-    if (depth > DATASET_MEDIA_MAX_DEPTH || !isContainer(node) || onPath.has(node)) return node;
+    if (depth > DATASET_MEDIA_MAX_DEPTH || !(Array.isArray(node) || isPlainObject(node)) || onPath.has(node))
+      return node;
     onPath.add(node);
     const out = Array.isArray(node)
       ? node.map((child) => rebuild(child, depth + 1))
@@ -173,9 +172,100 @@ function isSvcMedia(value: unknown): value is SvcMedia {
   return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[SVC_MEDIA] === true;
 }
 
-function isContainer(value: unknown): value is Record<string, unknown> | unknown[] {
-  if (Array.isArray(value)) return true;
-  if (value === null || typeof value !== "object") return false;
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
+/**
+ * The segments of a JSON path in the server's normalized bracket form: `$`, then `['<key>']` (a key, unescaped:
+ * it ends at the first `']`) or `[<index>]`. `[]` for `$` itself; undefined when the text is not of that form.
+ */
+function parseJsonPath(path: string): (string | number)[] | undefined {
+  if (typeof path !== "string" || !path.startsWith("$")) return undefined;
+  const segments: (string | number)[] = [];
+  let at = 1;
+  while (at < path.length) {
+    if (path[at] !== "[") return undefined;
+    if (path[at + 1] === "'") {
+      const end = path.indexOf("']", at + 2);
+      if (end < 0) return undefined;
+      segments.push(path.slice(at + 2, end));
+      at = end + 2;
+    } else {
+      const index = /^\[(\d+)\]/.exec(path.slice(at));
+      if (!index) return undefined;
+      segments.push(Number(index[1]));
+      at += index[0].length;
+    }
+  }
+  return segments;
+}
+
+/**
+ * Replaces in place the reference strings each item lists in `mediaReferences` by {@link SvcMediaReference} objects;
+ * one whose path cannot be parsed or does not lead to that string stays, counted in one warning.
+ */
+function resolveItemMediaReferences(items: readonly DatasetItem[]): void {
+  let left = 0;
+  let firstProblem = "";
+  for (const item of items) {
+    const references: unknown = (item as { mediaReferences?: unknown }).mediaReferences;
+    if (!Array.isArray(references)) continue;
+    for (const reference of references) {
+      const problem = place(item as unknown as Record<string, unknown>, reference);
+      if (problem === undefined) continue;
+      left++;
+      firstProblem ||= `item ${item.id}: ${problem}`;
+    }
+  }
+  if (left > 0)
+    getGlobalLogger().warn(
+      `DatasetManager.get: ${left} media reference(s) left as reference strings; the first: ${firstProblem}`,
+    );
+}
+
+/** Puts one media reference in place; returns why it could not, or undefined. */
+function place(item: Record<string, unknown>, reference: unknown): string | undefined {
+  if (!isRecord(reference)) return "a media reference that is not an object";
+  const { field, jsonPath, referenceString, media } = reference;
+  // A reference the server could not resolve to a stored media record stays a string, as stored.
+  if (!isRecord(media)) return undefined;
+  if (typeof field !== "string" || !(MEDIA_FIELDS as readonly string[]).includes(field))
+    return `unknown field ${JSON.stringify(String(field))}`;
+  const where = `${field} ${JSON.stringify(String(jsonPath).slice(0, 200))}`;
+  const path = parseJsonPath(jsonPath as string);
+  if (path === undefined) return `the path ${where} cannot be parsed`;
+  if (typeof referenceString !== "string" || typeof media.mediaId !== "string" || typeof media.url !== "string")
+    return `the reference at ${where} lacks its reference string, media id or URL`;
+  const resolved = new SvcMediaReference({
+    mediaId: media.mediaId,
+    contentType: String(media.contentType),
+    url: media.url,
+    ...(typeof media.urlExpiry === "string" ? { urlExpiry: media.urlExpiry } : {}),
+    ...(typeof media.contentLength === "number" ? { contentLength: media.contentLength } : {}),
+    referenceString,
+  });
+  let parent: unknown = item;
+  let key: string | number = field;
+  for (const segment of path) {
+    parent = childOf(parent, key);
+    key = segment;
+    if (parent === undefined) return `the path ${where} leads nowhere`;
+  }
+  const current = childOf(parent, key);
+  if (current !== referenceString) {
+    // A reference inside a longer text stays in that text (resolve it with svc.media.resolveReferences).
+    if (typeof current === "string" && current.includes(referenceString)) return undefined;
+    return `the value at ${where} is not the reference string`;
+  }
+  // Defined rather than assigned, so that a key such as "__proto__" stays a plain key.
+  Object.defineProperty(parent, key, { value: resolved, writable: true, enumerable: true, configurable: true });
+  return undefined;
+}
+
+/** The value under `key`: an index of an array, or an own key of an object; undefined otherwise. */
+function childOf(parent: unknown, key: string | number): unknown {
+  if (typeof key === "number") return Array.isArray(parent) ? parent[key] : undefined;
+  if (!isRecord(parent) || Array.isArray(parent) || !Object.hasOwn(parent, key)) return undefined;
+  return parent[key];
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null;
 }

@@ -3,6 +3,7 @@ import {
   describeError,
   downloadMedia,
   getGlobalLogger,
+  isPlainObject,
   MEDIA_REFERENCE_PATTERN,
   type MediaReferenceParts,
   mapLimit,
@@ -60,9 +61,8 @@ export class MediaManager {
   }
 
   /**
-   * Returns a copy of `obj` in which every media reference string is replaced by the media's content.
-   * Each distinct media is fetched once. A reference that cannot be resolved stays as it is and is logged.
-   * Never rejects: when `obj` cannot be walked, it is returned as given and the failure is logged.
+   * A copy of `obj` with every media reference string replaced by the media's content, each media fetched once. Never
+   * rejects: a reference that cannot be resolved stays, and an `obj` that cannot be walked is returned; both logged.
    */
   async resolveReferences<T>(params: SvcMediaResolveMediaReferencesParams<T>): Promise<T> {
     let obj: T | undefined;
@@ -134,8 +134,7 @@ function walk(value: unknown, depthLeft: number, onString: (text: string) => str
   if (typeof value === "string") return onString(value);
   if (value === null || typeof value !== "object") return value;
   if (Array.isArray(value)) return value.map((item) => walk(item, depthLeft - 1, onString));
-  const proto = Object.getPrototypeOf(value);
-  if (proto !== Object.prototype && proto !== null) return value;
+  if (!isPlainObject(value)) return value;
   const out: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) out[key] = walk(item, depthLeft - 1, onString);
   return out;

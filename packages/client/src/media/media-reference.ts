@@ -22,9 +22,8 @@ const MEDIA_FETCH_TIMEOUT_MS = 60_000;
 const MEDIA_FETCH_MAX_BYTES = 1_000_000_000;
 
 /**
- * Media stored on the server, as found in the items `svc.dataset.get` returns: its id, content type and a signed,
- * short-lived download URL. It serialises (`JSON.stringify`) to its reference string, so an item read this way can
- * be stored or traced again and still points at the same media.
+ * Media stored on the server, as in the items `svc.dataset.get` returns: id, content type and a signed, short-lived
+ * URL. It serialises to its reference string, so an item read this way can be stored or traced again.
  * @example
  * const image = item.input.image as SvcMediaReference;
  * const dataUri = await image.fetchDataUri(); // data:image/png;base64,...
@@ -72,10 +71,7 @@ export class SvcMediaReference {
     return expiry - Date.now() <= thresholdSeconds * 1000;
   }
 
-  /**
-   * Downloads the content.
-   * @throws Error when the download fails or answers other than 2xx.
-   */
+  /** Downloads the content. @throws Error when the download fails or answers other than 2xx. */
   async fetchBytes(): Promise<Uint8Array> {
     const result = await downloadMedia(this.url, {
       timeoutMs: MEDIA_FETCH_TIMEOUT_MS,
@@ -85,18 +81,12 @@ export class SvcMediaReference {
     return result.bytes;
   }
 
-  /**
-   * Downloads the content as base64 (no `data:` prefix).
-   * @throws Error when the download fails.
-   */
+  /** Downloads the content as base64 (no `data:` prefix). @throws Error when the download fails. */
   async fetchBase64(): Promise<string> {
     return toBase64(await this.fetchBytes());
   }
 
-  /**
-   * Downloads the content as a `data:<contentType>;base64,...` URI.
-   * @throws Error when the download fails.
-   */
+  /** Downloads the content as a `data:<contentType>;base64,...` URI. @throws Error when the download fails. */
   async fetchDataUri(): Promise<string> {
     return `data:${this.contentType};base64,${await this.fetchBase64()}`;
   }

@@ -1,6 +1,5 @@
 import { formatMediaReference, getGlobalLogger, type MediaHash, mediaHash, parseDataUri, toBase64 } from "@svc/core";
 import type { MediaContentType } from "../api/generated/types.js";
-import { isMediaContentType } from "./content-types.js";
 
 /**
  * Set to `true` on every {@link SvcMedia} (an own property, not enumerable), under a key every copy of the SDK shares:
@@ -26,12 +25,9 @@ export type SvcMediaParams =
 type Content = { contentType: MediaContentType; bytes: Uint8Array };
 
 /**
- * A media file (image, audio, document) to store on the server. Placed in a dataset item's `input`,
- * `expectedOutput` or `metadata`, it is uploaded by `svc.dataset.createItem` and replaced by its reference string;
- * in traced data it serialises to its data URI, which the span processor uploads.
- *
- * The constructor never throws: invalid input (a malformed data URI, a content type the server does not store) is
- * logged, and the object then has no content and uploads nothing (`getTag()` resolves to `null`).
+ * A media file to store on the server: in a dataset item, `svc.dataset.createItem` uploads it and stores its reference
+ * string; in traced data it serialises to its data URI, which the span processor uploads. The constructor never
+ * throws: invalid input is logged, and the object then has no content and uploads nothing (`getTag()` gives `null`).
  */
 export class SvcMedia {
   /** MIME type of the content; undefined when the input was invalid. */
@@ -48,14 +44,10 @@ export class SvcMedia {
       isObject(params) && (params.source === "bytes" || (!params.source && !("base64DataUri" in params)));
     this.source = fromBytes ? "bytes" : "base64_data_uri";
     const content = contentOf(params, fromBytes);
-    if (typeof content === "string") {
-      getGlobalLogger().warn(`SvcMedia: invalid media, nothing will be uploaded: ${content}`);
-      this.contentType = undefined;
-      this.contentBytes = undefined;
-      return;
-    }
-    this.contentType = content.contentType;
-    this.contentBytes = content.bytes;
+    const valid = typeof content === "string" ? undefined : content;
+    if (!valid) getGlobalLogger().warn(`SvcMedia: invalid media, nothing will be uploaded: ${content}`);
+    this.contentType = valid?.contentType;
+    this.contentBytes = valid?.bytes;
   }
 
   /** Size of the content in bytes; undefined when the input was invalid. */
@@ -119,11 +111,68 @@ function contentOf(params: unknown, fromBytes: boolean): Content | string {
 
 function withKnownType(contentType: string, bytes: Uint8Array): Content | string {
   const normalized = contentType.trim().toLowerCase();
-  if (!isMediaContentType(normalized))
+  if (!Object.hasOwn(KNOWN, normalized))
     return `content type ${JSON.stringify(contentType.slice(0, 80))} is not one the server stores media of`;
-  return { contentType: normalized, bytes };
+  return { contentType: normalized as MediaContentType, bytes };
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null;
 }
+
+// Every content type the server stores media of; typed against the API definition, so a type added or removed
+// there fails the type check here until this list follows.
+const KNOWN: Record<MediaContentType, true> = {
+  "image/png": true,
+  "image/jpeg": true,
+  "image/jpg": true,
+  "image/webp": true,
+  "image/gif": true,
+  "image/svg+xml": true,
+  "image/tiff": true,
+  "image/bmp": true,
+  "image/avif": true,
+  "image/heic": true,
+  "audio/mpeg": true,
+  "audio/mp3": true,
+  "audio/wav": true,
+  "audio/ogg": true,
+  "audio/oga": true,
+  "audio/aac": true,
+  "audio/mp4": true,
+  "audio/flac": true,
+  "audio/opus": true,
+  "audio/webm": true,
+  "video/mp4": true,
+  "video/webm": true,
+  "video/ogg": true,
+  "video/mpeg": true,
+  "video/quicktime": true,
+  "video/x-msvideo": true,
+  "video/x-matroska": true,
+  "text/plain": true,
+  "text/html": true,
+  "text/css": true,
+  "text/csv": true,
+  "text/markdown": true,
+  "text/x-python": true,
+  "application/javascript": true,
+  "text/x-typescript": true,
+  "application/x-yaml": true,
+  "application/pdf": true,
+  "application/msword": true,
+  "application/vnd.ms-excel": true,
+  "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": true,
+  "application/zip": true,
+  "application/json": true,
+  "application/xml": true,
+  "application/octet-stream": true,
+  "application/vnd.openxmlformats-officedocument.wordprocessingml.document": true,
+  "application/vnd.openxmlformats-officedocument.presentationml.presentation": true,
+  "application/rtf": true,
+  "application/x-ndjson": true,
+  "application/vnd.apache.parquet": true,
+  "application/gzip": true,
+  "application/x-tar": true,
+  "application/x-7z-compressed": true,
+};

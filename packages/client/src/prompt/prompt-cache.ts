@@ -3,16 +3,14 @@ import type { PromptClient } from "./prompt-clients.js";
 /** Default time a fetched prompt is served from the cache without a refresh, in seconds. */
 export const DEFAULT_PROMPT_CACHE_TTL_SECONDS = 60;
 /** Most prompts kept; the least recently used one goes first. */
-const DEFAULT_PROMPT_CACHE_MAX_ENTRIES = 1000;
+const MAX_ENTRIES = 1000;
 /**
- * Longest time a running fetch is shared, in milliseconds: longer than any fetch's own deadline (its attempts and
- * backoff). A fetch still running after it is taken as lost: a runtime that cancels what an ended request left
- * running (Cloudflare Workers) never settles it, and a later call starts a fetch of its own instead of waiting on it.
+ * Longest time a running fetch is shared, in milliseconds: longer than any fetch's own deadline, so a fetch still
+ * running is lost (Cloudflare Workers never settle what an ended request left running); a later call starts its own.
  */
 const MAX_SHARED_FETCH_MS = 60_000;
 
 interface Entry {
-  name: string;
   value: PromptClient;
   expiresAt: number;
 }
@@ -21,7 +19,7 @@ interface Entry {
 interface Running {
   promise: Promise<PromptClient>;
   controller: AbortController;
-  /** When the fetch started (by the cache's clock). */
+  /** When the fetch started. */
   startedAt: number;
   /** Callers waiting; the fetch is aborted when the last one with a time limit gives up. */
   waiting: number;
@@ -29,41 +27,33 @@ interface Running {
   detach: () => void;
 }
 
+/** Fetches a prompt; `signal` aborts it once no caller waits for it. */
+export type Fetch = (signal: AbortSignal) => Promise<PromptClient>;
+
 /** How long one caller waits for a fetch, and the error it gets when that time has passed. */
 export interface WaitLimit {
   ms: number;
   error: () => Error;
 }
 
-/** What a cache lookup found. */
-export type CacheLookup = { state: "miss" } | { state: "fresh" | "stale"; value: PromptClient };
-
-/**
- * A bounded prompt cache keyed by name and version or label, with one in-flight fetch per key.
- * @internal
- */
+/** A bounded prompt cache keyed by name and version or label, with one in-flight fetch per key. */
 export class PromptCache {
   readonly #entries = new Map<string, Entry>();
   readonly #inFlight = new Map<string, Running>();
   /** Counts invalidations, so a fetch that started before one does not store what it read. */
   #epoch = 0;
 
-  constructor(
-    private readonly maxEntries = DEFAULT_PROMPT_CACHE_MAX_ENTRIES,
-    private readonly now: () => number = Date.now,
-  ) {}
-
   /** The structured key of a prompt selector; no version and no label means the `production` label. */
   static key(name: string, version: number | undefined, label: string | undefined): string {
     return JSON.stringify([name, version ?? null, version === undefined ? (label ?? "production") : null]);
   }
 
-  lookup(key: string): CacheLookup {
+  lookup(key: string): { state: "miss" } | { state: "fresh" | "stale"; value: PromptClient } {
     const entry = this.#entries.get(key);
     if (!entry) return { state: "miss" };
     this.#entries.delete(key); // re-insert: the Map's order is the recency order
     this.#entries.set(key, entry);
-    return { state: entry.expiresAt > this.now() ? "fresh" : "stale", value: entry.value };
+    return { state: entry.expiresAt > Date.now() ? "fresh" : "stale", value: entry.value };
   }
 
   /** Prompts held. */
@@ -71,21 +61,12 @@ export class PromptCache {
     return this.#entries.size;
   }
 
-  /** The current invalidation count; pass it back to {@link PromptCache.set} with what was fetched. */
-  get epoch(): number {
-    return this.#epoch;
-  }
-
   /** Stores a fetched prompt, unless a prompt was invalidated since the fetch started (at `epoch`). */
-  set(key: string, value: PromptClient, ttlSeconds: number, epoch: number = this.#epoch): void {
+  #set(key: string, value: PromptClient, ttlSeconds: number, epoch: number): void {
     if (epoch !== this.#epoch) return;
     this.#entries.delete(key);
-    this.#entries.set(key, {
-      name: (JSON.parse(key) as [string])[0],
-      value,
-      expiresAt: this.now() + ttlSeconds * 1000,
-    });
-    while (this.#entries.size > this.maxEntries) {
+    this.#entries.set(key, { value, expiresAt: Date.now() + ttlSeconds * 1000 });
+    while (this.#entries.size > MAX_ENTRIES) {
       const oldest = this.#entries.keys().next().value;
       if (oldest === undefined) break;
       this.#entries.delete(oldest);
@@ -93,18 +74,23 @@ export class PromptCache {
   }
 
   /**
-   * Runs `fetch` for the key unless a fetch for it is already running, which is then shared. With a `limit`, this
-   * caller stops waiting when it passes (the fetch goes on for the others); the fetch is aborted through its signal
-   * once every caller has stopped waiting.
+   * Runs `fetch` for the key and stores what it reads for `ttlSeconds`, or shares the fetch running. With a `limit`,
+   * this caller stops waiting when it passes; the fetch is aborted once every caller has stopped waiting.
    */
-  once(key: string, fetch: (signal: AbortSignal) => Promise<PromptClient>, limit?: WaitLimit): Promise<PromptClient> {
+  once(key: string, fetch: Fetch, ttlSeconds: number, limit?: WaitLimit): Promise<PromptClient> {
     let running = this.#inFlight.get(key);
-    if (running && this.now() - running.startedAt > MAX_SHARED_FETCH_MS) {
+    if (running && Date.now() - running.startedAt > MAX_SHARED_FETCH_MS) {
       running.detach();
       running = undefined;
     }
     if (!running) {
-      const started = startFetch(fetch, this.now(), () => {
+      const epoch = this.#epoch;
+      const fetchAndStore: Fetch = async (signal) => {
+        const value = await fetch(signal);
+        this.#set(key, value, ttlSeconds, epoch);
+        return value;
+      };
+      const started = startFetch(fetchAndStore, () => {
         if (this.#inFlight.get(key) === started) this.#inFlight.delete(key);
       });
       running = started;
@@ -116,27 +102,25 @@ export class PromptCache {
   /** Drops every entry of the named prompt; fetches already running for it are neither shared nor stored. */
   invalidate(name: string): void {
     this.#epoch += 1;
-    for (const [key, entry] of this.#entries) if (entry.name === name) this.#entries.delete(key);
-    for (const key of this.#inFlight.keys()) if ((JSON.parse(key) as [string])[0] === name) this.#inFlight.delete(key);
+    for (const key of this.#entries.keys()) if (nameOf(key) === name) this.#entries.delete(key);
+    for (const key of this.#inFlight.keys()) if (nameOf(key) === name) this.#inFlight.delete(key);
   }
 }
 
 /** Runs `fetch` for one caller, unshared, aborting it when the caller's `limit` passes. */
-export function fetchAlone(
-  fetch: (signal: AbortSignal) => Promise<PromptClient>,
-  limit?: WaitLimit,
-): Promise<PromptClient> {
+export function fetchAlone(fetch: Fetch, limit?: WaitLimit): Promise<PromptClient> {
   return waitFor(
-    startFetch(fetch, Date.now(), () => {}),
+    startFetch(fetch, () => {}),
     limit,
   );
 }
 
-function startFetch(
-  fetch: (signal: AbortSignal) => Promise<PromptClient>,
-  startedAt: number,
-  done: () => void,
-): Running {
+/** The prompt name of a {@link PromptCache.key}. */
+function nameOf(key: string): string {
+  return (JSON.parse(key) as [string])[0];
+}
+
+function startFetch(fetch: Fetch, done: () => void): Running {
   const controller = new AbortController();
   let started: Promise<PromptClient>;
   try {
@@ -145,7 +129,7 @@ function startFetch(
     started = Promise.reject(error);
   }
   const promise = started.finally(done);
-  return { promise, controller, startedAt, waiting: 0, detach: done };
+  return { promise, controller, startedAt: Date.now(), waiting: 0, detach: done };
 }
 
 /** One caller's wait for a running fetch: until it settles, or until the caller's limit passes. */

@@ -1,17 +1,53 @@
 import { noteUnreadable, readField, serializeValue } from "@svc/core";
-import type { BasePrompt } from "../api/generated/types.js";
+import type {
+  BasePrompt,
+  ChatMessage,
+  ChatPrompt,
+  CreateChatPromptRequest,
+  CreateTextPromptRequest,
+  PlaceholderMessage,
+  TextPrompt,
+} from "../api/generated/types.js";
 import { renderTemplate, toLangchainTemplate } from "./template.js";
-import {
-  type ChatMessage,
-  type ChatMessageOrPlaceholder,
-  ChatMessageType,
-  type ChatPromptData,
-  type LangchainMessagesPlaceholder,
-  type PlaceholderWithType,
-  type PromptPlaceholders,
-  type PromptVariables,
-  type TextPromptData,
-} from "./types.js";
+
+/** Kind of an item in a chat prompt. */
+export enum ChatMessageType {
+  ChatMessage = "chatmessage",
+  Placeholder = "placeholder",
+}
+
+/** A chat message as stored in a chat prompt. */
+export type ChatMessageWithType = ChatMessage & { type: "chatmessage" };
+
+/** A slot in a chat prompt that {@link ChatPromptClient.compile} fills with a list of messages. */
+export type PlaceholderWithType = PlaceholderMessage & { type: "placeholder" };
+
+/** An item of a chat prompt: a message or a placeholder. */
+export type ChatMessageOrPlaceholder = ChatMessageWithType | PlaceholderWithType;
+
+/** A chat item as LangChain's `ChatPromptTemplate.fromMessages` takes it for an unfilled placeholder. */
+export type LangchainMessagesPlaceholder = ["placeholder", string];
+
+/** A text prompt as the server returns it. */
+export type TextPromptData = TextPrompt & { type?: "text" | null };
+
+/** A chat prompt as the server returns it. Items without `type` are messages. */
+export type ChatPromptData = ChatPrompt & { type?: "chat" | null };
+
+/** Body of `prompt.create` for a chat prompt: messages (`type` optional) and placeholders. */
+export type CreateChatPromptBodyWithPlaceholders = Omit<CreateChatPromptRequest, "prompt" | "type"> & {
+  type: "chat";
+  prompt: Array<ChatMessage | ChatMessageOrPlaceholder>;
+};
+
+/** Body of `prompt.create` for a text prompt; `type` defaults to `text`. */
+export type CreateTextPromptBody = CreateTextPromptRequest;
+
+/** Values for a prompt's `{{variables}}`. */
+export type PromptVariables = Record<string, unknown>;
+
+/** Values for a chat prompt's placeholders, by placeholder name; usually a list of messages. */
+export type PromptPlaceholders = Record<string, unknown>;
 
 /** Fields every prompt client has, text or chat. */
 abstract class BasePromptClient {
@@ -28,9 +64,8 @@ abstract class BasePromptClient {
   /** Commit message of this version, when one was given. */
   readonly commitMessage: string | null | undefined;
   /**
-   * True only when this prompt is the `fallback` given to `prompt.get()`: nothing was cached and the fetch failed.
-   * A fallback prompt has version `0` unless a version was asked for, is not cached, and is never linked to a
-   * generation. False for every prompt the server returned, cached or not.
+   * True only for the `fallback` of `prompt.get()` (nothing cached, the fetch failed): version `0` unless one was
+   * asked for, never cached, never linked to a generation.
    */
   readonly isFallback: boolean;
 

@@ -1,19 +1,20 @@
 import { describeError, RepeatLog } from "@svc/core";
 import { SvcAPITimeoutError } from "../api/errors.js";
 import type { SvcApiClient } from "../api/generated/client.js";
-import type { Prompt } from "../api/generated/types.js";
+import type { ChatMessage, Prompt } from "../api/generated/types.js";
 import type { RequestOptions } from "../api/request-runtime.js";
 import { type PromptHealth, RequestTally } from "../health.js";
 import { DEFAULT_PROMPT_CACHE_TTL_SECONDS, fetchAlone, PromptCache, type WaitLimit } from "./prompt-cache.js";
-import { ChatPromptClient, type PromptClient, TextPromptClient } from "./prompt-clients.js";
 import {
-  type ChatMessage,
   ChatMessageType,
+  ChatPromptClient,
   type ChatPromptData,
   type CreateChatPromptBodyWithPlaceholders,
   type CreateTextPromptBody,
+  type PromptClient,
+  TextPromptClient,
   type TextPromptData,
-} from "./types.js";
+} from "./prompt-clients.js";
 
 /** Options of {@link PromptManager.get}. */
 export interface PromptGetOptions {
@@ -30,9 +31,8 @@ export interface PromptGetOptions {
   /** Retries of the fetch. @defaultValue the REST client's (2) */
   maxRetries?: number;
   /**
-   * Time limit of each fetch attempt, in milliseconds. With a `fallback`, it bounds this call's wait, retries
-   * included, even when the call joins a fetch another call started: the fallback is returned by then at the latest.
-   * @defaultValue 10000
+   * Time limit of each fetch attempt, in milliseconds; with a `fallback`, of this call's whole wait, retries and
+   * shared fetches included. @defaultValue 10000
    */
   fetchTimeoutMs?: number;
 }
@@ -47,16 +47,14 @@ export const DEFAULT_PROMPT_FETCH_TIMEOUT_MS = 10_000;
 
 /** Fetches, caches, creates and relabels prompts. */
 export class PromptManager {
-  readonly #cache: PromptCache;
+  readonly #cache = new PromptCache();
   /** Failed fetches repeat on every call while the server is down: the first line, then counts. */
   readonly #repeats = new RepeatLog();
   readonly #requests = new RequestTally();
   #fallbacks = 0;
 
   /** Created by {@link SvcClient}; use `svc.prompt`. */
-  constructor(private readonly api: SvcApiClient) {
-    this.#cache = new PromptCache();
-  }
+  constructor(private readonly api: SvcApiClient) {}
 
   /**
    * Gets a prompt, from the cache when fresh. An expired entry is returned at once while one background
@@ -69,31 +67,23 @@ export class PromptManager {
   async get(name: string, options: PromptGetOptions = {}): Promise<PromptClient> {
     const ttl = options.cacheTtlSeconds ?? DEFAULT_PROMPT_CACHE_TTL_SECONDS;
     const key = PromptCache.key(name, options.version, options.label);
-    const fetchAndStore = (signal: AbortSignal) => {
-      const epoch = this.#cache.epoch;
-      return this.#fetch(name, options, signal).then((client) => {
-        this.#cache.set(key, client, ttl, epoch);
-        return client;
-      });
-    };
+    const fetch = (signal: AbortSignal) => this.#fetch(name, options, signal);
 
     if (ttl > 0) {
       const cached = this.#cache.lookup(key);
       if (cached.state === "fresh") return cached.value;
       if (cached.state === "stale") {
-        this.#cache.once(key, fetchAndStore).catch((error: unknown) => {
+        this.#cache.once(key, fetch, ttl).catch((error: unknown) => {
           const kind = `PromptManager: refresh of prompt "${name}" failed, serving the cached version`;
           this.#repeats.warn(kind, `${kind}: ${describeError(error)}`);
         });
         return cached.value;
       }
     }
-    // With a fallback, this call waits its own time, whoever started the fetch; the fetch goes on for the others.
+    // With a fallback, this call waits its own time, whoever started the fetch.
     const limit = options.fallback === undefined ? undefined : waitLimit(name, options);
     try {
-      return await (ttl > 0
-        ? this.#cache.once(key, fetchAndStore, limit)
-        : fetchAlone((signal) => this.#fetch(name, options, signal), limit));
+      return await (ttl > 0 ? this.#cache.once(key, fetch, ttl, limit) : fetchAlone(fetch, limit));
     } catch (error) {
       if (options.fallback === undefined) throw error;
       const kind = `PromptManager: prompt "${name}" could not be fetched, using the fallback`;
@@ -103,10 +93,7 @@ export class PromptManager {
     }
   }
 
-  /**
-   * Creates a prompt version. Chat items without a `type` are sent as messages.
-   * @throws {@link SvcAPIError} when the request fails.
-   */
+  /** Creates a prompt version; chat items without a `type` are messages. @throws {@link SvcAPIError} on failure. */
   async create(body: CreateChatPromptBodyWithPlaceholders, options?: RequestOptions): Promise<ChatPromptClient>;
   async create(body: CreateTextPromptBody, options?: RequestOptions): Promise<TextPromptClient>;
   async create(
@@ -129,10 +116,7 @@ export class PromptManager {
     return toClient(created);
   }
 
-  /**
-   * Sets the labels of a prompt version and drops the prompt from the cache.
-   * @throws {@link SvcAPIError} when the request fails.
-   */
+  /** Sets the labels of a prompt version, dropping the prompt from the cache. @throws {@link SvcAPIError} on failure. */
   async update(
     params: { name: string; version: number; newLabels: string[] },
     options?: RequestOptions,
@@ -148,7 +132,7 @@ export class PromptManager {
   }
 
   /**
-   * Deletes a prompt: every version, or those with the given version or label; drops it from the cache.
+   * Deletes a prompt's versions (all, or those with the given version or label) and drops it from the cache.
    * @throws {@link SvcAPIError} when the request fails.
    */
   async delete(
@@ -167,8 +151,8 @@ export class PromptManager {
 
   /** Fetches a prompt; `signal` aborts it once no caller waits for it any more. */
   async #fetch(name: string, options: PromptGetOptions, signal: AbortSignal): Promise<PromptClient> {
-    const requestOptions: RequestOptions = { timeoutInSeconds: fetchTimeoutMs(options) / 1000, abortSignal: signal };
-    if (options.maxRetries !== undefined) requestOptions.maxRetries = options.maxRetries;
+    const { maxRetries } = options;
+    const requestOptions = { timeoutInSeconds: fetchTimeoutMs(options) / 1000, abortSignal: signal, maxRetries };
     let prompt: Prompt;
     try {
       prompt = await this.api.prompts.get(name, { version: options.version, label: options.label }, requestOptions);

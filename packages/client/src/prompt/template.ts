@@ -32,11 +32,9 @@ const writer = new PromptWriter();
 const repeats = new RepeatLog();
 
 /**
- * Renders a mustache template with the given variables, without HTML escaping. Never throws on a variable's
- * value: objects and arrays render as JSON text (with markers for cycles and values that cannot be read), other
- * values as their text; a function variable (a mustache lambda) that throws renders as a marker. Variables that
- * are not an object (`undefined`, `null`) count as none, so every variable renders empty. A template that is
- * not valid mustache still throws.
+ * Renders a mustache template without HTML escaping. Objects and arrays render as JSON text, other values as their
+ * text; a value that cannot be read, or a lambda that throws, renders as a marker. Variables that are not an object
+ * count as none. Only a template that is not valid mustache throws.
  */
 export function renderTemplate(template: string, variables: unknown): string {
   return writer.render(template, renderView(variables), {}, RAW);
@@ -86,6 +84,8 @@ function guardedLambda(key: string, fn: (...args: unknown[]) => unknown): (...ar
 }
 
 type Brace = "double" | "json" | "plain";
+/** A quote as the next character that is not a space: the `{` before it opens JSON. */
+const JSON_OPENING = /\s*["']/y;
 
 /**
  * Converts a mustache-style template to LangChain's f-string syntax: JSON braces (a single `{` whose next
@@ -106,7 +106,8 @@ function escapeJsonBraces(text: string): string {
       out += "{{";
       i += 2;
     } else if (char === "{") {
-      const isJson = isQuote(nextNonSpace(text, i + 1));
+      JSON_OPENING.lastIndex = i + 1;
+      const isJson = JSON_OPENING.test(text);
       open.push(isJson ? "json" : "plain");
       out += isJson ? "{{" : "{";
       i += 1;
@@ -123,14 +124,4 @@ function escapeJsonBraces(text: string): string {
     }
   }
   return out;
-}
-
-function nextNonSpace(text: string, from: number): string | undefined {
-  const pattern = /\S/g;
-  pattern.lastIndex = from;
-  return pattern.exec(text)?.[0];
-}
-
-function isQuote(char: string | undefined): boolean {
-  return char === '"' || char === "'";
 }

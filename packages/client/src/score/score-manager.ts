@@ -32,16 +32,13 @@ const OWNER = "ScoreManager";
 /** The route of `svc.api.scores.create`, to which the queue posts its batches already encoded. */
 const CREATE_SCORES: Operation = { method: "POST", path: "/api/public/scores", body: true };
 
-/**
- * A queued score, held as its JSON text: written once when it is created, joined into a request body when sent.
- * Text is what the queue holds longest; it is smaller than the object it was written from and costs the garbage
- * collector nothing to move.
- */
+/** A queued score as its JSON text, written once: smaller than the object, and nothing for the collector to trace. */
 interface QueuedScore {
   json: string;
   name: string;
 }
 const NO_IDS: { traceId?: string; observationId?: string } = Object.freeze({});
+const NO_KEYS = "the client has no keys: pass publicKey and secretKey (or SVC_PUBLIC_KEY and SVC_SECRET_KEY)";
 
 /** What the score manager needs from the client. */
 export interface ScoreManagerContext {
@@ -50,17 +47,16 @@ export interface ScoreManagerContext {
   /** Whether both keys are set; without them scores are dropped instead of sent with empty credentials. */
   hasCredentials: boolean;
   /** Origin of the server scores go to, shared with the span processor's queue (see `BatchQueueOptions.server`). */
-  server?: string | undefined;
+  server: string | undefined;
   /** The server and project scores are for (address and public key): a spill directory keeps them apart. */
-  identity?: string | undefined;
+  identity: string;
 }
 
 let makeScoreManager: (context: ScoreManagerContext) => ScoreManager;
 
 /**
- * Queues scores and sends them in batches of at most 100 to `POST /api/public/scores`.
- * Its methods never throw: an invalid score is logged at error level and dropped. Scores are held through server
- * outages, bounded in count and bytes, and retried with backoff; repeated log lines are counted.
+ * Queues scores and sends them in batches of at most 100 to `POST /api/public/scores`, held through outages (bounded)
+ * and retried with backoff. Never throws: an invalid score is logged at error level and dropped.
  */
 export class ScoreManager {
   static {
@@ -109,7 +105,7 @@ export class ScoreManager {
    * when absent. Takes the previous major's `ScoreBody` too (its `metadata` is any JSON value).
    */
   create(score: CreateScoreRequest | ScoreBody): void {
-    // The guard inlined: this is the hot path.
+    // #guard inlined: this is the hot path.
     try {
       this.#enqueue(score, NO_IDS);
     } catch (error) {
@@ -138,9 +134,8 @@ export class ScoreManager {
   }
 
   /**
-   * Sends every score queued before this call, and waits for batches already being sent; resolves when all of
-   * them were accepted or dropped, or after `flushTimeout` whatever the server does (scores still queued then
-   * stay queued and are logged). Never rejects.
+   * Sends every score queued before this call and waits for those being sent: resolves when all were accepted or
+   * dropped, or after `flushTimeout` (what is still queued then stays queued, logged). Never rejects.
    */
   async flush(): Promise<void> {
     const { flushTimeoutMs } = this.#context.config;
@@ -203,7 +198,6 @@ export class ScoreManager {
       );
       return;
     }
-    // Wrapped only once the queue takes it, as spans are (BatchQueue.offer).
     this.#queue.offer(json.length, () => ({ json, name: request.name }));
   }
 
@@ -219,18 +213,8 @@ export class ScoreManager {
   }
 
   async #send(queued: QueuedScore[], signal: AbortSignal): Promise<SendOutcome<QueuedScore>> {
-    // Without keys nothing is sent.
     if (!this.#context.hasCredentials)
-      return {
-        delivered: 0,
-        dropped: [
-          {
-            count: queued.length,
-            reason: "failed",
-            detail: "the client has no keys: pass publicKey and secretKey (or SVC_PUBLIC_KEY and SVC_SECRET_KEY)",
-          },
-        ],
-      };
+      return { delivered: 0, dropped: [{ count: queued.length, reason: "failed", detail: NO_KEYS }] };
     const body = scoreBatchBody(queued);
     const { maxRequestBytes } = this.#context.config;
     if (body.byteLength > maxRequestBytes) return this.#tooLarge(queued, signal, `${body.byteLength} bytes`);
@@ -247,7 +231,7 @@ export class ScoreManager {
   async #post(body: Uint8Array, count: number, signal: AbortSignal): Promise<SendOutcome<number> | "tooLarge"> {
     const { runtime, config } = this.#context;
     const options = { maxRetries: 0, abortSignal: signal, timeoutInSeconds: config.attemptTimeoutSeconds };
-    const result = await runtime.send(CREATE_SCORES, {}, undefined, options, body);
+    const result = await runtime.send(CREATE_SCORES, body, options);
     if (!result.ok && result.failure.kind === "status" && result.failure.status === 413) return "tooLarge";
     if (!result.ok)
       return outcomeOf(
@@ -274,12 +258,12 @@ export class ScoreManager {
    * JSON array it is posted as (each score with its own timestamp), and posted again with the client's current keys.
    */
   #spill(): Spill<QueuedScore> | undefined {
-    const { config, hasCredentials, identity, server } = this.#context;
+    const { config, hasCredentials, identity } = this.#context;
     if (config.spill === undefined || !hasCredentials) return undefined;
     return new Spill<QueuedScore>(config.spill, {
       owner: OWNER,
       items: "scores",
-      identity: identity ?? server ?? "",
+      identity,
       encode: async (batch) => ({ body: scoreBatchBody(batch), header: { contentType: "application/json" } }),
       send: async (body, _header, count, signal) => {
         const outcome = await this.#post(body, count, signal);

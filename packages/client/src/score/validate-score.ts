@@ -60,10 +60,8 @@ function nameAndValue(score: unknown): { name: string; value: string | number } 
 }
 
 /**
- * Copies a score into plain JSON data, so that later changes by the caller do not reach the wire. The usual score,
- * a plain object of strings, finite numbers, booleans and nulls, is copied flat; anything else is written as the
- * tracing serializer writes it (an error as `{name, message, stack, cause}`, a map as an object, a BigInt as text, a
- * cycle or a value that cannot be read as a marker). Never throws.
+ * A plain JSON copy of a score, so later changes by the caller do not reach the wire: a flat object of primitives
+ * copied as is, anything else as the tracing serializer writes it (markers for cycles and unreadable values).
  */
 function snapshotScore(score: object): Record<string, unknown> {
   const copy: Record<string, unknown> = {};
@@ -103,9 +101,8 @@ const TEXT_FIELDS = [
 ] as const;
 
 /**
- * The score to send for what a caller passed: a JSON copy with `ids` applied, text fields as text, an `id` (a UUID v4
- * when it has none) and `environment` defaulted, and `timestamp` left empty for the caller to write (its key keeps
- * its place); or why it must be dropped. Never throws.
+ * The score to send (a JSON copy with `ids` applied, text fields as text, `id` and `environment` defaulted, `timestamp`
+ * empty for the caller to write in its place), or why it must be dropped. Never throws.
  */
 export function prepareScore(
   score: unknown,
@@ -134,9 +131,8 @@ export function prepareScore(
 }
 
 /**
- * What the server rejected of a score batch it accepted only in part (HTTP 207: the key `rejected` present and not
- * 0): how many, and the log line; undefined when every score was accepted or the answer says nothing about it.
- * Reads the answer defensively; never throws.
+ * How many scores of a batch the server rejected (HTTP 207, `rejected` not 0) and the log line; undefined when all
+ * were accepted or the answer does not say. Never throws.
  */
 export function rejectionOf(response: unknown, batchSize: number): { rejected: number; line: string } | undefined {
   if (typeof response !== "object" || response === null || !("rejected" in response)) return undefined;
