@@ -1,7 +1,4 @@
-/**
- * The entries of the registry, with what each holds (for the line that says a copy cannot share it).
- * ARCHITECTURE.md ("The global registry") gives each entry's shape.
- */
+/** The entries of the registry and what each holds; ARCHITECTURE.md ("The global registry") gives their shapes. */
 const ENTRIES = {
   tracer: "tracer provider (setSvcTracerProvider)",
   logger: "log level and sink",

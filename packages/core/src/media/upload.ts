@@ -4,10 +4,7 @@ import type { MediaServer, MediaUpload, MediaUploadResult } from "./upload-once.
 /** Uploads in flight at the same time; the others wait. */
 const MAX_CONCURRENT_UPLOADS = 8;
 
-/**
- * Stores media on the server, once per media and target, for the span processor and the client (`uploadOnce`, loaded
- * with the first upload). Never rejects.
- */
+/** Stores media on the server once per media and target (`uploadOnce` loads with the first upload). Never rejects. */
 export class MediaUploader {
   readonly #server: MediaServer;
   readonly #slots = new Limiter(MAX_CONCURRENT_UPLOADS);

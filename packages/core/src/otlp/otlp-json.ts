@@ -29,10 +29,7 @@ const PIECE_CHARS = 48 * 1024;
 /** Most spans written by one JSON.stringify call. */
 const MAX_GROUP = 256;
 
-/**
- * Encodes the items as one OTLP/JSON request body, in pieces of text made one at a time as they are asked for,
- * so that the text of the whole body is never held at once: the pieces stay small, short-lived objects.
- */
+/** Encodes the items as one OTLP/JSON body, in small pieces of text made as they are asked for. */
 export function* encodeTraceRequestPieces(items: readonly ExportItem[]): Generator<string, void, undefined> {
   let piece = '{"resourceSpans":[';
   let group = 1;

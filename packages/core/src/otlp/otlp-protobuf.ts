@@ -10,10 +10,7 @@ import type { ReadableSpan } from "./readable-span.js";
 
 const INT64_LIMIT = 2 ** 63;
 
-/**
- * Encodes the items as one OTLP/protobuf request body, in pieces made as they are asked for. Throws if the spans
- * change between the two passes (the lengths written would be wrong).
- */
+/** Encodes the items as one OTLP/protobuf body in pieces; throws if the spans change between the two passes. */
 export function* encodeTraceRequestProtobuf(items: readonly ExportItem[]): Generator<Uint8Array, void, undefined> {
   const groups = groupByResourceAndScope(items);
   const measure = new ProtobufMeasure();

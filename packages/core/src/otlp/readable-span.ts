@@ -1,9 +1,6 @@
 import type { Attributes, HrTime, Link, SpanContext, SpanKind, SpanStatus } from "@opentelemetry/api";
 
-/**
- * The parts of an ended OpenTelemetry span that the processor reads. Declared structurally so that
- * spans of both OpenTelemetry JS SDK lines (`sdk-trace-base` 2.x and `sdk-trace` 3.x) fit.
- */
+/** The parts of an ended span the processor reads, structural so both OpenTelemetry JS SDK lines (2.x, 3.x) fit. */
 export interface ReadableSpan {
   readonly name: string;
   readonly kind: SpanKind;

@@ -11,10 +11,7 @@ import {
   suggestHttpUrl,
 } from "./http.js";
 
-/**
- * One line for a failure: what happened, to which host and path, and the status or error code, e.g.
- * `HTTP 503 from cloud.svc.dev POST /api/public/scores` or `ECONNREFUSED connecting to 127.0.0.1:3000`.
- */
+/** One line for a failure, e.g. `HTTP 503 from cloud.svc.dev POST /api/public/scores`. */
 export function describeFailure(failure: HttpFailure, method: string, url: string): string {
   const where = placeOf(url);
   switch (failure.kind) {

@@ -2,10 +2,7 @@ import { shared } from "../registry.js";
 import type { AttemptRequest, AttemptResponse, Backend } from "./backend.js";
 import { sleep } from "./retry.js";
 
-/**
- * Answers an HTTP attempt of the SDK in place of the network (a test kit's in-memory server), or returns
- * `undefined` to let it go to the network.
- */
+/** Answers an HTTP attempt in place of the network (a test kit's server), or `undefined` to let it go there. */
 export type TransportInterceptor = (
   request: AttemptRequest,
 ) => AttemptResponse | undefined | Promise<AttemptResponse | undefined>;

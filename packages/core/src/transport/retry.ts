@@ -14,10 +14,7 @@ export function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 429 || (status >= 500 && status <= 599);
 }
 
-/**
- * Delay asked for by a `Retry-After` value (seconds, or an HTTP date), capped at `MAX_RETRY_AFTER_MS`;
- * undefined when absent or unreadable.
- */
+/** Delay a `Retry-After` value (seconds, or an HTTP date) asks for, capped; undefined when absent or unreadable. */
 export function parseRetryAfter(value: string | null | undefined, now: number = Date.now()): number | undefined {
   const text = value?.trim();
   if (!text) return undefined;
