@@ -14,9 +14,8 @@ interface SystemErrorLike {
 }
 
 /**
- * A one-line description of a thrown value for log lines and error messages: name and message, the code and address
- * of a system error (`ECONNREFUSED 127.0.0.1:4000`), its causes; secrets redacted, capped, never an object's
- * properties (a response object stays one short line). Never throws.
+ * One line for a thrown value: name and message, a system error's code and address (`ECONNREFUSED 127.0.0.1:4000`),
+ * its causes; secrets redacted, capped, never an object's properties. Never throws.
  */
 export function describeError(error: unknown): string {
   let text: string;

@@ -122,10 +122,7 @@ export function setBeforeReconfigure(hook: () => void): void {
   beforeReconfigure = hook;
 }
 
-/**
- * Sets the level and, optionally, the sink of the logger that every svc package in the process shares. Counts of
- * repeated lines not yet logged are logged first, where the lines they repeat went.
- */
+/** Sets the level and sink of the logger every svc package shares; counts of repeated lines are logged first. */
 export function configureGlobalLogger(options: LoggerOptions): void {
   beforeReconfigure?.();
   const s = state();

@@ -99,9 +99,8 @@ export class RepeatLog {
   }
 
   /**
-   * Logs one summary line for each kind with repeats not yet reported: call it on shutdown. With `dueOnly`, only
-   * for the kinds whose last line is at least the summary interval old: call it on flush, so that a flush after
-   * every request does not add a line per request.
+   * Logs a summary line for each kind with repeats not yet reported (on shutdown); with `dueOnly`, only for kinds
+   * whose last line is an interval old (on flush, so a flush per request adds no line per request).
    */
   report(options: { dueOnly?: boolean } = {}): void {
     this.#syncWithLogger();
@@ -196,7 +195,7 @@ export class RepeatLog {
     return this.#kinds.size < this.#maxKinds;
   }
 
-  /** After the global logger was reconfigured (by a copy that did not report first): logs what is held, starts afresh. */
+  /** After the global logger was reconfigured (by any copy of the core): logs what is still held, starts afresh. */
   #syncWithLogger(): void {
     const generation = loggerGeneration();
     if (generation === this.#generation) return;

@@ -1,3 +1,4 @@
+import { settleWithin } from "../lifecycle/settle-within.js";
 import { Limiter } from "../queue/limiter.js";
 import type { MediaServer, MediaUpload, MediaUploadResult } from "./upload-once.js";
 
@@ -36,13 +37,8 @@ export class MediaUploader {
 
   /** Resolves when every upload started so far has settled, or at `deadline` (epoch ms). */
   async settled(deadline: number): Promise<void> {
-    const all = Promise.allSettled([...this.#inFlight.values()]);
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, Math.max(0, deadline - Date.now()));
-    });
-    await Promise.race([all, timeout]);
-    clearTimeout(timer);
+    const uploads = [...this.#inFlight.values()];
+    await settleWithin(() => Promise.allSettled(uploads), { timeoutMs: Math.max(0, deadline - Date.now()) });
   }
 
   /** Uploads in flight or waiting for a slot. */

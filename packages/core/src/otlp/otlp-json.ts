@@ -1,6 +1,5 @@
-// OTLP/JSON encoding of ended spans (ExportTraceServiceRequest), field for field and in the same key order as the
-// OpenTelemetry JS JSON serializer, so request bodies are byte-identical to what
-// `@opentelemetry/exporter-trace-otlp-http` sends for the same spans.
+// OTLP/JSON encoding of ended spans, field for field and in the key order of the OpenTelemetry JS JSON serializer,
+// so bodies are byte-identical to what `@opentelemetry/exporter-trace-otlp-http` sends for the same spans.
 
 import type { Attributes, AttributeValue, HrTime, Link, SpanContext } from "@opentelemetry/api";
 import { toBase64 } from "../transport/identity.js";

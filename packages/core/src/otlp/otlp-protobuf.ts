@@ -6,7 +6,6 @@
 import type { Attributes, Link } from "@opentelemetry/api";
 import { type ExportItem, groupByResourceAndScope, type ResourceGroup, type Scope, spanFlags } from "./otlp-request.js";
 import { type FieldSink, ProtobufChunkWriter, ProtobufMeasure } from "./protobuf-writer.js";
-import type { ReadableSpan } from "./readable-span.js";
 
 const INT64_LIMIT = 2 ** 63;
 
@@ -54,7 +53,7 @@ function scopeMessage(out: FieldSink, scope: Scope): void {
 }
 
 function spanMessage(out: FieldSink, item: ExportItem): void {
-  const span: ReadableSpan = item.span;
+  const span = item.span;
   const ctx = span.spanContext();
   const parent = span.parentSpanContext;
   out.open(2); // ScopeSpans.spans

@@ -17,10 +17,7 @@ export function runtimeGzip(): Gzip | null {
   return cached;
 }
 
-/**
- * How bodies are gzipped in the runtime these globals describe: `node:zlib` (on the thread pool) on the server runtimes
- * (Node, Bun, Deno) that can load it, else their `CompressionStream`; `null` elsewhere: bodies go uncompressed.
- */
+/** Gzip by `node:zlib` on server runtimes that load it, else their `CompressionStream`; `null` elsewhere (no gzip). */
 export function chooseGzip(runtime: RuntimeGlobals, kind: RuntimeInfo = detectRuntime(runtime)): Gzip | null {
   if (!isServerRuntime(kind)) return null;
   const zlib = runtime.process?.getBuiltinModule?.("node:zlib") as typeof NodeZlib | undefined;

@@ -24,10 +24,7 @@ export function parseRetryAfter(value: string | null | undefined, now: number = 
   return Math.min(Math.max(date - now, 0), MAX_RETRY_AFTER_MS);
 }
 
-/**
- * Wait before retry number `attempt + 1` (attempt counts from 0): the server's `Retry-After` when given, else
- * exponential backoff `baseMs * 2^attempt`, capped at `maxMs`, with jitter between 75 % and 125 % (capped again).
- */
+/** Wait before retry `attempt + 1`: `Retry-After` when given, else `baseMs * 2^attempt` to `maxMs`, ±25 % jitter. */
 export function retryDelayMs(
   attempt: number,
   retryAfterMs?: number,
