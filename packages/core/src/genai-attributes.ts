@@ -69,13 +69,11 @@ const MODEL_FALLBACK_KEYS = ["gen_ai.request.model", "gen_ai.response.model", "l
 
 /** Type, model, usage, input and output by other instrumentation's conventions; `scope` `ai` has rules of its own. */
 export function readGenAiFields(attributes: SpanAttributeValues, scope = ""): GenAiFields {
-  const { input, output } = readGenAiInputOutput(scope, attributes);
   return {
     type: readGenAiType(attributes),
     model: firstText(attributes, MODEL_KEYS),
     usage: readUsageDetails(scope, attributes),
-    input,
-    output,
+    ...readGenAiInputOutput(scope, attributes),
   };
 }
 
