@@ -50,10 +50,7 @@ const AI_SDK_MODEL_CALLS: readonly (readonly [string, string])[] = [
   ["ai.embed.doEmbed", "embedding"],
 ];
 
-/**
- * Where the model is read from, first present wins: the model that answered before the one asked for. The server
- * does not read `embedding.model_name` (OpenInference's embedding spans): ours, last.
- */
+/** Where the model is read from, first present wins; the last, OpenInference's embedding model, is ours alone. */
 const MODEL_KEYS = [
   "gen_ai.response.model",
   "ai.model.id",
@@ -267,10 +264,7 @@ export const PROVIDER_OWN_TRACING: readonly { provider: string; own: string; oth
   },
 ];
 
-/**
- * For a span of `scope`: the provider whose SDK's own tracing it is (`own: true`), or whose client it instruments
- * beside that tracing (`own: false`); undefined for any other scope.
- */
+/** The provider whose SDK's own tracing `scope` is (`own: true`), or whose client it instruments (`own: false`). */
 export function providerOwnTracing(scope: string): { provider: string; own: boolean } | undefined {
   for (const { provider, own, other } of PROVIDER_OWN_TRACING) {
     if (scope.startsWith(own)) return { provider, own: true };

@@ -45,17 +45,11 @@ export interface ProcessorProbe {
   /** Why no span can be sent at all (no keys, an invalid base URL), or undefined. */
   readonly cannotSend: string | undefined;
   health(): DeliveryHealth;
-  /**
-   * Spans the export filter left out, and by scope those that look like model calls. Optional: processors of
-   * earlier versions do not have it.
-   */
+  /** Spans the export filter left out, and by scope those that look like model calls (not in earlier versions). */
   filteredOut?(): { spans: number; modelCallScopes: Record<string, number> };
   /** Span starts this processor was given, shut down or not; grows only. */
   starts(): number;
-  /**
-   * Whether the processor saw this span start and expects to export it; it then forgets the span, and drops it
-   * without exporting it should the caller end it (a probe span).
-   */
+  /** Whether the processor saw this span start; it then drops the span (a probe) without exporting it. */
   claims(span: SpanContext): boolean;
 }
 

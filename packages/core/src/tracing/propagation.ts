@@ -54,8 +54,8 @@ export interface PropagateSpanAttributesOptions {
 }
 
 /**
- * Sets wire-encoded span attributes on the active span and every span started inside `fn`, across `await`, over
- * what is propagated already: a key replaces the same key and its dotted sub-keys. Returns what `fn` returns.
+ * Sets span attributes on the active span and every span started inside `fn`, across `await`: a key replaces the same
+ * key and its dotted sub-keys. Returns what `fn` returns.
  */
 export function propagateSpanAttributes<R>(
   attributes: Attributes,
