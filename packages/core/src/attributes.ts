@@ -67,10 +67,7 @@ export function attributeText(value: unknown): string | undefined {
   return JSON.stringify(value);
 }
 
-/**
- * An object or array parsed back from its JSON text; anything else as it is: a string is written as it is, so the text
- * `42` may be the string "42" or the number, and stays text.
- */
+/** An object or array parsed back from its JSON text; anything else as it is (the text `42` stays text). */
 export function parseJsonText(value: unknown): unknown {
   if (typeof value !== "string" || !/^\s*[[{]/.test(value)) return value;
   try {

@@ -1,8 +1,6 @@
-// How the attributes of spans from other instrumentation (OpenTelemetry GenAI conventions, the AI SDK's `ai.*`
-// spans, OpenInference, Traceloop) read as an observation, the way the server reads them for OTLP ingestion: type,
-// model, input and output here, with which observations repeat another's usage; the counts in `genai-usage.ts`.
-// Shared by the test kit of @svc/otel, the usage stage and the dev server, which runs from source under Node's type
-// stripping: this module imports only the other readers, by `.ts` paths.
+// How spans of other instrumentation (GenAI conventions, the AI SDK, OpenInference, Traceloop) read as an observation,
+// as the server reads them: type, model, input, output, and which usage repeats another's (counts: `genai-usage.ts`).
+// The dev server runs it from source: it imports only the other readers, by `.ts` paths.
 
 import { type SpanAttributeValues, attributeText as text } from "./attributes.ts";
 import { readUsageDetails } from "./genai-usage.ts";
@@ -52,10 +50,7 @@ const AI_SDK_MODEL_CALLS: readonly (readonly [string, string])[] = [
   ["ai.embed.doEmbed", "embedding"],
 ];
 
-/**
- * Where the model is read from, first present wins: the model that answered before the one asked for. The server
- * does not read `embedding.model_name` (OpenInference's embedding spans): ours, last.
- */
+/** Where the model is read from, first present wins; the last, OpenInference's embedding model, is ours alone. */
 const MODEL_KEYS = [
   "gen_ai.response.model",
   "ai.model.id",
@@ -69,18 +64,13 @@ const MODEL_KEYS = [
 /** Keys whose presence makes a span without another type a generation (the server's last rule). */
 const MODEL_FALLBACK_KEYS = ["gen_ai.request.model", "gen_ai.response.model", "llm.model_name", "model"] as const;
 
-/**
- * Reads the type, model, usage, input and output of a span from the conventions of other instrumentation, in the
- * server's order. `scope` is the span's instrumentation scope name (the AI SDK's `ai` is read by its own rules).
- */
+/** Type, model, usage, input and output by other instrumentation's conventions; `scope` `ai` has rules of its own. */
 export function readGenAiFields(attributes: SpanAttributeValues, scope = ""): GenAiFields {
-  const { input, output } = readGenAiInputOutput(scope, attributes);
   return {
     type: readGenAiType(attributes),
     model: firstText(attributes, MODEL_KEYS),
     usage: readUsageDetails(scope, attributes),
-    input,
-    output,
+    ...readGenAiInputOutput(scope, attributes),
   };
 }
 
@@ -113,10 +103,7 @@ function firstText(a: SpanAttributeValues, keys: readonly string[]): string | un
 // libraries emit. Span events are not read: no JavaScript library of these puts its messages there.
 
 /** The input and output a span's attributes give; both undefined when none does. */
-interface InputOutput {
-  input: unknown;
-  output: unknown;
-}
+type InputOutput = Pick<GenAiFields, "input" | "output">;
 
 /** Reads the input and output of a span that has no `svc.observation.input` or `.output`. */
 function readGenAiInputOutput(scope: string, a: SpanAttributeValues): InputOutput {
@@ -244,10 +231,8 @@ export interface UsageNode {
 }
 
 /**
- * The observations of one trace whose usage repeats that of a generation or embedding with usage below them (an
- * agent, a step, a generation wrapping a client's own), so that a trace's tokens are summed once, on the model call
- * nearest to the wire (the AI SDK puts a call's tokens on `invoke_agent` and its `chat` span; Traceloop's Anthropic
- * span wraps the Anthropic SDK's own, which has the cache counts).
+ * The observations of one trace whose usage repeats that of a generation or embedding with usage below them, so a
+ * trace's tokens count once, on the call nearest to the wire (the AI SDK puts them on `invoke_agent` and `chat`).
  */
 export function usageRepeaters(nodes: readonly UsageNode[]): Set<string> {
   const byId = new Map(nodes.map((node) => [node.id, node]));
@@ -279,10 +264,7 @@ export const PROVIDER_OWN_TRACING: readonly { provider: string; own: string; oth
   },
 ];
 
-/**
- * For a span of `scope`: the provider whose SDK's own tracing it is (`own: true`), or whose client it instruments
- * beside that tracing (`own: false`); undefined for any other scope.
- */
+/** The provider whose SDK's own tracing `scope` is (`own: true`), or whose client it instruments (`own: false`). */
 export function providerOwnTracing(scope: string): { provider: string; own: boolean } | undefined {
   for (const { provider, own, other } of PROVIDER_OWN_TRACING) {
     if (scope.startsWith(own)) return { provider, own: true };

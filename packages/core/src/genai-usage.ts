@@ -1,19 +1,15 @@
-// How the token counts of spans from other instrumentation read as usage details, the way the server reads them for
-// OTLP ingestion (its `extractUsageDetails`): the AI SDK's own scope `ai` by its rule, every other scope by the
-// generic rule over `gen_ai.usage.*` and `llm.token_count.*`. Shared by the test kit of @svc/otel, the dev server
-// (which runs it from source, so this module imports only `attributes.ts`) and SvcSpanProcessor, which writes what it
-// reads as the span's explicit usage so that the server stores the same.
+// How the token counts of other instrumentation's spans read as usage details, as the server's `extractUsageDetails`
+// reads them: the AI SDK's scope `ai` by its rule, every other scope by the generic rule over `gen_ai.usage.*` and
+// `llm.token_count.*`. The span processor writes what it reads as the span's usage, so the server stores the same;
+// the dev server runs this module from source, so it imports only `attributes.ts`.
 //
-// Where this reading differs from the server's, on purpose (each place says so below):
-// - `cache_write.input_tokens` (the Anthropic SDK's spelling) is cache creation; the server keeps it as an unknown
-//   bucket beside an input that still holds it.
-// - An input that cannot include its cache (smaller than cache read + creation), or one from a scope known to report
-//   it without (`EXCLUSIVE_INPUT_SCOPES`), is the fresh input as it is; the server would subtract the cache and reach 0.
-//   The same holds in the AI SDK's scope.
-// - The AI SDK: the `ai.usage.*` names of its later versions are read after the server's names; a span without any
-//   token count has no usage (the server stores `input: 0, output: 0` on every span of the scope); an embedding's
-//   `ai.usage.tokens` is its input as well as its total (the server records input 0).
-// - When no total is sent, the total is the sum of the buckets, as the server's ingestion adds it.
+// Where this reading differs from the server's, on purpose:
+// - `cache_write.input_tokens` (the Anthropic SDK's spelling) is cache creation, not an unknown bucket.
+// - An input smaller than its cache, or from a scope known to leave the cache out (`EXCLUSIVE_INPUT_SCOPES`), is the
+//   fresh input as it is, where the server would subtract the cache and reach 0; in the AI SDK's scope too.
+// - The AI SDK: the `ai.usage.*` names of later versions are read after the server's; a span without any count has
+//   no usage (the server stores zeros); an embedding's `ai.usage.tokens` is its input as well as its total.
+// - Without a total, the total is the sum of the buckets, as the server's ingestion adds it.
 
 import { isObject, parseJsonText, type SpanAttributeValues } from "./attributes.ts";
 

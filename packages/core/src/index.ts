@@ -65,8 +65,7 @@ export type { MediaServer, MediaTarget, MediaUpload, MediaUploadResult } from ".
 export { isPlainObject, MAX_METADATA_PATHS, writeMetadata } from "./metadata.js";
 export type { EncodedTraces, OtlpProtocol } from "./otlp/encode.js";
 export { compressionOption, encodeTraces, OTLP_CONTENT_TYPES, protocolOption } from "./otlp/encode.js";
-export type { ExportItem } from "./otlp/otlp-request.js";
-export type { ReadableSpan } from "./otlp/readable-span.js";
+export type { ExportItem, ReadableSpan } from "./otlp/otlp-request.js";
 export { BatchQueue } from "./queue/batch-queue.js";
 export { gaveUpAfter, LOST_SEND_GRACE_MS, serverOf } from "./queue/flush-wait.js";
 export type { DeliveryHealth, DeliveryMeterProvider, DropReason, Fault } from "./queue/health.js";

@@ -16,12 +16,9 @@ export const MAX_METADATA_PATHS = 32;
 export const MAX_METADATA_KEY_LENGTH = 200;
 
 /**
- * Writes metadata under `prefix` into `target`. A plain object gives one attribute per top-level key (strings,
- * finite numbers and booleans as they are, anything else as JSON text), and its nested plain objects again leaf by
- * leaf under dotted paths (`prefix.a.b = 1`), bounded by `MAX_METADATA_PATH_DEPTH` and {@link MAX_METADATA_PATHS}.
- * A dotted path never replaces a top-level key of the same name (`{"a.b": 1, "a": {"b": 2}}` keeps `a.b = 1`) nor
- * an earlier path. Any other value is written whole as JSON text at `prefix`. A value that cannot be read is
- * written as {@link FAILED_TO_SERIALIZE}; the other keys go through. Never throws.
+ * Writes metadata under `prefix` into `target`: a plain object as one attribute per top-level key (JSON text unless
+ * a string, finite number or boolean) and its nested objects again leaf by leaf (`prefix.a.b = 1`, bounded), never
+ * over a top-level key of the same name; any other value whole at `prefix`. Never throws.
  */
 export function writeMetadata(target: Attributes, prefix: string, metadata: unknown): void {
   if (metadata === undefined || metadata === null) return;

@@ -1,7 +1,5 @@
-// How a span's attributes read as an observation and as trace attributes, the way the server reads them for OTLP
-// ingestion: the `svc.*` attributes first, the GenAI conventions for what they leave out. Shared by the test kit of
-// @svc/otel and the dev server, which runs from source under Node's type stripping: this module imports only the
-// other readers, by their `.ts` paths.
+// How a span's attributes read as an observation and trace attributes, as the server reads them: `svc.*` first, the
+// GenAI conventions for the rest. The dev server runs it from source: it imports only the other readers, by `.ts`.
 
 import {
   SvcOtelSpanAttributes as A,

@@ -1,7 +1,4 @@
-/**
- * The entries of the registry, with what each holds (for the line that says a copy cannot share it).
- * ARCHITECTURE.md ("The global registry") gives each entry's shape.
- */
+/** The entries of the registry and what each holds; ARCHITECTURE.md ("The global registry") gives their shapes. */
 const ENTRIES = {
   tracer: "tracer provider (setSvcTracerProvider)",
   logger: "log level and sink",
@@ -48,15 +45,12 @@ function flush(): void {
 }
 
 /**
- * The entry `name` of the registry under `globalThis[Symbol.for("svc.registry")]`, created on first use. A process
- * may hold more than one copy of the core (two versions of the SDK, or its ES module and CommonJS builds); state that
- * must be the same for all of them (the logger setting, the secrets to redact, the tracer provider) lives in an entry
- * and nowhere else. A copy that finds a registry of another version does not read it: it logs one warning naming
- * what is no longer shared, and keeps a registry of its own, so that it goes on working alone.
+ * The entry `name` of the registry under `globalThis[Symbol.for("svc.registry")]`, created on first use: the state
+ * every copy of the core in a process must share. A copy that finds a registry of another version logs one warning
+ * naming what is no longer shared and keeps a registry of its own.
  *
- * `of600` is the key under which 6.0.0 kept this state, without a version. An object there that `readable` accepts
- * is the entry (shared with 6.0.0); where there is none, the entry is put there too, for a 6.0.0 loaded later.
- * Without `readable`, an object there has another shape, and the copy says so once.
+ * `of600` is the key under which 6.0.0 kept this state: an object there that `readable` accepts is the entry; where
+ * there is none, the entry is put there too, for a 6.0.0 loaded later; any other object is warned about once.
  */
 export function shared<T extends object>(
   name: SharedName,

@@ -35,11 +35,9 @@ export interface ConnectionParams {
 const API_PREFIX = /\/api\/public\/*$/i;
 
 /**
- * Resolves the server address (`baseUrl`, then `SVC_BASE_URL`, then `SVC_BASEURL`, then the hosted default) and
- * the keys (`publicKey`/`SVC_PUBLIC_KEY`, `secretKey`/`SVC_SECRET_KEY`). Logs once: a missing key (unless
- * `keysOptional`), a base URL that is not a valid http(s) URL (with the value, credentials redacted, and the URL it
- * most likely means; nothing will be sent), plain `http://` to a host that is not local, and a base URL ending in
- * `/api/public`, which is then used without it. Registers the secret key for redaction.
+ * Resolves the server address (`baseUrl`, `SVC_BASE_URL`, `SVC_BASEURL`, the default) and the keys (option, then
+ * `SVC_PUBLIC_KEY`/`SVC_SECRET_KEY`), and registers the secret key. Logs a missing key (unless `keysOptional`), an
+ * invalid base URL, plain `http://` to a host not local, and a trailing `/api/public` (then left out).
  */
 export function resolveConnection(
   component: string,

@@ -8,10 +8,7 @@ const ENVIRONMENT_PATTERN = /^[a-z0-9_-]+$/;
 /** The environment rule in words, for log lines. */
 export const ENVIRONMENT_RULE = `1-${MAX_ENVIRONMENT_LENGTH} characters of a-z, 0-9, _ or -, not starting with "svc"`;
 
-/**
- * Whether `value` is a valid environment name ({@link ENVIRONMENT_RULE}; the server keeps `svc` for itself): one rule
- * for the `environment` options, `SVC_TRACING_ENVIRONMENT`, `propagateAttributes` and the `svc_environment` baggage.
- */
+/** Whether `value` is a valid environment name ({@link ENVIRONMENT_RULE}): one rule for options and baggage. */
 export function isValidEnvironment(value: unknown): value is string {
   return (
     typeof value === "string" &&

@@ -128,17 +128,14 @@ function resolveOne(
   return { value: spec.fallback, source: "default" };
 }
 
+/** The options, when they are an object that can hold options: not an array, a buffer, a map or a set. */
 function toRecord(component: string, params: unknown): Record<string, unknown> {
   if (params === undefined || params === null) return {};
-  if (isOptionsObject(params)) return params as Record<string, unknown>;
+  const collection = [Map, Set, ArrayBuffer].some((type) => params instanceof type);
+  if (typeof params === "object" && !Array.isArray(params) && !ArrayBuffer.isView(params) && !collection)
+    return params as Record<string, unknown>;
   getGlobalLogger().warn(`${component}: options must be an object, got ${show(params)}; using the defaults`);
   return {};
-}
-
-/** An object that can hold options: not an array, a typed array, a buffer, a map or another collection. */
-function isOptionsObject(value: object): boolean {
-  if (typeof value !== "object" || Array.isArray(value) || ArrayBuffer.isView(value)) return false;
-  return !(value instanceof Map || value instanceof Set || value instanceof ArrayBuffer);
 }
 
 /** A short, printable form of a value given as an option. */
@@ -147,11 +144,11 @@ export function show(value: unknown): string {
     if (typeof value === "string")
       return redactSecrets(JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value));
     if (typeof value === "function") return "a function";
-    if (typeof value === "bigint" || typeof value === "symbol") return String(value);
     if (Array.isArray(value)) return "an array";
     if (typeof value === "object" && value !== null) return "an object";
     return String(value);
   } catch {
+    // Array.isArray throws on a revoked Proxy.
     return "an unprintable value";
   }
 }

@@ -4,9 +4,8 @@ import type { Connection } from "./connection.js";
 import { type OptionSpec, type Resolved, SOURCES, show } from "./options.js";
 
 /**
- * Logs, at debug level only, the one line a component writes when it is created: each setting, its value and where
- * it came from (`option`, a variable's name, `default`). Secrets are redacted; header values are left out.
- * `settings` is only called when debug lines are written.
+ * Logs at debug level the line a component writes when created: each setting, its value and source, secrets redacted,
+ * header values left out. `settings` is only called when debug lines are written.
  */
 export function logStartup(component: string, settings: () => readonly string[]): void {
   if (!isLogLevelEnabled(LogLevel.DEBUG)) return;

@@ -5,18 +5,9 @@ const MAX_DESCRIPTION = 500;
 /** Causes followed at most, for errors that wrap errors. */
 const MAX_CAUSES = 3;
 
-interface SystemErrorLike {
-  code?: unknown;
-  syscall?: unknown;
-  hostname?: unknown;
-  address?: unknown;
-  port?: unknown;
-}
-
 /**
- * A one-line description of a thrown value for log lines and error messages: name and message, the code and address
- * of a system error (`ECONNREFUSED 127.0.0.1:4000`), its causes; secrets redacted, capped, never an object's
- * properties (a response object stays one short line). Never throws.
+ * One line for a thrown value: name and message, a system error's code and address (`ECONNREFUSED 127.0.0.1:4000`),
+ * its causes; secrets redacted, capped, never an object's properties. Never throws.
  */
 export function describeError(error: unknown): string {
   let text: string;
@@ -33,7 +24,7 @@ function describeOne(error: unknown, depth: number): string {
   if (!(error instanceof Error)) return describeValue(error);
   // A plain Error says nothing beyond its message; other names (TypeError, AbortError...) do.
   const base = !error.message ? error.name : error.name === "Error" ? error.message : `${error.name}: ${error.message}`;
-  const system = systemDetail(error as SystemErrorLike);
+  const system = systemDetail(error);
   let text = system && !base.includes(system) ? `${base} (${system})` : base;
   const cause = (error as { cause?: unknown }).cause;
   if (cause !== undefined && depth < MAX_CAUSES) text += `; caused by ${describeOne(cause, depth + 1)}`;
@@ -41,7 +32,9 @@ function describeOne(error: unknown, depth: number): string {
 }
 
 /** `ECONNREFUSED 127.0.0.1:4000` from the fields Node sets on system errors. */
-function systemDetail(error: SystemErrorLike): string {
+function systemDetail(
+  error: Error & { code?: unknown; hostname?: unknown; address?: unknown; port?: unknown },
+): string {
   const code = typeof error.code === "string" ? error.code : "";
   const host =
     typeof error.hostname === "string" ? error.hostname : typeof error.address === "string" ? error.address : "";

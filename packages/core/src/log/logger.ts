@@ -33,10 +33,7 @@ const LEVEL_OF: Record<Method, LogLevel> = {
   error: LogLevel.ERROR,
 };
 
-/**
- * What every copy of the SDK in a process (two versions, or both module formats) shares, so that a level set through
- * any package applies to all of them.
- */
+/** Shared by every copy of the SDK in a process, so that a level set through any package applies to all of them. */
 interface LoggerState {
   level: LogLevel;
   sink: LogSink;
@@ -62,10 +59,9 @@ function resolveLogLevel(env: Env = typeof process === "undefined" ? {} : proces
 }
 
 /**
- * Writes a line to one place only. At the SDK's level or above it goes to the sink. Below it (the SDK's level not
- * `NONE`), it goes to OpenTelemetry's `diag` logger when the application has set one, which filters it by its own
- * level: `OTEL_LOG_LEVEL=debug` shows the SDK's debug lines too. Writing a line to both would print it twice where
- * `diag` writes to the console as well, as OpenTelemetry's console logger does.
+ * Writes a line to one place only: at the SDK's level or above to the sink, below it (unless `NONE`) to
+ * OpenTelemetry's `diag` logger when the app set one, which filters by its own level. Both would print it twice
+ * where `diag` writes to the console too.
  */
 function emit(method: Method, message: string, args: unknown[]): void {
   const s = state();
@@ -115,10 +111,7 @@ export interface LoggerOptions {
   level?: LogLevel;
   /** Where lines go. @defaultValue `console` */
   sink?: LogSink;
-  /**
-   * Write the lines below `level` to OpenTelemetry's `diag` logger when the application has set one (each line still
-   * goes to one place only: the sink at `level` and above, `diag` below it). @defaultValue true
-   */
+  /** Write the lines below `level` to OpenTelemetry's `diag` logger when the app has set one. @defaultValue true */
   forwardToDiag?: boolean;
 }
 
@@ -129,10 +122,7 @@ export function setBeforeReconfigure(hook: () => void): void {
   beforeReconfigure = hook;
 }
 
-/**
- * Sets the level and, optionally, the sink of the logger that every svc package in the process shares. Counts of
- * repeated lines not yet logged are logged first, where the lines they repeat went.
- */
+/** Sets the level and sink of the logger every svc package shares; counts of repeated lines are logged first. */
 export function configureGlobalLogger(options: LoggerOptions): void {
   beforeReconfigure?.();
   const s = state();

@@ -1,19 +1,11 @@
 import { shared } from "../registry.js";
 import { getGlobalLogger, loggerGeneration, setBeforeReconfigure } from "./logger.js";
 
-/** Default shortest time between two summaries of one kind, in milliseconds. */
-const DEFAULT_REPEAT_SUMMARY_INTERVAL_MS = 10_000;
-/** Default number of kinds one {@link RepeatLog} keeps track of. */
-const DEFAULT_REPEAT_MAX_KINDS = 1_000;
-
 /** Options of {@link RepeatLog}. */
 export interface RepeatLogOptions {
   /** Shortest time between two summary lines of one kind, in milliseconds. @defaultValue 10000 */
   summaryIntervalMs?: number;
-  /**
-   * Most kinds tracked at once; a line of a further kind is logged every time, so memory stays bounded.
-   * @defaultValue 1000
-   */
+  /** Most kinds tracked at once; a line of a further kind is logged every time. @defaultValue 1000 */
   maxKinds?: number;
 }
 
@@ -43,17 +35,9 @@ export interface RepeatLineOptions {
   inFull?: number;
 }
 
-interface HeldState {
-  /** The RepeatLogs of every copy of the core that hold counts not yet logged. */
-  logs: Set<{ report(): void }>;
-  /** Whether the `exit` listener that logs them is installed. */
-  installed: boolean;
-}
+// The RepeatLogs of every copy of the core holding counts not yet logged, so that one `exit` listener logs them all.
+const held = shared("held-repeats", () => ({ logs: new Set<{ report(): void }>(), installed: false }));
 
-// One set for every copy of the core, so that one `exit` listener logs what any of them held back.
-const held = shared<HeldState>("held-repeats", () => ({ logs: new Set(), installed: false }));
-
-/** Logs every count that a RepeatLog holds back, in every copy of the core; runs when the process exits. */
 function reportHeldRepeats(): void {
   for (const log of [...held().logs]) {
     try {
@@ -66,7 +50,7 @@ function reportHeldRepeats(): void {
 
 setBeforeReconfigure(reportHeldRepeats);
 
-/** Makes sure held counts are logged when the process exits (where there is a `process`), before other listeners. */
+/** Makes sure held counts are logged when the process exits, before other `exit` listeners. */
 function holdUntilExit(log: { report(): void }): void {
   const state = held();
   state.logs.add(log);
@@ -77,13 +61,9 @@ function holdUntilExit(log: { report(): void }): void {
 }
 
 /**
- * Log lines that can repeat many times (bad input, a server that keeps failing): the first line of each kind (or the
- * first `inFull`) is logged at once; repeats are counted and logged as one summary line (`<kind>: happened N more
- * time(s) since the last message`, or `<kind>: N more spans since the last message (T in total)`) once per
- * `summaryIntervalMs` while they go on (an unref'd timer), on {@link RepeatLog.report}, and when the process exits, so
- * the lines add up to what happened. A kind quiet for `summaryIntervalMs` logs its next line in full again. The kind
- * names one cause (`"ScoreManager: score dropped: empty name"`); the message may carry detail. Reconfiguring the
- * global logger logs the counts held (where their lines went), then starts every RepeatLog afresh.
+ * Log lines that can repeat many times: the first (or first `inFull`) of each kind is logged, repeats are counted and
+ * summed up in one line once per `summaryIntervalMs`, on {@link RepeatLog.report} and at exit; a kind quiet for an
+ * interval logs in full again. The kind names one cause; the message may carry detail.
  */
 export class RepeatLog {
   readonly #kinds = new Map<string, KindState>();
@@ -94,8 +74,8 @@ export class RepeatLog {
   #timer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(options: RepeatLogOptions = {}) {
-    this.#intervalMs = options.summaryIntervalMs ?? DEFAULT_REPEAT_SUMMARY_INTERVAL_MS;
-    this.#maxKinds = options.maxKinds ?? DEFAULT_REPEAT_MAX_KINDS;
+    this.#intervalMs = options.summaryIntervalMs ?? 10_000;
+    this.#maxKinds = options.maxKinds ?? 1_000;
   }
 
   /** Logs `message` at error level if it is the first of its kind; otherwise counts it. */
@@ -119,9 +99,8 @@ export class RepeatLog {
   }
 
   /**
-   * Logs one summary line for each kind with repeats not yet reported: call it on shutdown. With `dueOnly`, only
-   * for the kinds whose last line is at least the summary interval old: call it on flush, so that a flush after
-   * every request does not add a line per request.
+   * Logs a summary line for each kind with repeats not yet reported (on shutdown); with `dueOnly`, only for kinds
+   * whose last line is an interval old (on flush, so a flush per request adds no line per request).
    */
   report(options: { dueOnly?: boolean } = {}): void {
     this.#syncWithLogger();
@@ -216,10 +195,7 @@ export class RepeatLog {
     return this.#kinds.size < this.#maxKinds;
   }
 
-  /**
-   * After the global logger was reconfigured: logs the counts still held (a copy of the core that reconfigured it
-   * without reporting them first leaves them to the new logger), then starts afresh.
-   */
+  /** After the global logger was reconfigured (by any copy of the core): logs what is still held, starts afresh. */
   #syncWithLogger(): void {
     const generation = loggerGeneration();
     if (generation === this.#generation) return;

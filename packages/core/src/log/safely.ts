@@ -4,10 +4,7 @@ import { RepeatLog } from "./repeat-log.js";
 /** The repeat log of this copy of the core, for failures that have no component of their own to report them. */
 const shared = new RepeatLog();
 
-/**
- * Runs `fn` and returns its result; on a throw logs a warning naming `what` (the first time in full, then as
- * counts, through `repeats`) and returns `undefined`. Keeps instrumentation errors out of user code.
- */
+/** Runs `fn`; on a throw logs a warning naming `what` (then counts, through `repeats`) and returns `undefined`. */
 export function safely<T>(what: string, fn: () => T, repeats: RepeatLog = shared): T | undefined {
   try {
     return fn();

@@ -10,10 +10,7 @@ const MAX_SECRETS = 256;
 
 const secrets = shared<{ values: Set<string> }>("secrets", () => ({ values: new Set() }));
 
-/**
- * Registers text that must never appear in a log line or an error message (a secret key, the Basic
- * credentials derived from it). Shared by every copy of the SDK in the process.
- */
+/** Registers text (a secret key, Basic credentials) that must never appear in a log line or an error message. */
 export function registerSecret(value: string | undefined): void {
   if (typeof value !== "string" || value.length < MIN_SECRET_LENGTH) return;
   const { values } = secrets();

@@ -18,10 +18,7 @@ export interface MediaDownloadOptions {
 /** The content of a download, or why there is none. */
 export type MediaDownload = { ok: true; bytes: Uint8Array } | { ok: false; reason: string };
 
-/**
- * Downloads media content from its signed URL, its own credential: no SDK header but the user agent travels with it,
- * a redirect elsewhere is followed. Any answer but 2xx is a failure. Never rejects.
- */
+/** Downloads media from its signed URL (only the user agent travels with it); non-2xx is a failure. Never rejects. */
 export async function downloadMedia(url: string, options: MediaDownloadOptions): Promise<MediaDownload> {
   const result = await httpRequest(
     {

@@ -46,10 +46,7 @@ const API_RETRIES = 2;
 /** Longest time one upload (registration, content, status) may take. */
 const UPLOAD_DEADLINE_MS = 120_000;
 
-/**
- * One upload: registers the media (`POST /api/public/media`), uploads the content to the URL the server hands back
- * unless it has it already, and reports the outcome (`PATCH /api/public/media/{id}`).
- */
+/** Registers the media, uploads the content unless the server has it, and reports the outcome. */
 export async function uploadOnce(server: MediaServer, media: MediaUpload): Promise<MediaUploadResult> {
   const deadline = Date.now() + UPLOAD_DEADLINE_MS;
   const registered = await callApi(server, "POST", "/api/public/media", deadline, {

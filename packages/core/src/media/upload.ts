@@ -1,13 +1,11 @@
+import { settleWithin } from "../lifecycle/settle-within.js";
 import { Limiter } from "../queue/limiter.js";
 import type { MediaServer, MediaUpload, MediaUploadResult } from "./upload-once.js";
 
 /** Uploads in flight at the same time; the others wait. */
 const MAX_CONCURRENT_UPLOADS = 8;
 
-/**
- * Stores media on the server, once per media and target, for the span processor and the client (`uploadOnce`, loaded
- * with the first upload). Never rejects.
- */
+/** Stores media on the server once per media and target (`uploadOnce` loads with the first upload). Never rejects. */
 export class MediaUploader {
   readonly #server: MediaServer;
   readonly #slots = new Limiter(MAX_CONCURRENT_UPLOADS);
@@ -39,13 +37,8 @@ export class MediaUploader {
 
   /** Resolves when every upload started so far has settled, or at `deadline` (epoch ms). */
   async settled(deadline: number): Promise<void> {
-    const all = Promise.allSettled([...this.#inFlight.values()]);
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, Math.max(0, deadline - Date.now()));
-    });
-    await Promise.race([all, timeout]);
-    clearTimeout(timer);
+    const uploads = [...this.#inFlight.values()];
+    await settleWithin(() => Promise.allSettled(uploads), { timeoutMs: Math.max(0, deadline - Date.now()) });
   }
 
   /** Uploads in flight or waiting for a slot. */

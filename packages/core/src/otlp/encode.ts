@@ -4,10 +4,7 @@ import { concatBytes, runtimeGzip } from "../transport/compress.js";
 import { encodeTraceRequestPieces } from "./otlp-json.js";
 import type { ExportItem } from "./otlp-request.js";
 
-/**
- * The OTLP/HTTP encoding of span exports: `http/json` (OTLP/JSON, `application/json`) or `http/protobuf`
- * (OTLP/protobuf, `application/x-protobuf`).
- */
+/** The OTLP/HTTP encoding of span exports: OTLP/JSON or OTLP/protobuf. */
 export type OtlpProtocol = "http/json" | "http/protobuf";
 
 /** The content type of each protocol's request body. */
@@ -16,10 +13,7 @@ export const OTLP_CONTENT_TYPES: Record<OtlpProtocol, string> = {
   "http/protobuf": "application/x-protobuf",
 };
 
-/**
- * The encoding of span exports: the option, then OTEL_EXPORTER_OTLP_TRACES_PROTOCOL, then OTEL_EXPORTER_OTLP_PROTOCOL,
- * then `http/json`; any other value, `grpc` included, is ignored with a warning.
- */
+/** The option, then OTEL_EXPORTER_OTLP_TRACES_PROTOCOL, OTEL_EXPORTER_OTLP_PROTOCOL, `http/json` (not `grpc`). */
 export function protocolOption(): OptionSpec<OtlpProtocol> {
   return enumOption<OtlpProtocol, OtlpProtocol>(["http/json", "http/protobuf"], "http/json", [
     "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL",
@@ -50,10 +44,7 @@ export interface EncodedTraces {
   gzipped: boolean;
 }
 
-/**
- * Encodes ended spans as one OTLP request body, gzipped when `compression` asks for it and the runtime can: what
- * every span export posts, and the doctor's test span too. Throws when the spans cannot be encoded.
- */
+/** Encodes ended spans as one OTLP body, gzipped when asked for and the runtime can. Throws when it cannot encode. */
 export async function encodeTraces(
   items: readonly ExportItem[],
   protocol: OtlpProtocol,

@@ -1,6 +1,5 @@
-// OTLP/JSON encoding of ended spans (ExportTraceServiceRequest), field for field and in the same key order as the
-// OpenTelemetry JS JSON serializer, so request bodies are byte-identical to what
-// `@opentelemetry/exporter-trace-otlp-http` sends for the same spans.
+// OTLP/JSON encoding of ended spans, field for field and in the key order of the OpenTelemetry JS JSON serializer,
+// so bodies are byte-identical to what `@opentelemetry/exporter-trace-otlp-http` sends for the same spans.
 
 import type { Attributes, AttributeValue, HrTime, Link, SpanContext } from "@opentelemetry/api";
 import { toBase64 } from "../transport/identity.js";
@@ -29,10 +28,7 @@ const PIECE_CHARS = 48 * 1024;
 /** Most spans written by one JSON.stringify call. */
 const MAX_GROUP = 256;
 
-/**
- * Encodes the items as one OTLP/JSON request body, in pieces of text made one at a time as they are asked for,
- * so that the text of the whole body is never held at once: the pieces stay small, short-lived objects.
- */
+/** Encodes the items as one OTLP/JSON body, in small pieces of text made as they are asked for. */
 export function* encodeTraceRequestPieces(items: readonly ExportItem[]): Generator<string, void, undefined> {
   let piece = '{"resourceSpans":[';
   let group = 1;

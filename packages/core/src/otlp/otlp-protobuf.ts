@@ -6,14 +6,10 @@
 import type { Attributes, Link } from "@opentelemetry/api";
 import { type ExportItem, groupByResourceAndScope, type ResourceGroup, type Scope, spanFlags } from "./otlp-request.js";
 import { type FieldSink, ProtobufChunkWriter, ProtobufMeasure } from "./protobuf-writer.js";
-import type { ReadableSpan } from "./readable-span.js";
 
 const INT64_LIMIT = 2 ** 63;
 
-/**
- * Encodes the items as one OTLP/protobuf request body, in pieces made as they are asked for. Throws if the spans
- * change between the two passes (the lengths written would be wrong).
- */
+/** Encodes the items as one OTLP/protobuf body in pieces; throws if the spans change between the two passes. */
 export function* encodeTraceRequestProtobuf(items: readonly ExportItem[]): Generator<Uint8Array, void, undefined> {
   const groups = groupByResourceAndScope(items);
   const measure = new ProtobufMeasure();
@@ -57,7 +53,7 @@ function scopeMessage(out: FieldSink, scope: Scope): void {
 }
 
 function spanMessage(out: FieldSink, item: ExportItem): void {
-  const span: ReadableSpan = item.span;
+  const span = item.span;
   const ctx = span.spanContext();
   const parent = span.parentSpanContext;
   out.open(2); // ScopeSpans.spans

@@ -1,8 +1,35 @@
-// What both OTLP encodings (JSON and protobuf) read from a batch of ended spans: the spans grouped by resource and
-// scope, in the order the request lists them, and the span flags.
+// What both OTLP encodings (JSON and protobuf) read from a batch of ended spans: the span's shape, the spans grouped
+// by resource and scope, in the order the request lists them, and the span flags.
 
-import type { Attributes } from "@opentelemetry/api";
-import type { ReadableSpan } from "./readable-span.js";
+import type { Attributes, HrTime, Link, SpanContext, SpanKind, SpanStatus } from "@opentelemetry/api";
+
+/** The parts of an ended span the processor reads, structural so both OpenTelemetry JS SDK lines (2.x, 3.x) fit. */
+export interface ReadableSpan {
+  readonly name: string;
+  readonly kind: SpanKind;
+  spanContext(): SpanContext;
+  readonly parentSpanContext?: SpanContext | undefined;
+  readonly startTime: HrTime;
+  readonly endTime: HrTime;
+  readonly status: SpanStatus;
+  readonly attributes: Attributes;
+  readonly links: Link[];
+  readonly events: ReadonlyArray<{
+    name: string;
+    attributes?: Attributes;
+    time: HrTime;
+    droppedAttributesCount?: number;
+  }>;
+  readonly duration: HrTime;
+  readonly ended: boolean;
+  readonly resource: { readonly attributes: Attributes };
+  readonly instrumentationScope?: { readonly name: string; readonly version?: string; readonly schemaUrl?: string };
+  /** Older SDKs name the scope this way. */
+  readonly instrumentationLibrary?: { readonly name: string; readonly version?: string };
+  readonly droppedAttributesCount?: number;
+  readonly droppedEventsCount?: number;
+  readonly droppedLinksCount?: number;
+}
 
 /** A span queued for export, with the attributes to send (masked or media-rewritten when they differ). */
 export interface ExportItem {

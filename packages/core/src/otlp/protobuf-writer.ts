@@ -65,10 +65,7 @@ const nodeBuffer = (globalThis as { Buffer?: { byteLength(text: string, encoding
 /** {@link utf8Length}, natively where Node's `Buffer` is there (several times faster on long text). */
 const byteLength: (text: string) => number = nodeBuffer ? (text) => nodeBuffer.byteLength(text, "utf8") : utf8Length;
 
-/**
- * The first pass: adds up the bytes of the request, and records, in the order the second pass needs them, the
- * length of every nested message and string.
- */
+/** The first pass: adds up the bytes, and records the length of every nested message and string, in order. */
 export class ProtobufMeasure implements FieldSink {
   readonly sizes: number[] = [];
   total = 0;

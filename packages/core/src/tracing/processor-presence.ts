@@ -14,10 +14,7 @@ import { shared } from "../registry.js";
 import { randomHex } from "./ids.js";
 import { getSvcTracer } from "./tracer-provider.js";
 
-/**
- * Whether an `SvcSpanProcessor` sees the spans svc starts: the processor counts the starts it is given, and the tracing
- * package compares the count around each start (`startSpan` calls `onStart` synchronously).
- */
+/** Span starts the processors saw, compared around each start (`startSpan` calls `onStart` synchronously). */
 interface PresenceState {
   starts: number;
   /** Logger generation of the last warning: one warning per logger configuration. */
@@ -48,17 +45,11 @@ export interface ProcessorProbe {
   /** Why no span can be sent at all (no keys, an invalid base URL), or undefined. */
   readonly cannotSend: string | undefined;
   health(): DeliveryHealth;
-  /**
-   * Spans the export filter left out, and by scope those that look like model calls. Optional: processors of
-   * earlier versions do not have it.
-   */
+  /** Spans the export filter left out, and by scope those that look like model calls (not in earlier versions). */
   filteredOut?(): { spans: number; modelCallScopes: Record<string, number> };
   /** Span starts this processor was given, shut down or not; grows only. */
   starts(): number;
-  /**
-   * Whether the processor saw this span start and expects to export it; it then forgets the span, and drops it
-   * without exporting it should the caller end it (a probe span).
-   */
+  /** Whether the processor saw this span start; it then drops the span (a probe) without exporting it. */
   claims(span: SpanContext): boolean;
 }
 
@@ -92,8 +83,8 @@ export function processorStarts(): number {
 }
 
 /**
- * Logs, once per logger configuration, that the observation `name` (whose span no `SvcSpanProcessor` saw start) does
- * not reach svc, and how to fix it; not for a span the sampler of a provider with a `SvcSpanProcessor` left out.
+ * Logs, once per logger configuration, that the observation `name` (no `SvcSpanProcessor` saw it start) does not
+ * reach svc, and the fix; not for a span left out by the sampler of a provider with a `SvcSpanProcessor`.
  */
 export function warnUnprocessedObservation(name: string, span: Span): void {
   const s = state();
@@ -127,11 +118,9 @@ export function warnUnprocessedObservation(name: string, span: Span): void {
 }
 
 /**
- * Whether a `SvcSpanProcessor` sees the spans of `tracer`'s provider, when its sampler left a span unrecorded (a
- * processor is told only of recorded spans). Known when no `SvcSpanProcessor` exists, or an earlier recorded span of
- * the provider was not seen. Otherwise asked by a probe span under a sampled remote parent, which parent-based
- * samplers record: a `SvcSpanProcessor` that sees it claims and drops it; it is ended at once, so every processor sees
- * its end as well as its start (one that exports whatever ends exports this one span, once per tracer).
+ * Whether a `SvcSpanProcessor` sees the spans of `tracer`'s provider, whose sampler left a span unrecorded. Unless
+ * known, asked by a probe span under a sampled remote parent (parent-based samplers record it), which a processor
+ * that sees it claims and drops; it ends at once, so any other processor sees a whole span (one per tracer).
  */
 function providerVerdict(tracer: Tracer): "with" | "without" | "unknown" {
   const s = state();

@@ -21,10 +21,7 @@ const SVC_TRACE_ID_BAGGAGE_KEY = "svc_trace_id";
 const METADATA_BAGGAGE_PREFIX = "svc_metadata_";
 const TRACE_METADATA_PREFIX = `${A.TRACE_METADATA}.`;
 
-/**
- * Span attribute key for each baggage key (the reverse of {@link SPAN_KEY_TO_BAGGAGE}); an experiment key travels as
- * its own name with `_` for `.` (`svc.experiment.item.id` as `svc_experiment_item_id`).
- */
+/** Span attribute key per baggage key; an experiment key travels with `_` for `.` (`svc_experiment_item_id`). */
 const BAGGAGE_TO_SPAN_KEY: Readonly<Record<string, string>> = {
   svc_user_id: A.TRACE_USER_ID,
   svc_session_id: A.TRACE_SESSION_ID,
@@ -57,8 +54,8 @@ export interface PropagateSpanAttributesOptions {
 }
 
 /**
- * Sets wire-encoded span attributes on the active span and every span started inside `fn`, across `await`, over
- * what is propagated already: a key replaces the same key and its dotted sub-keys. Returns what `fn` returns.
+ * Sets span attributes on the active span and every span started inside `fn`, across `await`: a key replaces the same
+ * key and its dotted sub-keys. Returns what `fn` returns.
  */
 export function propagateSpanAttributes<R>(
   attributes: Attributes,
@@ -113,10 +110,7 @@ function baggageKeyFor(spanKey: string): string | undefined {
   return undefined;
 }
 
-/**
- * The span attributes propagated in `ctx` by {@link propagateSpanAttributes}, over those read back from `svc_*`
- * baggage entries (not `svc_trace_id`). The returned object must not be modified.
- */
+/** The attributes propagated in `ctx`, over those of `svc_*` baggage entries; the object must not be modified. */
 export function getPropagatedAttributes(ctx: Context): Attributes {
   const stored = ctx.getValue(SVC_PROPAGATED_ATTRIBUTES_KEY) as Attributes | undefined;
   const bag = propagation.getBaggage(ctx);

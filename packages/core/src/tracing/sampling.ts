@@ -1,17 +1,13 @@
 import { numberOption, type OptionSpec } from "../config/options.js";
 
-/**
- * Trace sampling by trace id: one pure function of the id's bits, so every process and every service that sees the
- * same trace id at the same rate makes the same decision, with nothing shared between them. A trace is kept when the
- * lower 64 bits of its id, read as an unsigned number, are below `rate × 2^64` (rounded half to even): the rule of
- * OpenTelemetry Python's `TraceIdRatioBased` sampler, so a Python service sampling at the same rate agrees.
- * Keeping is nested: a trace kept at one rate is kept at every higher rate.
- */
+// Trace sampling by trace id, so every process that sees a trace id at one rate decides alike: kept when the lower 64
+// bits of the id are below `rate × 2^64` (rounded half to even), the rule of OpenTelemetry Python's
+// `TraceIdRatioBased`. A trace kept at one rate is kept at every higher rate.
 
 const TRACE_ID = /^[0-9a-f]{32}$/i;
 const ALL_KEPT = (): boolean => true;
 
-/** `rate` as a number: a fraction of traces from 0 (none) to 1 (all). */
+/** A fraction of traces from 0 (none) to 1 (all). */
 export type SampleRate = number;
 
 /** `sampleRate` of the span processor and the client: from the option, then SVC_SAMPLE_RATE, then 1 (every trace). */
@@ -19,11 +15,7 @@ export function sampleRateOption(): OptionSpec<SampleRate> {
   return numberOption(1, { min: 0, minInclusive: true, max: 1, env: ["SVC_SAMPLE_RATE"] });
 }
 
-/**
- * A decision function for one rate: whether the trace with this id is kept. The bound is computed once, so each
- * decision is a string comparison. An id that is not 32 hex characters (no OpenTelemetry span carries one) is
- * always kept.
- */
+/** Whether the trace with this id is kept at `rate` (a string comparison); an id not of 32 hex digits always is. */
 export function traceSampler(rate: SampleRate): (traceId: unknown) => boolean {
   if (!(rate < 1)) return ALL_KEPT;
   const bound = lowBitsBound(rate);

@@ -44,10 +44,7 @@ export class ResponseTooLargeError extends Error {
   }
 }
 
-/**
- * The backend of this runtime: `node:http`/`node:https` with keep-alive on Node (they send only the headers given,
- * where Node's `fetch` adds a browser's set), the runtime's own `fetch` everywhere else.
- */
+/** `node:http(s)` with keep-alive on Node (its `fetch` adds a browser's headers), the runtime's `fetch` elsewhere. */
 export function defaultBackend(): Backend {
   cached ??= nodeBackend() ?? fetchBackend((input, init) => globalThis.fetch(input, init));
   return cached;

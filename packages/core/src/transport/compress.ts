@@ -4,10 +4,7 @@ import { currentRuntime, detectRuntime, isServerRuntime, type RuntimeGlobals, ty
 /** Gzips the pieces (text as UTF-8, or bytes), taken one at a time as the compressor is ready for more. */
 export type Gzip = (pieces: Iterator<string | Uint8Array>) => Promise<Uint8Array>;
 
-/**
- * Output bytes zlib produces per step on the thread pool; each step's callback costs the app thread, about 3 ms per
- * megabyte of body at zlib's default 16 KiB, 1.5 ms at 64 KiB, for the same compressed bytes.
- */
+/** Output bytes per zlib step: each step's callback costs the app thread (3 ms/MB at 16 KiB, 1.5 ms at 64 KiB). */
 const GZIP_CHUNK_SIZE = 64 * 1024;
 /** Input the gzip stream takes ahead of compressing it, before it asks for no more (a few pieces). */
 const GZIP_INPUT_BUFFER = 256 * 1024;
@@ -20,10 +17,7 @@ export function runtimeGzip(): Gzip | null {
   return cached;
 }
 
-/**
- * How bodies are gzipped in the runtime these globals describe: `node:zlib` (on the thread pool) on the server runtimes
- * (Node, Bun, Deno) that can load it, else their `CompressionStream`; `null` elsewhere: bodies go uncompressed.
- */
+/** Gzip by `node:zlib` on server runtimes that load it, else their `CompressionStream`; `null` elsewhere (no gzip). */
 export function chooseGzip(runtime: RuntimeGlobals, kind: RuntimeInfo = detectRuntime(runtime)): Gzip | null {
   if (!isServerRuntime(kind)) return null;
   const zlib = runtime.process?.getBuiltinModule?.("node:zlib") as typeof NodeZlib | undefined;

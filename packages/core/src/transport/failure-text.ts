@@ -11,10 +11,7 @@ import {
   suggestHttpUrl,
 } from "./http.js";
 
-/**
- * One line for a failure: what happened, to which host and path, and the status or error code, e.g.
- * `HTTP 503 from cloud.svc.dev POST /api/public/scores` or `ECONNREFUSED connecting to 127.0.0.1:3000`.
- */
+/** One line for a failure, e.g. `HTTP 503 from cloud.svc.dev POST /api/public/scores`. */
 export function describeFailure(failure: HttpFailure, method: string, url: string): string {
   const where = placeOf(url);
   switch (failure.kind) {
@@ -67,7 +64,8 @@ export function failureHint(failure: HttpFailure, url: string, { delivery = fals
 
 /** The words after a final redirect's status and place: from which address to which, and why it ended there. */
 function redirectText({ stop, to }: RedirectStop, method: string, url: string): string {
-  const from = printableText(url);
+  const parsed = urlOf(url);
+  const from = parsed ? printable(parsed) : redactUrl(url);
   switch (stop) {
     case "method":
       return `: ${from} redirects to ${to}, which is not followed for a ${method} (the body would be lost)`;
@@ -80,11 +78,6 @@ function redirectText({ stop, to }: RedirectStop, method: string, url: string): 
     case "other-origin":
       return `: ${from} redirects to ${to}, another origin, where the SDK never sends data or credentials`;
   }
-}
-
-function printableText(url: string): string {
-  const parsed = urlOf(url);
-  return parsed ? printable(parsed) : redactUrl(url);
 }
 
 /** What to do about a final redirect: point `baseUrl` at the address redirected to, when there is one. */

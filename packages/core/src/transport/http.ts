@@ -31,16 +31,11 @@ export interface HttpRequest {
   /** Most answer bytes read. @defaultValue 64 MiB */
   maxResponseBytes?: number;
   /**
-   * Sent in the background (a queue's export, a media upload started by a span): on Node its socket does not keep
-   * the process alive by itself, so a process can end while such a request waits for a server that does not
-   * answer; `flush()` and `shutdown()` hold the process while they wait. @defaultValue false
+   * Sent in the background (a queue's export): on Node its socket does not keep the process alive by itself;
+   * `flush()` and `shutdown()` hold the process while they wait. @defaultValue false
    */
   background?: boolean;
-  /**
-   * Follows redirects to another origin too (without `Authorization`): only for a request that carries neither
-   * telemetry nor credentials beyond its own URL (a signed download URL). Every other request stops at such a
-   * redirect, which is then its failure. @defaultValue false
-   */
+  /** Follows redirects to another origin too, without `Authorization` (a signed download URL). @defaultValue false */
   followRedirectsElsewhere?: boolean;
 }
 
@@ -53,17 +48,11 @@ export interface HttpResponse {
   url: string;
 }
 
-/**
- * Why a redirect answer was the last one: a 301, 302 or 303 to a request other than a GET (following it would
- * change the method and lose the body), a redirect without a `Location`, one hop more than the transport follows,
- * or a 3xx that is no redirect the transport follows (300, 304...), or a redirect to another origin (scheme, host
- * or port) of a request that carries telemetry or credentials. `to` is where it pointed, as it may be printed (no
- * credentials, no query), when it named a valid http(s) address.
- */
+/** Why a redirect answer was the last one: `method` is a 301, 302 or 303 to a request other than a GET. */
 export interface RedirectStop {
   /** Why the redirect was not followed. */
   stop: "method" | "no-location" | "too-many" | "not-followed" | "other-origin";
-  /** Where the redirect pointed, as it may be printed. */
+  /** Where the redirect pointed, as it may be printed (no credentials, no query). */
   to?: string;
 }
 
@@ -108,16 +97,11 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const SUPPRESS_TRACING_KEY = createContextKey("OpenTelemetry SDK Context Key SUPPRESS_TRACING");
 
 /**
- * Sends one request: every HTTP call of the SDK goes through here. Each attempt has its own time limit and the
- * whole call a deadline; network errors, timeouts, 408, 429 and 5xx are retried with exponential backoff and
- * jitter (or the server's `Retry-After`) while attempts and time remain; other statuses, an invalid URL and an
- * unsupported scheme end the call at once. Up to five redirects are followed: 307/308 with the method and body
- * replayed, 301/302/303 of a GET, each to the same origin only (a request with `followRedirectsElsewhere` follows
- * them elsewhere too, without `Authorization`): no header, body or credential of the SDK reaches an origin it was
- * not addressed to. A 3xx that is not followed (a 301, 302 or 303 of a POST, no `Location`, a sixth hop, another
- * origin) is a failure, never a success: the data was not delivered. The request runs with OpenTelemetry tracing suppressed, so instrumentation of `http`, `undici` or
- * `fetch` never records the SDK's own calls.
- * Never rejects.
+ * Sends one request: every HTTP call of the SDK goes through here. Network errors, timeouts, 408, 429 and 5xx are
+ * retried (backoff with jitter, or `Retry-After`) while attempts and the deadline allow. Up to five redirects are
+ * followed (307/308 with the body, 301/302/303 of a GET), to the same origin only: no header, body or credential
+ * reaches an origin it was not addressed to, and a 3xx not followed is a failure. Runs with OpenTelemetry tracing
+ * suppressed, so instrumentation never records the SDK's own calls. Never rejects.
  */
 export async function httpRequest(request: HttpRequest, backend?: Backend): Promise<HttpResult> {
   const url = parseHttpUrl(request.url);
@@ -153,15 +137,8 @@ export async function httpRequest(request: HttpRequest, backend?: Backend): Prom
 
 /** Whether another attempt may succeed where this one failed. */
 export function isRetryable(failure: HttpFailure): boolean {
-  switch (failure.kind) {
-    case "network":
-    case "timeout":
-      return true;
-    case "status":
-      return isRetryableStatus(failure.status);
-    default:
-      return false;
-  }
+  if (failure.kind === "status") return isRetryableStatus(failure.status);
+  return failure.kind === "network" || failure.kind === "timeout";
 }
 
 /** The URL, or why it is not a valid http(s) URL. */
@@ -189,11 +166,7 @@ export function isLocalHost(hostname: string): boolean {
   return LOCAL_HOSTS.has(hostname) || hostname.endsWith(".localhost") || /^127\.\d+\.\d+\.\d+$/.test(hostname);
 }
 
-/**
- * The http(s) URL that address text without a valid scheme most likely means: a missing scheme added
- * (`127.0.0.1:3000` is `http://127.0.0.1:3000`, `svc.example.com` is `https://svc.example.com`), a mangled one
- * repaired (`http//host`, `https:/host`); `undefined` when the text does not look like an address.
- */
+/** The http(s) URL that address text without a valid scheme most likely means (`127.0.0.1:3000`, `http//host`). */
 export function suggestHttpUrl(text: string): URL | undefined {
   const trimmed = String(text).trim();
   if (trimmed === "" || /\s/.test(trimmed)) return undefined;

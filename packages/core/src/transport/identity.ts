@@ -28,10 +28,7 @@ export function apiHeaders(publicKey: string | undefined, secretKey?: string): R
   return { ...(auth ? { authorization: auth } : {}), ...identityHeaders(publicKey), "user-agent": userAgent() };
 }
 
-/**
- * Headers of an OTLP span export before `additionalHeaders`: {@link apiHeaders}, `x-svc-public-key` (`<missing>`
- * without a key) and `x-svc-ingestion-version: 4`.
- */
+/** {@link apiHeaders}, `x-svc-public-key` (`<missing>` without one) and `x-svc-ingestion-version: 4`. */
 export function otlpHeaders(publicKey: string | undefined, secretKey: string | undefined): Record<string, string> {
   return {
     ...apiHeaders(publicKey, secretKey),

@@ -2,10 +2,7 @@ import { shared } from "../registry.js";
 import type { AttemptRequest, AttemptResponse, Backend } from "./backend.js";
 import { sleep } from "./retry.js";
 
-/**
- * Answers an HTTP attempt of the SDK in place of the network (a test kit's in-memory server), or returns
- * `undefined` to let it go to the network.
- */
+/** Answers an HTTP attempt in place of the network (a test kit's server), or `undefined` to let it go there. */
 export type TransportInterceptor = (
   request: AttemptRequest,
 ) => AttemptResponse | undefined | Promise<AttemptResponse | undefined>;
@@ -31,9 +28,8 @@ export interface TransportTestHook {
 const state = shared<{ hook: TransportTestHook | undefined }>("interceptor", () => ({ hook: undefined }));
 
 /**
- * Sets the transport's test hook for every later HTTP attempt of every svc package in the process; `undefined`
- * removes it. Used by `@svc/otel/testing` (and the SDK's own tests): production code never sets one, and without one
- * a request costs one property read more.
+ * Sets the test hook for every later HTTP attempt of every svc package in the process (`undefined` removes it); used
+ * by `@svc/otel/testing` and the SDK's tests, never by production code.
  */
 export function setTransportInterceptor(hook: TransportTestHook | undefined): void {
   state().hook = hook;

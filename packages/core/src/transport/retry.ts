@@ -14,23 +14,17 @@ export function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 429 || (status >= 500 && status <= 599);
 }
 
-/**
- * Delay asked for by a `Retry-After` value (seconds, or an HTTP date), capped at `MAX_RETRY_AFTER_MS`;
- * undefined when absent or unreadable.
- */
-export function parseRetryAfter(value: string | null | undefined, now: number = Date.now()): number | undefined {
+/** Delay a `Retry-After` value (seconds, or an HTTP date) asks for, capped; undefined when absent or unreadable. */
+export function parseRetryAfter(value: string | null | undefined): number | undefined {
   const text = value?.trim();
   if (!text) return undefined;
   if (/^\d+(\.\d+)?$/.test(text)) return Math.min(Number(text) * 1000, MAX_RETRY_AFTER_MS);
   const date = Date.parse(text);
   if (Number.isNaN(date)) return undefined;
-  return Math.min(Math.max(date - now, 0), MAX_RETRY_AFTER_MS);
+  return Math.min(Math.max(date - Date.now(), 0), MAX_RETRY_AFTER_MS);
 }
 
-/**
- * Wait before retry number `attempt + 1` (attempt counts from 0): the server's `Retry-After` when given, else
- * exponential backoff `baseMs * 2^attempt`, capped at `maxMs`, with jitter between 75 % and 125 % (capped again).
- */
+/** Wait before retry `attempt + 1`: `Retry-After` when given, else `baseMs * 2^attempt` to `maxMs`, ±25 % jitter. */
 export function retryDelayMs(
   attempt: number,
   retryAfterMs?: number,

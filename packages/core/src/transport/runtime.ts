@@ -33,10 +33,7 @@ export interface RuntimeGlobals {
   CompressionStream?: typeof CompressionStream;
 }
 
-/**
- * Which runtime these globals belong to, each recognised by what only it sets before the `process` object that Bun,
- * Deno, Workers with `nodejs_compat` and some edge runtimes also offer.
- */
+/** Which runtime these globals belong to, each known by what only it sets (many offer a `process` object). */
 export function detectRuntime(g: RuntimeGlobals): RuntimeInfo {
   if (g.navigator?.userAgent === "Cloudflare-Workers") return { kind: "cloudflare-workers" };
   if (typeof g.EdgeRuntime === "string") return { kind: "vercel-edge" };
