@@ -114,7 +114,7 @@ describe("evaluation scores", () => {
     // Plain JavaScript can pass any id; only a string is taken as the item's id.
     await svc.experiment.run({
       name: "ids",
-      data: [{ id: 7, input: "hello" }] as { input: unknown }[],
+      data: [{ id: 7, input: "hello" }] as unknown as { input: unknown }[],
       task: () => "a",
     });
 

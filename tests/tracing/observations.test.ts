@@ -143,7 +143,7 @@ describe("startObservation", () => {
       expect(otel.span(name).attributes[A.OBSERVATION_PROMPT_VERSION], name).toBeUndefined();
     }
     expect(logs.map((line) => line.message)).toEqual([
-      "[Svc SDK] observation attributes: prompt dropped: needs a non-empty name and an integer version",
+      "[Svc SDK] observation attributes: prompt dropped: name must be a non-empty string",
     ]);
   });
 

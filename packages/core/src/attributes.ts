@@ -81,3 +81,16 @@ export function parseJsonText(value: unknown): unknown {
 export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
+
+/**
+ * A prompt link (`{ name, version, isFallback? }`) read from any value, or why it is not one: a non-empty name and an
+ * integer version (a string of digits is read as one). A read that throws (a getter, a Proxy) is the caller's to catch.
+ */
+export function readPromptLink(value: unknown): { name: string; version: number; isFallback: boolean } | string {
+  if (typeof value !== "object" || value === null) return "not an object";
+  const { name, version, isFallback } = value as Record<string, unknown>;
+  if (typeof name !== "string" || name === "") return "name must be a non-empty string";
+  const parsed = typeof version === "string" && /^\d+$/.test(version) ? Number(version) : version;
+  if (typeof parsed !== "number" || !Number.isSafeInteger(parsed)) return `version must be an integer (name="${name}")`;
+  return { name, version: parsed, isFallback: isFallback === true };
+}

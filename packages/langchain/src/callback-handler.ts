@@ -5,7 +5,7 @@ import type { Serialized } from "@langchain/core/load/serializable";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { LLMResult } from "@langchain/core/outputs";
 import type { ChainValues } from "@langchain/core/utils/types";
-import { getGlobalLogger, logStartup, readField, safely, show, warnUnknownOptions } from "@svc/core";
+import { getGlobalLogger, logStartup, readField, readPromptLink, safely, show, warnUnknownOptions } from "@svc/core";
 import type { PropagateAttributesParams, SvcGenerationAttributes, SvcPromptReference } from "@svc/tracing";
 import { chainInput, chainOutput } from "./internal/messages.js";
 import {
@@ -16,7 +16,7 @@ import {
   modelNameAtStart,
   modelParameters,
 } from "./internal/model.js";
-import { metadataString, parsePromptLink, repeats, runName } from "./internal/run-info.js";
+import { metadataString, repeats, runName } from "./internal/run-info.js";
 import { BoundedMap, type RunState, RunTracker } from "./internal/run-tracker.js";
 
 /** Options of {@link CallbackHandler}. */
@@ -257,7 +257,7 @@ export class CallbackHandler extends BaseCallbackHandler {
   #registerPrompt(metadata: Record<string, unknown> | undefined, parentRunId: string | undefined): void {
     const value = metadata?.svcPrompt;
     if (value === undefined || parentRunId === undefined) return;
-    const link = parsePromptLink(value);
+    const link = readPromptLink(value);
     if (typeof link === "string") {
       getGlobalLogger().warn(`CallbackHandler: metadata svcPrompt ignored: ${link}`);
       return;

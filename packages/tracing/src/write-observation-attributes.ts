@@ -5,6 +5,7 @@ import {
   MAX_NAME_LENGTH,
   MAX_SERIALIZED_LENGTH,
   noteUnreadable,
+  readPromptLink,
   safely,
   serializeValue,
   stableText,
@@ -115,20 +116,16 @@ function setPrompt(target: Attributes, prompt: unknown): void {
 }
 
 /**
- * Writes the link to `prompt` (`{ name, version, isFallback? }`) into `target`, for an observation's prompt and a
- * propagated one alike: nothing for a fallback prompt, which the server does not hold; else both attributes, from a
- * non-empty name and an integer version (a string of digits is read as one). Returns why nothing was written when
- * `prompt` is not such an object. A read that throws (a getter, a Proxy) is the caller's to catch.
+ * Writes the link to `prompt` into `target`, for an observation's prompt and a propagated one alike: nothing for a
+ * fallback prompt, which the server does not hold; else both attributes (see `readPromptLink`). Returns why nothing was
+ * written when `prompt` is no link. A read that throws (a getter, a Proxy) is the caller's to catch.
  */
 export function writePromptLink(target: Attributes, prompt: unknown): string | undefined {
-  if (prompt === null || typeof prompt !== "object") return "must be { name, version }";
-  const { name, version: raw, isFallback } = prompt as { name?: unknown; version?: unknown; isFallback?: unknown };
-  if (isFallback) return undefined;
-  const version = typeof raw === "string" && /^\d+$/.test(raw) ? Number(raw) : raw;
-  if (typeof name !== "string" || name.length === 0 || !Number.isInteger(version))
-    return "needs a non-empty name and an integer version";
-  target[A.OBSERVATION_PROMPT_NAME] = truncateText(name, MAX_NAME_LENGTH);
-  target[A.OBSERVATION_PROMPT_VERSION] = version as number;
+  if ((prompt as { isFallback?: unknown } | null)?.isFallback) return undefined;
+  const link = readPromptLink(prompt);
+  if (typeof link === "string") return link;
+  target[A.OBSERVATION_PROMPT_NAME] = truncateText(link.name, MAX_NAME_LENGTH);
+  target[A.OBSERVATION_PROMPT_VERSION] = link.version;
   return undefined;
 }
 

@@ -8,7 +8,6 @@ import {
   serializeValue,
   textOf,
 } from "@svc/core";
-import type { SvcPromptReference } from "@svc/tracing";
 
 /** Warnings a misbehaving chain can repeat on every callback, shared by all handlers: the first line, then counts. */
 export const repeats = new RepeatLog();
@@ -74,18 +73,4 @@ function prettyJson(value: unknown): string {
 export function metadataString(metadata: Record<string, unknown> | undefined, key: string): string | undefined {
   const value = readField(metadata, key);
   return typeof value === "string" && value !== "" ? value : undefined;
-}
-
-/**
- * Reads a prompt link from a value such as a prompt fetched with `svc.prompt.get`: a non-empty `name`, an
- * integer `version` (or digit string) and an optional boolean `isFallback`. Returns a reason when it is not one.
- */
-export function parsePromptLink(value: unknown): SvcPromptReference | string {
-  if (typeof value !== "object" || value === null) return "not an object";
-  const { name, version, isFallback } = value as Record<string, unknown>;
-  if (typeof name !== "string" || name === "") return "name must be a non-empty string";
-  const parsedVersion = typeof version === "string" && /^\d+$/.test(version) ? Number(version) : version;
-  if (typeof parsedVersion !== "number" || !Number.isSafeInteger(parsedVersion))
-    return `version must be an integer (name="${name}")`;
-  return { name, version: parsedVersion, isFallback: isFallback === true };
 }
