@@ -125,7 +125,6 @@ export class SvcSpanProcessor {
       attemptTimeoutMs: config.timeoutMs,
       // Before its request, a send runs the mask (bounded by the timeout); the request announces its own time.
       lostAfterMs: config.timeoutMs + LOST_SEND_GRACE_MS,
-      sizeOf: (item) => sizeOf(item.span),
       spill: spanSpill(config, this.#usage, this.#enrich, this.#export),
       send: async (batch, signal, live) => {
         this.#usage.stamp(batch);

@@ -90,7 +90,6 @@ export class ScoreManager {
       maxQueueItems: config.maxQueueSize,
       maxQueueBytes: config.maxQueueBytes,
       maxConcurrent: MAX_CONCURRENT_SCORE_REQUESTS,
-      sizeOf: (item) => item.json.length,
       send: (batch, signal) => this.#send(batch, signal),
       spill: this.#spill(),
       server: context.server,

@@ -20,9 +20,15 @@ import {
   watchLostSends,
   whatEnded,
 } from "./flush-wait.js";
-import { bindDeliveryMetrics, type DeliveryHealth, type DropReason, observeDelivery } from "./health.js";
+import {
+  bindDeliveryMetrics,
+  type DeliveryHealth,
+  type DropReason,
+  observeDelivery,
+  type SendOutcome,
+} from "./health.js";
 import { type Entry, ItemBuffer } from "./item-buffer.js";
-import { answeredBy, type BatchQueueOptions, type FlushResult, type SendOutcome } from "./send.js";
+import { answeredBy, type BatchQueueOptions, type FlushResult } from "./send.js";
 
 /**
  * Batches go out when `flushAt` items wait, when the oldest has waited `flushIntervalMs`, or when a flush asks. A
@@ -79,15 +85,6 @@ export class BatchQueue<T> {
   /** Items queued since the queue was created (grows only). */
   get accepted(): number {
     return this.#buffer.lastSeq;
-  }
-
-  /** Queues an item; returns false (and counts the drop) when the queue is closed or full. */
-  push(item: T): boolean {
-    let bytes = 0;
-    try {
-      bytes = this.#options.sizeOf(item);
-    } catch {}
-    return this.offer(bytes, () => item) !== undefined;
   }
 
   /**
@@ -194,7 +191,7 @@ export class BatchQueue<T> {
   /**
    * Flushes as `flush(deadline, true)`, then stops: sends under way get `SENDS_GRACE_MS` more and are aborted; what is
    * left is written to the spill directory if there is one, else dropped and counted in one line saying what ended
-   * the wait. Items pushed afterwards are dropped.
+   * the wait. Items offered afterwards are dropped.
    */
   async shutdown(deadline: number): Promise<FlushResult> {
     const { server } = this.#options;
