@@ -304,13 +304,12 @@ export class BatchQueue<T> {
 
   async #sendOne(send: Send<Entry<T>[]>): Promise<void> {
     const { batch } = send;
+    const items = batch.map((e) => e.item);
     let outcome: SendOutcome<T>;
     try {
-      const items = batch.map((e) => e.item);
-      outcome = await this.#options.send(items, send.controller.signal, (stepMs) => send.live(stepMs));
+      outcome = await this.#options.send(items, send.controller.signal, send.live);
     } catch (error) {
-      const fault = { kind: "error", description: describeError(error) };
-      outcome = { delivered: 0, retry: { items: batch.map((e) => e.item), fault } };
+      outcome = { delivered: 0, retry: { items, fault: { kind: "error", description: describeError(error) } } };
     } finally {
       // No longer in flight before they are requeued, so no count holds them twice.
       if (!send.lost) this.#release(send);

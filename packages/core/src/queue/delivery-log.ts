@@ -121,12 +121,9 @@ export class DeliveryLog {
       return;
     }
     const kind = `${this.owner}: ${this.items} dropped, ${REASON_TEXT[reason]}`;
-    if (reason === "sampledOut") {
-      this.#drops.debug(kind, `${kind}: ${this.#count(count)}: ${detail}`, { count, unit: this.items });
-      return;
-    }
-    this.#drops.error(kind, `${kind}: ${this.#count(count)}: ${detail}`, { count, unit: this.items });
-    this.#lost(count);
+    const level = reason === "sampledOut" ? "debug" : "error";
+    this.#drops[level](kind, `${kind}: ${this.#count(count)}: ${detail}`, { count, unit: this.items });
+    if (reason !== "sampledOut") this.#lost(count);
   }
 
   #lost(count: number): void {

@@ -135,12 +135,10 @@ export class Spill<T> {
     const count = this.onDisk;
     if (count === 0) return;
     const files = [...this.#disk.values()];
-    const bytes = files.reduce((sum, file) => sum + file.bytes, 0);
-    const oldest = files.length === 0 ? undefined : Math.min(...files.map((file) => file.createdAt));
-    const size = `${Math.round((bytes / 1024 / 1024) * 10) / 10} MiB`;
-    const since = oldest === undefined ? "" : `, the oldest from ${new Date(oldest).toISOString()}`;
+    const mib = Math.round(files.reduce((sum, file) => sum + file.bytes, 0) / 104_857.6) / 10;
+    const oldest = new Date(Math.min(...files.map((file) => file.createdAt))).toISOString();
     getGlobalLogger().warn(
-      `${this.#owner.owner}: ${counted(count, this.#owner.items)} left on disk in ${this.#settings.dir} (${size}${since}); ` +
+      `${this.#owner.owner}: ${counted(count, this.#owner.items)} left on disk in ${this.#settings.dir} (${mib} MiB, the oldest from ${oldest}); ` +
         "the next start with this spill directory sends them.",
     );
   }
