@@ -243,7 +243,8 @@ describe("BatchQueue on a runtime that binds I/O to requests", () => {
   });
 
   it("sends again, on the next flush, the items of a send the runtime never settled", async () => {
-    const { q, attempts, accepted } = queue({ lostAfterMs: 5_000 });
+    // Lost once unsettled for its request's timeout and LOST_SEND_GRACE_MS (5 s).
+    const { q, attempts, accepted } = queue({ attemptTimeoutMs: 0 });
     const logs = captureLogs(LogLevel.WARN);
     q.offer(10, () => 1);
     q.offer(10, () => 2);
@@ -288,8 +289,8 @@ describe("BatchQueue on a runtime that binds I/O to requests", () => {
   });
 });
 
-it("takes back, while a flush waits, a send that outlives lostAfterMs, and ends the flush within its deadline", async () => {
-  const { q, attempts, accepted } = queue({ lostAfterMs: 5_000 });
+it("takes back, while a flush waits, a send that outlives its timeout and grace, and ends the flush within its deadline", async () => {
+  const { q, attempts, accepted } = queue({ attemptTimeoutMs: 0 });
   q.offer(10, () => 1);
   q.offer(10, () => 2);
   await settle();

@@ -68,7 +68,7 @@ export { compressionOption, encodeTraces, OTLP_CONTENT_TYPES, protocolOption } f
 export type { ExportItem } from "./otlp/otlp-request.js";
 export type { ReadableSpan } from "./otlp/readable-span.js";
 export { BatchQueue } from "./queue/batch-queue.js";
-export { gaveUpAfter, LOST_SEND_GRACE_MS, serverOf } from "./queue/flush-wait.js";
+export { gaveUpAfter, serverOf } from "./queue/flush-wait.js";
 export type { DeliveryHealth, DeliveryMeterProvider, DropReason, Fault, SendOutcome } from "./queue/health.js";
 export { meterProviderOption } from "./queue/health.js";
 export { Limiter, mapLimit } from "./queue/limiter.js";

@@ -8,7 +8,6 @@ import {
   type ExitWatch,
   gaveUpAfter,
   getGlobalLogger,
-  LOST_SEND_GRACE_MS,
   MediaUploader,
   type ProcessorProbe,
   RepeatLog,
@@ -123,8 +122,6 @@ export class SvcSpanProcessor {
       server: config.exporter || config.cannotSend ? undefined : serverOf(config.endpoint),
       meterProvider: config.meterProvider,
       attemptTimeoutMs: config.timeoutMs,
-      // Before its request, a send runs the mask (bounded by the timeout); the request announces its own time.
-      lostAfterMs: config.timeoutMs + LOST_SEND_GRACE_MS,
       spill: spanSpill(config, this.#usage, this.#enrich, this.#export),
       send: async (batch, signal, live) => {
         this.#usage.stamp(batch);

@@ -7,7 +7,6 @@ import {
   type ExitWatch,
   gaveUpAfter,
   getGlobalLogger,
-  LOST_SEND_GRACE_MS,
   outcomeOf,
   RepeatLog,
   type SendOutcome,
@@ -95,8 +94,6 @@ export class ScoreManager {
       server: context.server,
       meterProvider: config.meterProvider,
       attemptTimeoutMs: config.attemptTimeoutSeconds * 1000,
-      // One request per send: lost once it has outlived its timeout and the grace.
-      lostAfterMs: config.attemptTimeoutSeconds * 1000 + LOST_SEND_GRACE_MS,
     });
     if (config.disabled)
       getGlobalLogger().debug(`${OWNER}: OTEL_SDK_DISABLED=true, so scores are neither queued nor sent`);

@@ -159,7 +159,12 @@ export class BatchQueue<T> {
       return cut ? false : end;
     };
     const waiting = this.#waiters.wait(this.#buffer.lastSeq, remaining, deadline, early && { at: early.until, extend });
-    const stopWatching = watchLostSends(this.#sends, deadline, () => this.#reclaimLost(), this.#options.lostAfterMs);
+    const stopWatching = watchLostSends(
+      this.#sends,
+      deadline,
+      () => this.#reclaimLost(),
+      this.#options.attemptTimeoutMs,
+    );
     try {
       this.#reclaimLost();
       // A timer armed during an earlier request may have been cancelled with it: the pump arms one of this flush.
@@ -277,7 +282,7 @@ export class BatchQueue<T> {
     bindDeliveryMetrics();
     this.#inFlightItems += batch.length;
     for (const entry of batch) this.#inFlightBytes += entry.bytes;
-    const send = startSend(batch, this.#options.lostAfterMs);
+    const send = startSend(batch, this.#options.attemptTimeoutMs);
     const sending: Promise<void> = this.#sendOne(send).finally(() => {
       this.#sends.delete(sending);
       if (!this.#closed && !send.lost) this.#pump();

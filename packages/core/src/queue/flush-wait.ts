@@ -206,8 +206,8 @@ export interface Send<B> {
   live(stepMs: number): void;
 }
 
-/** A send of `batch` starts now: taken as lost after `lostAfterMs` (never when undefined), or its last step's end. */
-export function startSend<B>(batch: B, lostAfterMs = Number.POSITIVE_INFINITY): Send<B> {
+/** A send of `batch` starts now, in a first step of `stepMs` (never lost when undefined). */
+export function startSend<B>(batch: B, stepMs = Number.POSITIVE_INFINITY): Send<B> {
   const send: Send<B> = {
     batch,
     controller: new AbortController(),
@@ -219,24 +219,24 @@ export function startSend<B>(batch: B, lostAfterMs = Number.POSITIVE_INFINITY): 
       send.liveUntil = send.answerBy + LOST_SEND_GRACE_MS;
     },
   };
-  send.live(lostAfterMs - LOST_SEND_GRACE_MS);
+  send.live(stepMs);
   return send;
 }
 
 /**
  * Watches the sends under way while a flush waits (until `deadline`): calls `reclaim` as soon as one has outlived
  * its `liveUntil`, and again for each that follows, those that start during the watch included (none is lost before
- * `lostAfterMs` from its start). Returns the function that stops the watch.
+ * its first step and the grace). Returns the function that stops the watch.
  */
 export function watchLostSends(
   sends: { values(): Iterable<Send<unknown>> },
   deadline: number,
   reclaim: () => void,
-  lostAfterMs = Number.POSITIVE_INFINITY,
+  firstStepMs = Number.POSITIVE_INFINITY,
 ): () => void {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const check = (): void => {
-    let earliest = Date.now() + lostAfterMs;
+    let earliest = Date.now() + firstStepMs + LOST_SEND_GRACE_MS;
     for (const send of sends.values()) earliest = Math.min(earliest, send.liveUntil);
     if (earliest >= deadline) return;
     timer = setTimeout(

@@ -33,19 +33,17 @@ export interface BatchQueueOptions<T> {
   send: (batch: T[], signal: AbortSignal, live: (stepMs: number) => void) => Promise<SendOutcome<T>>;
   /** Start sending as soon as an item is queued (no waiting for a batch to fill). @defaultValue false */
   immediate?: boolean;
-  /**
-   * A send still unsettled this long after it started, and past the steps it announced with `live`, is taken as
-   * lost (Cloudflare Workers cancels what an ended request left running) and a flush sends its items again.
-   * @defaultValue never
-   */
-  lostAfterMs?: number;
   /** Where the queue's figures are observed as metrics; nowhere by default. */
   meterProvider?: DeliveryMeterProvider;
   /** Origin the sends go to (`https://host:port`): what a flush learns of it is shared; unset for user code. */
   server?: string;
   /** Where what does not fit in the bounds, and what a shutdown leaves undelivered, go instead of being dropped. */
   spill?: Spill<T>;
-  /** One request's timeout: how long a recheck waits for the server to answer (see `flush`); unset, the deadline. */
+  /**
+   * One request's timeout: how long a recheck waits for the server to answer (see `flush`; unset, the deadline), and
+   * the first step of a send (a mask before the request is bounded by it too): unsettled past it, the steps it
+   * announced with `live` and `LOST_SEND_GRACE_MS`, a send is taken as lost and a flush sends its items again.
+   */
   attemptTimeoutMs?: number;
 }
 
