@@ -142,7 +142,7 @@ export class BatchQueue<T> {
     const remaining = this.size;
     if (remaining === 0) return { pending: 0 };
     const started = Date.now();
-    const server = this.#options.server;
+    const { server, attemptTimeoutMs } = this.#options;
     const window = this.#answerWindow(final);
     const early = window !== undefined && window.until < deadline ? window : undefined;
     if (window !== undefined) {
@@ -159,12 +159,7 @@ export class BatchQueue<T> {
       return cut ? false : end;
     };
     const waiting = this.#waiters.wait(this.#buffer.lastSeq, remaining, deadline, early && { at: early.until, extend });
-    const stopWatching = watchLostSends(
-      this.#sends,
-      deadline,
-      () => this.#reclaimLost(),
-      this.#options.attemptTimeoutMs,
-    );
+    const stopWatching = watchLostSends(this.#sends, deadline, () => this.#reclaimLost(), attemptTimeoutMs);
     try {
       this.#reclaimLost();
       // A timer armed during an earlier request may have been cancelled with it: the pump arms one of this flush.
