@@ -1,7 +1,6 @@
 // How long a flush waits: until the items queued before it have settled, or its deadline; for a server a flush gave
 // up on (and a shutdown whose queue has had no answer yet), until one request's timeout unless the server answers
 // (the recheck); and what it does with a send that never settles (a lost send).
-
 import { shared } from "../registry.js";
 
 /** A flush waiting for the items queued before it (up to `target`); `checkEarly` while it has an early end. */
@@ -32,31 +31,28 @@ export class FlushWaiters {
     early?: { at: number; extend: () => boolean | number },
   ): Promise<number> {
     if (remaining <= 0) return 0;
-    const waiter: Waiter = { target, remaining, resolve: () => {} };
-    const done = new Promise<void>((resolve) => {
-      waiter.resolve = resolve;
-    });
-    this.#waiters.add(waiter);
     let timer: ReturnType<typeof setTimeout> | undefined;
+    // Held (not unref'd): a caller awaiting a flush keeps the process alive until it resolves, at the latest.
+    const until = (at: number, then: () => void) => {
+      clearTimeout(timer);
+      timer = setTimeout(then, Math.max(0, at - Date.now()));
+    };
+    const waiter: Waiter = { target, remaining, resolve: () => {} };
     try {
-      // Held (not unref'd): a caller awaiting a flush keeps the process alive until it resolves, at the latest.
-      const timeout = new Promise<void>((resolve) => {
-        const until = (at: number, then: () => void) => {
-          timer = setTimeout(then, Math.max(0, at - Date.now()));
-        };
+      await new Promise<void>((resolve) => {
+        waiter.resolve = resolve;
+        this.#waiters.add(waiter);
         if (early && early.at < deadline) {
           const check = (): void => {
             const next = early.extend();
-            clearTimeout(timer);
-            if (next !== false && next !== true && next < deadline) until(next, check);
-            else if (next === false) resolve();
-            else until(deadline, resolve);
+            if (next === false) resolve();
+            else if (next === true || next >= deadline) until(deadline, resolve);
+            else until(next, check);
           };
           waiter.checkEarly = check;
           until(early.at, check);
         } else until(deadline, resolve);
       });
-      await Promise.race([done, timeout]);
     } finally {
       clearTimeout(timer);
       this.#waiters.delete(waiter);
