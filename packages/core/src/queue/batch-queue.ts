@@ -204,7 +204,7 @@ export class BatchQueue<T> {
     const result = await this.flush(deadline, true);
     this.#closed = true;
     this.#timer.cancel();
-    const queued = this.#buffer.takeAll();
+    const queued = this.#buffer.take(Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY);
     this.#waiters.settle(queued);
     const left = this.#leftovers;
     for (const entry of queued) left.push(entry.item);

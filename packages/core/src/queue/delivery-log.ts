@@ -40,7 +40,7 @@ export class DeliveryLog {
   /** The last failed request, retried or given up on. */
   lastError: DeliveryHealth["lastError"];
   #lastHint: string | undefined;
-  #lastSuccessAt: number | undefined;
+  #lastSuccessAt: string | undefined;
   readonly #drops = new RepeatLog();
   readonly #lines = new RepeatLog();
   #outage: Outage | undefined;
@@ -71,8 +71,7 @@ export class DeliveryLog {
   /** The figures, with what the queue holds now. */
   health(held: Gauges & { shutdown: boolean }): DeliveryHealth {
     const { counts, lastError } = this;
-    const lastSuccessAt = this.#lastSuccessAt === undefined ? undefined : new Date(this.#lastSuccessAt).toISOString();
-    return { ...held, ...counts, dropped: { ...counts.dropped }, lastError, lastSuccessAt };
+    return { ...held, ...counts, dropped: { ...counts.dropped }, lastError, lastSuccessAt: this.#lastSuccessAt };
   }
 
   /** An attempt failed and its items wait for another one. */
@@ -98,7 +97,7 @@ export class DeliveryLog {
 
   delivered(count: number): void {
     this.counts.sent += count;
-    if (count > 0) this.#lastSuccessAt = Date.now();
+    if (count > 0) this.#lastSuccessAt = new Date().toISOString();
     const outage = this.#outage;
     if (outage === undefined || count <= 0) return;
     outage.deliveredLate += count;
@@ -162,7 +161,7 @@ export class DeliveryLog {
     const waiting = this.#count(this.waiting());
     if (closing === undefined)
       return (
-        `${this.#count(count)} kept and retried (next attempt in ${Math.round(delayMs / 100) / 10} s, ${waiting} ` +
+        `${this.#count(count)} kept and retried (next attempt in ${inSeconds(delayMs)}, ${waiting} ` +
         (this.spills
           ? "waiting); when the queue fills up, the oldest are written to the spill directory."
           : "waiting); they are dropped only when the queue fills up.")
