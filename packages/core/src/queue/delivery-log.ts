@@ -115,19 +115,17 @@ export class DeliveryLog {
   dropped(reason: DropReason, count: number, detail?: string): void {
     this.counts.dropped[reason] += count;
     if (count <= 0) return;
-    if (detail === undefined) {
-      this.#lost(count);
-      return;
+    if (detail !== undefined) {
+      const kind = `${this.owner}: ${this.items} dropped, ${REASON_TEXT[reason]}`;
+      const level = reason === "sampledOut" ? "debug" : "error";
+      this.#drops[level](kind, `${kind}: ${this.#count(count)}: ${detail}`, { count, unit: this.items });
     }
-    const kind = `${this.owner}: ${this.items} dropped, ${REASON_TEXT[reason]}`;
-    const level = reason === "sampledOut" ? "debug" : "error";
-    this.#drops[level](kind, `${kind}: ${this.#count(count)}: ${detail}`, { count, unit: this.items });
-    if (reason !== "sampledOut") this.#lost(count);
+    if (detail === undefined || reason !== "sampledOut") this.#lost(count);
   }
 
   #lost(count: number): void {
     const outage = this.#outage;
-    if (outage === undefined || count <= 0) return;
+    if (outage === undefined) return;
     outage.lost += count;
     if (outage.recovery) outage.recovery.settled += count;
     this.#recoveredWhenDrained();

@@ -146,10 +146,10 @@ const newBinding = (): Binding => ({
 
 // One for every copy of the core in the process: one set of instruments per meter provider, the figures summed per
 // kind.
-const state = shared<{ readonly byProvider: WeakMap<MeterProvider, Binding>; readonly global: Binding }>(
-  "delivery-metrics",
-  () => ({ byProvider: new WeakMap(), global: newBinding() }),
-);
+const state = shared("delivery-metrics", () => ({
+  byProvider: new WeakMap<MeterProvider, Binding>(),
+  global: newBinding(),
+}));
 
 /**
  * Makes a queue's figures observable on `target`; the queue is held weakly (a queue that is garbage collected stops
