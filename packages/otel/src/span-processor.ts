@@ -129,7 +129,7 @@ export class SvcSpanProcessor {
         return this.#export.send(batch, signal, live);
       },
     });
-    this.#exit = watchQueueForExit(this.#queue, "spans", config.flushOnExit, () => this.forceFlush());
+    this.#exit = watchQueueForExit(this.#queue, config.flushOnExit, () => this.forceFlush());
     this.#probe = {
       endpoint: config.exporter ? "a custom exporter" : config.endpoint,
       compression: config.compression,

@@ -97,7 +97,7 @@ export class ScoreManager {
     });
     if (config.disabled)
       getGlobalLogger().debug(`${OWNER}: OTEL_SDK_DISABLED=true, so scores are neither queued nor sent`);
-    this.#exit = watchQueueForExit(this.#queue, "scores", config.flushOnExit, () => this.flush());
+    this.#exit = watchQueueForExit(this.#queue, config.flushOnExit, () => this.flush());
   }
 
   /**

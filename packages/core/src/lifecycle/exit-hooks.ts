@@ -40,16 +40,15 @@ export interface ExitWatch {
  * the process exits with items pending, one line counts what was not delivered. Does nothing without `process`.
  */
 export function watchQueueForExit(
-  queue: { readonly size: number; readonly accepted: number; health?(): { onDisk?: number } },
-  items: string,
+  queue: { readonly items: string; readonly size: number; readonly accepted: number; health(): { onDisk: number } },
   flushOnExit: boolean,
   flush: () => Promise<void>,
 ): ExitWatch {
   const participant: ExitParticipant = {
-    items,
+    items: queue.items,
     flushOnExit,
     pending: () => queue.size,
-    onDisk: () => queue.health?.().onDisk ?? 0,
+    onDisk: () => queue.health().onDisk,
     accepted: () => queue.accepted,
     flush,
   };
