@@ -1,6 +1,5 @@
 // The queue's contract with what it works with: the options it is made with (the `send` of its batches, its spill
 // directory), and what a send answers for an HTTP request.
-
 import type { Spill } from "../spill/spill.js";
 import { describeFailure, failureHint, hostOf, placeOf } from "../transport/failure-text.js";
 import { type HttpFailure, type HttpResult, isRetryable } from "../transport/http.js";
