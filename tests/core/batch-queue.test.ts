@@ -31,7 +31,6 @@ function queue(options: Partial<BatchQueueOptions<number>> = {}) {
     maxQueueItems: 1_000,
     maxQueueBytes: 1_000_000,
     maxConcurrent: 4,
-    sizeOf: () => 10,
     send: (batch, signal) =>
       new Promise((resolve) => {
         const attempt: Attempt = {
@@ -66,7 +65,7 @@ describe("BatchQueue through an outage", () => {
   it("probes with one batch at a time while a fault lasts, and sends at full concurrency once it is over", async () => {
     captureLogs(LogLevel.ERROR);
     const { q, open, unavailable, accepted } = queue();
-    for (let i = 0; i < 16; i++) q.push(i);
+    for (let i = 0; i < 16; i++) q.offer(10, () => i);
     await settle();
     expect(open()).toHaveLength(4);
 
@@ -83,7 +82,7 @@ describe("BatchQueue through an outage", () => {
   it("grows the wait once per round of failed batches, up to the cap, unless Retry-After asks for more", async () => {
     captureLogs(LogLevel.ERROR);
     const { q, open, unavailable } = queue();
-    for (let i = 0; i < 8; i++) q.push(i);
+    for (let i = 0; i < 8; i++) q.offer(10, () => i);
     await settle();
     for (const attempt of open()) unavailable(attempt); // four batches fail together: one step of backoff
     await settle();
@@ -108,7 +107,7 @@ describe("BatchQueue through an outage", () => {
   it("holds items through the failures, drops only what exceeds the bounds, and counts it", async () => {
     const logs = captureLogs(LogLevel.INFO);
     const { q, open, unavailable, accepted } = queue({ maxQueueItems: 10 });
-    for (let i = 0; i < 14; i++) q.push(i);
+    for (let i = 0; i < 14; i++) q.offer(10, () => i);
     await settle();
     for (const attempt of open()) unavailable(attempt);
     await settle();
@@ -165,12 +164,12 @@ describe("BatchQueue counts", () => {
   it("counts a delivered batch out of flight once, so the next flush still sends what was queued after it", async () => {
     const { q, attempts, accepted } = queue({ flushAt: 100 });
 
-    q.push(1);
+    q.offer(10, () => 1);
     const first = q.flush(Date.now() + 10_000);
     await settle();
     accepted(attempts[0] as Attempt);
     await first;
-    q.push(2);
+    q.offer(10, () => 2);
     const second = q.flush(Date.now() + 10_000);
     await settle();
     accepted(attempts[1] as Attempt);
@@ -183,7 +182,7 @@ describe("BatchQueue counts", () => {
   it("counts a retried batch out of flight once, while it waits to be sent again", async () => {
     const { q, attempts, unavailable } = queue({ flushAt: 1 });
 
-    q.push(1);
+    q.offer(10, () => 1);
     await settle();
     unavailable(attempts[0] as Attempt);
     await settle();
@@ -196,10 +195,10 @@ describe("BatchQueue schedule", () => {
   it("sends a partial batch one flush interval after its first item, however many items follow", async () => {
     const { q, attempts } = queue({ flushAt: 100, maxBatchItems: 100, flushIntervalMs: 1_000 });
 
-    q.push(1);
+    q.offer(10, () => 1);
     await vi.advanceTimersByTimeAsync(600);
-    q.push(2);
-    q.push(3);
+    q.offer(10, () => 2);
+    q.offer(10, () => 3);
     await vi.advanceTimersByTimeAsync(399);
     expect(attempts).toHaveLength(0);
     await vi.advanceTimersByTimeAsync(1);
@@ -210,11 +209,11 @@ describe("BatchQueue schedule", () => {
   it("sends queued items at the end of a wait after a failure, not one flush interval after a later push", async () => {
     const { q, attempts, unavailable } = queue({ flushAt: 1, flushIntervalMs: 100 });
 
-    q.push(1);
+    q.offer(10, () => 1);
     await settle();
     unavailable(attempts[0] as Attempt, 5_000);
     await settle();
-    q.push(2);
+    q.offer(10, () => 2);
     await vi.advanceTimersByTimeAsync(4_999);
     expect(attempts).toHaveLength(1);
     await vi.advanceTimersByTimeAsync(1);
@@ -233,9 +232,9 @@ describe("BatchQueue on a runtime that binds I/O to requests", () => {
       },
     });
 
-    q.push(1);
+    q.offer(10, () => 1);
     await q.flush(Date.now() + 1_000);
-    q.push(2);
+    q.offer(10, () => 2);
     await q.flush(Date.now() + 1_000);
 
     expect(signals).toHaveLength(2);
@@ -244,10 +243,11 @@ describe("BatchQueue on a runtime that binds I/O to requests", () => {
   });
 
   it("sends again, on the next flush, the items of a send the runtime never settled", async () => {
-    const { q, attempts, accepted } = queue({ lostAfterMs: 5_000 });
+    // Lost once unsettled for its request's timeout and LOST_SEND_GRACE_MS (5 s).
+    const { q, attempts, accepted } = queue({ attemptTimeoutMs: 0 });
     const logs = captureLogs(LogLevel.WARN);
-    q.push(1);
-    q.push(2);
+    q.offer(10, () => 1);
+    q.offer(10, () => 2);
     await settle();
     expect(attempts).toHaveLength(1); // a request that ended without waiting for it: this send never settles
 
@@ -275,7 +275,7 @@ describe("BatchQueue on a runtime that binds I/O to requests", () => {
 
   it("arms its timer again on a flush when the one armed before was cancelled with its request", async () => {
     const { q, attempts } = queue({ flushIntervalMs: 1_000 });
-    q.push(1);
+    q.offer(10, () => 1);
     vi.clearAllTimers(); // what a runtime does to the timers of a request that ended
     const flushing = q.flush(Date.now() + 60_000);
     await settle();
@@ -283,16 +283,16 @@ describe("BatchQueue on a runtime that binds I/O to requests", () => {
     (attempts[0] as Attempt).resolve({ delivered: 1 });
     expect(await flushing).toEqual({ pending: 0 });
 
-    q.push(2);
+    q.offer(10, () => 2);
     await vi.advanceTimersByTimeAsync(1_000);
     expect(attempts.map((a) => a.batch)).toEqual([[1], [2]]);
   });
 });
 
-it("takes back, while a flush waits, a send that outlives lostAfterMs, and ends the flush within its deadline", async () => {
-  const { q, attempts, accepted } = queue({ lostAfterMs: 5_000 });
-  q.push(1);
-  q.push(2);
+it("takes back, while a flush waits, a send that outlives its timeout and grace, and ends the flush within its deadline", async () => {
+  const { q, attempts, accepted } = queue({ attemptTimeoutMs: 0 });
+  q.offer(10, () => 1);
+  q.offer(10, () => 2);
   await settle();
   expect(attempts).toHaveLength(1); // started during an earlier request, never settled
 
@@ -338,7 +338,6 @@ describe("BatchQueue lifecycle", () => {
       maxQueueItems: 1_000,
       maxQueueBytes: 1_000_000,
       maxConcurrent: 4,
-      sizeOf: () => 10,
       send: async (batch) => ({ delivered: batch.length }),
     });
     q.health();
@@ -353,7 +352,7 @@ describe("BatchQueue lifecycle", () => {
   it("gives each send a signal of its own, and shutdown aborts only the sends still under way after a moment's grace", async () => {
     captureLogs(LogLevel.ERROR);
     const { q, attempts, accepted, unavailable } = queue();
-    for (let i = 0; i < 4; i++) q.push(i);
+    for (let i = 0; i < 4; i++) q.offer(10, () => i);
     await settle();
     const [first, second] = attempts as [Attempt, Attempt];
     accepted(first);
@@ -376,7 +375,7 @@ describe("BatchQueue lifecycle", () => {
   it("counts sent, never dropped, a batch accepted in the grace after the shutdown deadline, and sends nothing again", async () => {
     const logs = captureLogs(LogLevel.ERROR);
     const { q, attempts, accepted, unavailable } = queue();
-    for (let i = 0; i < 6; i++) q.push(i);
+    for (let i = 0; i < 6; i++) q.offer(10, () => i);
     await settle();
     const [first, second, third] = attempts as [Attempt, Attempt, Attempt];
 

@@ -67,11 +67,11 @@ export type { EncodedTraces, OtlpProtocol } from "./otlp/encode.js";
 export { compressionOption, encodeTraces, OTLP_CONTENT_TYPES, protocolOption } from "./otlp/encode.js";
 export type { ExportItem, ReadableSpan } from "./otlp/otlp-request.js";
 export { BatchQueue } from "./queue/batch-queue.js";
-export { gaveUpAfter, LOST_SEND_GRACE_MS, serverOf } from "./queue/flush-wait.js";
-export type { DeliveryHealth, DeliveryMeterProvider, DropReason, Fault } from "./queue/health.js";
+export { gaveUpAfter, serverOf } from "./queue/flush-wait.js";
+export type { DeliveryHealth, DeliveryMeterProvider, DropReason, Fault, SendOutcome } from "./queue/health.js";
 export { meterProviderOption } from "./queue/health.js";
 export { Limiter, mapLimit } from "./queue/limiter.js";
-export type { BatchQueueOptions, FlushResult, QueueSpill, SendOutcome, SpillReport } from "./queue/send.js";
+export type { BatchQueueOptions, FlushResult } from "./queue/send.js";
 export { outcomeOf, sendInHalves, tooLargeOutcome } from "./queue/send.js";
 export type { ObservationFields, SpanFacts, TraceFields } from "./read-observation-attributes.js";
 export { readObservationFields, readTraceFields } from "./read-observation-attributes.js";
@@ -90,7 +90,7 @@ export {
   toJsonSafe,
   truncateText,
 } from "./serialize.js";
-export type { SpillOwner } from "./spill/spill.js";
+export type { SpillOwner, SpillReport } from "./spill/spill.js";
 export { Spill } from "./spill/spill.js";
 export type { SpillFs, SpillSettings } from "./spill/spill-settings.js";
 export { SPILL_SPECS, spillSettings } from "./spill/spill-settings.js";

@@ -8,7 +8,6 @@ import {
   type ExitWatch,
   gaveUpAfter,
   getGlobalLogger,
-  LOST_SEND_GRACE_MS,
   MediaUploader,
   type ProcessorProbe,
   RepeatLog,
@@ -123,9 +122,6 @@ export class SvcSpanProcessor {
       server: config.exporter || config.cannotSend ? undefined : serverOf(config.endpoint),
       meterProvider: config.meterProvider,
       attemptTimeoutMs: config.timeoutMs,
-      // Before its request, a send runs the mask (bounded by the timeout); the request announces its own time.
-      lostAfterMs: config.timeoutMs + LOST_SEND_GRACE_MS,
-      sizeOf: (item) => sizeOf(item.span),
       spill: spanSpill(config, this.#usage, this.#enrich, this.#export),
       send: async (batch, signal, live) => {
         this.#usage.stamp(batch);
@@ -133,7 +129,7 @@ export class SvcSpanProcessor {
         return this.#export.send(batch, signal, live);
       },
     });
-    this.#exit = watchQueueForExit(this.#queue, "spans", config.flushOnExit, () => this.forceFlush());
+    this.#exit = watchQueueForExit(this.#queue, config.flushOnExit, () => this.forceFlush());
     this.#probe = {
       endpoint: config.exporter ? "a custom exporter" : config.endpoint,
       compression: config.compression,

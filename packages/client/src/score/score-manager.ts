@@ -7,7 +7,6 @@ import {
   type ExitWatch,
   gaveUpAfter,
   getGlobalLogger,
-  LOST_SEND_GRACE_MS,
   outcomeOf,
   RepeatLog,
   type SendOutcome,
@@ -86,18 +85,15 @@ export class ScoreManager {
       maxQueueItems: config.maxQueueSize,
       maxQueueBytes: config.maxQueueBytes,
       maxConcurrent: MAX_CONCURRENT_SCORE_REQUESTS,
-      sizeOf: (item) => item.json.length,
       send: (batch, signal) => this.#send(batch, signal),
       spill: this.#spill(),
       server: context.server,
       meterProvider: config.meterProvider,
       attemptTimeoutMs: config.attemptTimeoutSeconds * 1000,
-      // One request per send: lost once it has outlived its timeout and the grace.
-      lostAfterMs: config.attemptTimeoutSeconds * 1000 + LOST_SEND_GRACE_MS,
     });
     if (config.disabled)
       getGlobalLogger().debug(`${OWNER}: OTEL_SDK_DISABLED=true, so scores are neither queued nor sent`);
-    this.#exit = watchQueueForExit(this.#queue, "scores", config.flushOnExit, () => this.flush());
+    this.#exit = watchQueueForExit(this.#queue, config.flushOnExit, () => this.flush());
   }
 
   /**

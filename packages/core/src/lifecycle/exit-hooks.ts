@@ -1,3 +1,4 @@
+// What the process does with the SDK's queues as it ends: a flush when the event loop empties, one line at exit.
 import { counted } from "../log/describe.js";
 import { getGlobalLogger } from "../log/logger.js";
 import { shared } from "../registry.js";
@@ -18,21 +19,11 @@ export interface ExitParticipant {
   flush(): Promise<void>;
 }
 
-interface ExitState {
-  participants: Set<WeakRef<ExitParticipant>>;
-  /** `accepted()` of each participant at its last flush on exit. */
-  flushedAt: WeakMap<ExitParticipant, number>;
-  installed: boolean;
-}
-
-interface ProcessEvents {
-  on(event: "beforeExit" | "exit", listener: () => void): unknown;
-}
-
-// One set for every copy of the SDK in the process, so that one listener of each kind serves them all.
-const state = shared<ExitState>("exit", () => ({
-  participants: new Set(),
-  flushedAt: new WeakMap(),
+// One set for every copy of the SDK in the process, so that one listener of each kind serves them all;
+// `flushedAt` is each participant's `accepted()` at its last flush on exit.
+const state = shared("exit", () => ({
+  participants: new Set<WeakRef<ExitParticipant>>(),
+  flushedAt: new WeakMap<ExitParticipant, number>(),
   installed: false,
 }));
 
@@ -49,20 +40,19 @@ export interface ExitWatch {
  * the process exits with items pending, one line counts what was not delivered. Does nothing without `process`.
  */
 export function watchQueueForExit(
-  queue: { readonly size: number; readonly accepted: number; health?(): { onDisk?: number } },
-  items: string,
+  queue: { readonly items: string; readonly size: number; readonly accepted: number; health(): { onDisk: number } },
   flushOnExit: boolean,
   flush: () => Promise<void>,
 ): ExitWatch {
   const participant: ExitParticipant = {
-    items,
+    items: queue.items,
     flushOnExit,
     pending: () => queue.size,
-    onDisk: () => queue.health?.().onDisk ?? 0,
+    onDisk: () => queue.health().onDisk,
     accepted: () => queue.accepted,
     flush,
   };
-  const proc = (globalThis as { process?: Partial<ProcessEvents> }).process;
+  const proc = (globalThis as { process?: { on?(event: string, listener: () => void): unknown } }).process;
   if (typeof proc?.on !== "function") return { participant, unwatch: () => {} };
   const s = state();
   const ref = new WeakRef(participant);

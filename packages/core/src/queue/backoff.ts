@@ -53,7 +53,7 @@ export class WakeTimer {
 
   /** Makes sure `wake` runs within `delayMs` (an earlier time already set is kept). */
   arm(delayMs: number): void {
-    // A timer armed with a delay no longer than this one is due first: no clock read (every push comes here).
+    // A timer armed with a delay no longer than this one is due first: no clock read (every offer comes here).
     if (this.#timer !== undefined && this.#delayMs <= delayMs) return;
     const due = Date.now() + delayMs;
     if (this.#timer !== undefined && this.#at <= due) return;

@@ -20,9 +20,15 @@ import {
   watchLostSends,
   whatEnded,
 } from "./flush-wait.js";
-import { bindDeliveryMetrics, type DeliveryHealth, type DropReason, observeDelivery } from "./health.js";
+import {
+  bindDeliveryMetrics,
+  type DeliveryHealth,
+  type DropReason,
+  observeDelivery,
+  type SendOutcome,
+} from "./health.js";
 import { type Entry, ItemBuffer } from "./item-buffer.js";
-import { answeredBy, type BatchQueueOptions, type FlushResult, type SendOutcome } from "./send.js";
+import { answeredBy, type BatchQueueOptions, type FlushResult } from "./send.js";
 
 /**
  * Batches go out when `flushAt` items wait, when the oldest has waited `flushIntervalMs`, or when a flush asks. A
@@ -81,15 +87,6 @@ export class BatchQueue<T> {
     return this.#buffer.lastSeq;
   }
 
-  /** Queues an item; returns false (and counts the drop) when the queue is closed or full. */
-  push(item: T): boolean {
-    let bytes = 0;
-    try {
-      bytes = this.#options.sizeOf(item);
-    } catch {}
-    return this.offer(bytes, () => item) !== undefined;
-  }
-
   /**
    * Queues the item `make` returns (`bytes` estimated) and returns it; returns undefined (and counts the drop) when the
    * queue is closed or full. `make` is called only once the item is queued: nothing is made for an item dropped.
@@ -145,7 +142,7 @@ export class BatchQueue<T> {
     const remaining = this.size;
     if (remaining === 0) return { pending: 0 };
     const started = Date.now();
-    const server = this.#options.server;
+    const { server, attemptTimeoutMs } = this.#options;
     const window = this.#answerWindow(final);
     const early = window !== undefined && window.until < deadline ? window : undefined;
     if (window !== undefined) {
@@ -162,7 +159,7 @@ export class BatchQueue<T> {
       return cut ? false : end;
     };
     const waiting = this.#waiters.wait(this.#buffer.lastSeq, remaining, deadline, early && { at: early.until, extend });
-    const stopWatching = watchLostSends(this.#sends, deadline, () => this.#reclaimLost(), this.#options.lostAfterMs);
+    const stopWatching = watchLostSends(this.#sends, deadline, () => this.#reclaimLost(), attemptTimeoutMs);
     try {
       this.#reclaimLost();
       // A timer armed during an earlier request may have been cancelled with it: the pump arms one of this flush.
@@ -194,7 +191,7 @@ export class BatchQueue<T> {
   /**
    * Flushes as `flush(deadline, true)`, then stops: sends under way get `SENDS_GRACE_MS` more and are aborted; what is
    * left is written to the spill directory if there is one, else dropped and counted in one line saying what ended
-   * the wait. Items pushed afterwards are dropped.
+   * the wait. Items offered afterwards are dropped.
    */
   async shutdown(deadline: number): Promise<FlushResult> {
     const { server } = this.#options;
@@ -207,7 +204,7 @@ export class BatchQueue<T> {
     const result = await this.flush(deadline, true);
     this.#closed = true;
     this.#timer.cancel();
-    const queued = this.#buffer.takeAll();
+    const queued = this.#buffer.take(Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY);
     this.#waiters.settle(queued);
     const left = this.#leftovers;
     for (const entry of queued) left.push(entry.item);
@@ -280,7 +277,7 @@ export class BatchQueue<T> {
     bindDeliveryMetrics();
     this.#inFlightItems += batch.length;
     for (const entry of batch) this.#inFlightBytes += entry.bytes;
-    const send = startSend(batch, this.#options.lostAfterMs);
+    const send = startSend(batch, this.#options.attemptTimeoutMs);
     const sending: Promise<void> = this.#sendOne(send).finally(() => {
       this.#sends.delete(sending);
       if (!this.#closed && !send.lost) this.#pump();
@@ -307,13 +304,12 @@ export class BatchQueue<T> {
 
   async #sendOne(send: Send<Entry<T>[]>): Promise<void> {
     const { batch } = send;
+    const items = batch.map((e) => e.item);
     let outcome: SendOutcome<T>;
     try {
-      const items = batch.map((e) => e.item);
-      outcome = await this.#options.send(items, send.controller.signal, (stepMs) => send.live(stepMs));
+      outcome = await this.#options.send(items, send.controller.signal, send.live);
     } catch (error) {
-      const fault = { kind: "error", description: describeError(error) };
-      outcome = { delivered: 0, retry: { items: batch.map((e) => e.item), fault } };
+      outcome = { delivered: 0, retry: { items, fault: { kind: "error", description: describeError(error) } } };
     } finally {
       // No longer in flight before they are requeued, so no count holds them twice.
       if (!send.lost) this.#release(send);

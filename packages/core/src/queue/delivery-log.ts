@@ -40,7 +40,7 @@ export class DeliveryLog {
   /** The last failed request, retried or given up on. */
   lastError: DeliveryHealth["lastError"];
   #lastHint: string | undefined;
-  #lastSuccessAt: number | undefined;
+  #lastSuccessAt: string | undefined;
   readonly #drops = new RepeatLog();
   readonly #lines = new RepeatLog();
   #outage: Outage | undefined;
@@ -71,8 +71,7 @@ export class DeliveryLog {
   /** The figures, with what the queue holds now. */
   health(held: Gauges & { shutdown: boolean }): DeliveryHealth {
     const { counts, lastError } = this;
-    const lastSuccessAt = this.#lastSuccessAt === undefined ? undefined : new Date(this.#lastSuccessAt).toISOString();
-    return { ...held, ...counts, dropped: { ...counts.dropped }, lastError, lastSuccessAt };
+    return { ...held, ...counts, dropped: { ...counts.dropped }, lastError, lastSuccessAt: this.#lastSuccessAt };
   }
 
   /** An attempt failed and its items wait for another one. */
@@ -98,7 +97,7 @@ export class DeliveryLog {
 
   delivered(count: number): void {
     this.counts.sent += count;
-    if (count > 0) this.#lastSuccessAt = Date.now();
+    if (count > 0) this.#lastSuccessAt = new Date().toISOString();
     const outage = this.#outage;
     if (outage === undefined || count <= 0) return;
     outage.deliveredLate += count;
@@ -116,22 +115,17 @@ export class DeliveryLog {
   dropped(reason: DropReason, count: number, detail?: string): void {
     this.counts.dropped[reason] += count;
     if (count <= 0) return;
-    if (detail === undefined) {
-      this.#lost(count);
-      return;
+    if (detail !== undefined) {
+      const kind = `${this.owner}: ${this.items} dropped, ${REASON_TEXT[reason]}`;
+      const level = reason === "sampledOut" ? "debug" : "error";
+      this.#drops[level](kind, `${kind}: ${this.#count(count)}: ${detail}`, { count, unit: this.items });
     }
-    const kind = `${this.owner}: ${this.items} dropped, ${REASON_TEXT[reason]}`;
-    if (reason === "sampledOut") {
-      this.#drops.debug(kind, `${kind}: ${this.#count(count)}: ${detail}`, { count, unit: this.items });
-      return;
-    }
-    this.#drops.error(kind, `${kind}: ${this.#count(count)}: ${detail}`, { count, unit: this.items });
-    this.#lost(count);
+    if (detail === undefined || reason !== "sampledOut") this.#lost(count);
   }
 
   #lost(count: number): void {
     const outage = this.#outage;
-    if (outage === undefined || count <= 0) return;
+    if (outage === undefined) return;
     outage.lost += count;
     if (outage.recovery) outage.recovery.settled += count;
     this.#recoveredWhenDrained();
@@ -165,7 +159,7 @@ export class DeliveryLog {
     const waiting = this.#count(this.waiting());
     if (closing === undefined)
       return (
-        `${this.#count(count)} kept and retried (next attempt in ${Math.round(delayMs / 100) / 10} s, ${waiting} ` +
+        `${this.#count(count)} kept and retried (next attempt in ${inSeconds(delayMs)}, ${waiting} ` +
         (this.spills
           ? "waiting); when the queue fills up, the oldest are written to the spill directory."
           : "waiting); they are dropped only when the queue fills up.")

@@ -1,7 +1,6 @@
 // How long a flush waits: until the items queued before it have settled, or its deadline; for a server a flush gave
 // up on (and a shutdown whose queue has had no answer yet), until one request's timeout unless the server answers
 // (the recheck); and what it does with a send that never settles (a lost send).
-
 import { shared } from "../registry.js";
 
 /** A flush waiting for the items queued before it (up to `target`); `checkEarly` while it has an early end. */
@@ -32,31 +31,28 @@ export class FlushWaiters {
     early?: { at: number; extend: () => boolean | number },
   ): Promise<number> {
     if (remaining <= 0) return 0;
-    const waiter: Waiter = { target, remaining, resolve: () => {} };
-    const done = new Promise<void>((resolve) => {
-      waiter.resolve = resolve;
-    });
-    this.#waiters.add(waiter);
     let timer: ReturnType<typeof setTimeout> | undefined;
+    // Held (not unref'd): a caller awaiting a flush keeps the process alive until it resolves, at the latest.
+    const until = (at: number, then: () => void) => {
+      clearTimeout(timer);
+      timer = setTimeout(then, Math.max(0, at - Date.now()));
+    };
+    const waiter: Waiter = { target, remaining, resolve: () => {} };
     try {
-      // Held (not unref'd): a caller awaiting a flush keeps the process alive until it resolves, at the latest.
-      const timeout = new Promise<void>((resolve) => {
-        const until = (at: number, then: () => void) => {
-          timer = setTimeout(then, Math.max(0, at - Date.now()));
-        };
+      await new Promise<void>((resolve) => {
+        waiter.resolve = resolve;
+        this.#waiters.add(waiter);
         if (early && early.at < deadline) {
           const check = (): void => {
             const next = early.extend();
-            clearTimeout(timer);
-            if (next !== false && next !== true && next < deadline) until(next, check);
-            else if (next === false) resolve();
-            else until(deadline, resolve);
+            if (next === false) resolve();
+            else if (next === true || next >= deadline) until(deadline, resolve);
+            else until(next, check);
           };
           waiter.checkEarly = check;
           until(early.at, check);
         } else until(deadline, resolve);
       });
-      await Promise.race([done, timeout]);
     } finally {
       clearTimeout(timer);
       this.#waiters.delete(waiter);
@@ -206,8 +202,8 @@ export interface Send<B> {
   live(stepMs: number): void;
 }
 
-/** A send of `batch` starts now: taken as lost after `lostAfterMs` (never when undefined), or its last step's end. */
-export function startSend<B>(batch: B, lostAfterMs = Number.POSITIVE_INFINITY): Send<B> {
+/** A send of `batch` starts now, in a first step of `stepMs` (never lost when undefined). */
+export function startSend<B>(batch: B, stepMs = Number.POSITIVE_INFINITY): Send<B> {
   const send: Send<B> = {
     batch,
     controller: new AbortController(),
@@ -219,24 +215,24 @@ export function startSend<B>(batch: B, lostAfterMs = Number.POSITIVE_INFINITY): 
       send.liveUntil = send.answerBy + LOST_SEND_GRACE_MS;
     },
   };
-  send.live(lostAfterMs - LOST_SEND_GRACE_MS);
+  send.live(stepMs);
   return send;
 }
 
 /**
  * Watches the sends under way while a flush waits (until `deadline`): calls `reclaim` as soon as one has outlived
  * its `liveUntil`, and again for each that follows, those that start during the watch included (none is lost before
- * `lostAfterMs` from its start). Returns the function that stops the watch.
+ * its first step and the grace). Returns the function that stops the watch.
  */
 export function watchLostSends(
   sends: { values(): Iterable<Send<unknown>> },
   deadline: number,
   reclaim: () => void,
-  lostAfterMs = Number.POSITIVE_INFINITY,
+  firstStepMs = Number.POSITIVE_INFINITY,
 ): () => void {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const check = (): void => {
-    let earliest = Date.now() + lostAfterMs;
+    let earliest = Date.now() + firstStepMs + LOST_SEND_GRACE_MS;
     for (const send of sends.values()) earliest = Math.min(earliest, send.liveUntil);
     if (earliest >= deadline) return;
     timer = setTimeout(

@@ -1,5 +1,6 @@
-// A queue's figures, counted once: the counts that only grow (sent, dropped by reason, retries, spilled, replayed),
-// read by `health()` and, on the meter provider the user names, by the `svc.delivery.*` OpenTelemetry metrics.
+// What became of a queue's items: a batch's outcome, and the figures counted once from it (sent, dropped by reason,
+// retries, spilled, replayed), read by `health()` and, on the meter provider the user names, by the
+// `svc.delivery.*` OpenTelemetry metrics.
 import {
   type BatchObservableResult,
   type MeterProvider,
@@ -36,6 +37,19 @@ export interface Fault {
   host?: string;
   /** What the user can do about it, one sentence, when there is something. */
   hint?: string;
+}
+
+/** What became of a batch. Items neither delivered, dropped nor retried are counted as delivered. */
+export interface SendOutcome<T> {
+  /** Items the server accepted. */
+  delivered: number;
+  /**
+   * Items given up on, by cause; `logged` when the sender has already said so in its own words; `fault` when a
+   * failed request was the cause (it becomes the last error of `health()`).
+   */
+  dropped?: readonly { count: number; reason: DropReason; detail: string; logged?: boolean; fault?: Fault }[];
+  /** Items to try again after a wait (a retryable failure), with what went wrong. */
+  retry?: { items: T[]; fault: Fault; retryAfterMs?: number };
 }
 
 /** What a delivery queue (spans, or scores) has done so far: a plain object, cheap to read at any time. */
@@ -132,10 +146,10 @@ const newBinding = (): Binding => ({
 
 // One for every copy of the core in the process: one set of instruments per meter provider, the figures summed per
 // kind.
-const state = shared<{ readonly byProvider: WeakMap<MeterProvider, Binding>; readonly global: Binding }>(
-  "delivery-metrics",
-  () => ({ byProvider: new WeakMap(), global: newBinding() }),
-);
+const state = shared("delivery-metrics", () => ({
+  byProvider: new WeakMap<MeterProvider, Binding>(),
+  global: newBinding(),
+}));
 
 /**
  * Makes a queue's figures observable on `target`; the queue is held weakly (a queue that is garbage collected stops

@@ -48,9 +48,4 @@ export class ItemBuffer<T> {
     this.#entries.unshift(...entries);
     for (const entry of entries) this.#bytes += entry.bytes;
   }
-
-  takeAll(): Entry<T>[] {
-    this.#bytes = 0;
-    return this.#entries.splice(0);
-  }
 }

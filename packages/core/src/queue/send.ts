@@ -1,8 +1,9 @@
 // The queue's contract with what it works with: the options it is made with (the `send` of its batches, its spill
-// directory), what a send answers (`SendOutcome`), and that answer for an HTTP request.
+// directory), and what a send answers for an HTTP request.
+import type { Spill } from "../spill/spill.js";
 import { describeFailure, failureHint, hostOf, placeOf } from "../transport/failure-text.js";
 import { type HttpFailure, type HttpResult, isRetryable } from "../transport/http.js";
-import type { DeliveryHealth, DeliveryMeterProvider, DropReason, Fault } from "./health.js";
+import type { DeliveryMeterProvider, Fault, SendOutcome } from "./health.js";
 
 /** Settings of a `BatchQueue`. */
 export interface BatchQueueOptions<T> {
@@ -16,16 +17,14 @@ export interface BatchQueueOptions<T> {
   flushIntervalMs: number;
   /** Most items per batch. */
   maxBatchItems: number;
-  /** Most bytes per batch (by `sizeOf`); a single larger item travels alone. */
+  /** Most bytes per batch (as `offer` estimated them); a single larger item travels alone. */
   maxBatchBytes: number;
   /** Most items held (waiting or being sent); further items are dropped. */
   maxQueueItems: number;
-  /** Most bytes held (by `sizeOf`), waiting or being sent; further items are dropped. */
+  /** Most bytes held (as `offer` estimated them), waiting or being sent; further items are dropped. */
   maxQueueBytes: number;
   /** Batches being sent at the same time. */
   maxConcurrent: number;
-  /** Estimated size of an item in bytes. */
-  sizeOf: (item: T) => number;
   /**
    * Sends a batch with a signal that aborts when shutdown stops waiting for it (a rejection counts as a retryable
    * failure); calls `live(ms)` as a step begins that may take `ms`: the send is not lost before it and the grace end.
@@ -33,19 +32,17 @@ export interface BatchQueueOptions<T> {
   send: (batch: T[], signal: AbortSignal, live: (stepMs: number) => void) => Promise<SendOutcome<T>>;
   /** Start sending as soon as an item is queued (no waiting for a batch to fill). @defaultValue false */
   immediate?: boolean;
-  /**
-   * A send still unsettled this long after it started, and past the steps it announced with `live`, is taken as
-   * lost (Cloudflare Workers cancels what an ended request left running) and a flush sends its items again.
-   * @defaultValue never
-   */
-  lostAfterMs?: number;
   /** Where the queue's figures are observed as metrics; nowhere by default. */
   meterProvider?: DeliveryMeterProvider;
   /** Origin the sends go to (`https://host:port`): what a flush learns of it is shared; unset for user code. */
   server?: string;
   /** Where what does not fit in the bounds, and what a shutdown leaves undelivered, go instead of being dropped. */
-  spill?: QueueSpill<T>;
-  /** One request's timeout: how long a recheck waits for the server to answer (see `flush`); unset, the deadline. */
+  spill?: Spill<T>;
+  /**
+   * One request's timeout: how long a recheck waits for the server to answer (see `flush`; unset, the deadline), and
+   * the first step of a send (a mask before the request is bounded by it too): unsettled past it, the steps it
+   * announced with `live` and `LOST_SEND_GRACE_MS`, a send is taken as lost and a flush sends its items again.
+   */
   attemptTimeoutMs?: number;
 }
 
@@ -55,47 +52,6 @@ export interface FlushResult {
   pending: number;
   /** Set when the wait ended before its deadline, `waitedMs` after it began: no answer in one request's timeout. */
   unanswered?: { waitedMs: number; windowMs: number };
-}
-
-/** A spill directory as the queue sees it (the core's `Spill`). */
-export interface QueueSpill<T> {
-  /** Connects the spill to its queue; sending spilled batches again starts. */
-  attach(queue: SpillReport): void;
-  /** Writes a batch (or counts it as dropped for `why`, `detail` saying why it was not sent); never rejects. */
-  write(items: T[], why: DropReason, detail?: string, bytes?: number): Promise<void>;
-  /** Whether the writes under way hold less than these (a disk slower than the items come fills them). */
-  hasRoom(maxItems: number, maxBytes: number): boolean;
-  /** The server accepted a live batch: spilled batches may be sent again. */
-  serverAnswered(): void;
-  /** Items of this kind, server and project in the directory now (any process's), as last seen. */
-  readonly onDisk: number;
-  /** Stops sending again, waits for the writes under way and says what is left on disk. */
-  close(): Promise<void>;
-}
-
-/** What a spill tells the queue it works for. */
-export interface SpillReport {
-  /** The queue's counts, where the spill adds what it wrote (`spilled`) and sent again (`replayed`). */
-  readonly counts: Pick<DeliveryHealth, "spilled" | "replayed">;
-  /** Items given up on (a bound of the directory, a write that failed), counted and logged as any drop. */
-  drop(reason: DropReason, count: number, detail: string): void;
-  /** What became of a spilled batch sent again, recorded as a live batch's outcome (no items to requeue). */
-  record(outcome: SendOutcome<never>): void;
-  /** Whether the live queue is waiting out a failure (its own probe then finds out when the server is back). */
-  failing(): boolean;
-}
-
-/** What became of a batch. Items neither delivered, dropped nor retried are counted as delivered. */
-export interface SendOutcome<T> {
-  /** Items the server accepted. */
-  delivered: number;
-  /**
-   * Items given up on, by cause; `logged` when the sender has already said so in its own words; `fault` when a
-   * failed request was the cause (it becomes the last error of `health()`).
-   */
-  dropped?: readonly { count: number; reason: DropReason; detail: string; logged?: boolean; fault?: Fault }[];
-  /** Items to try again after a wait (a retryable failure), with what went wrong. */
-  retry?: { items: T[]; fault: Fault; retryAfterMs?: number };
 }
 
 /** Whether the server answered (accepted items, or answered with a status); undefined when nothing was sent. */

@@ -71,12 +71,12 @@ export interface SpillFs {
   readonly host: string;
   mkdir(path: string, options: { recursive: boolean; mode: number }): Promise<unknown>;
   readdir(path: string): Promise<string[]>;
-  open(path: string, flags: string, mode: number): Promise<FileHandleLike>;
+  open(path: string, flags: string, mode?: number): Promise<FileHandleLike>;
   rename(from: string, to: string): Promise<void>;
   rm(path: string, options: { force: boolean }): Promise<void>;
   utimes(path: string, atime: Date, mtime: Date): Promise<void>;
   readFile(path: string): Promise<Uint8Array>;
-  mtimeMs(path: string): Promise<number>;
+  stat(path: string): Promise<{ mtimeMs: number }>;
   /** Flushes a directory's entries to the disk, where the platform can; never rejects. */
   syncDir(path: string): Promise<void>;
   /** Whether a process of this machine with this id is running. */
@@ -92,11 +92,6 @@ export interface FileHandleLike {
   close(): Promise<void>;
 }
 
-type NodeFsPromises = Pick<SpillFs, "mkdir" | "readdir" | "rename" | "rm" | "utimes" | "readFile"> & {
-  open(path: string, flags: string, mode?: number): Promise<FileHandleLike>;
-  stat(path: string): Promise<{ mtimeMs: number }>;
-};
-
 interface NodeProcess {
   pid: number;
   kill(pid: number, signal: number): boolean;
@@ -108,7 +103,8 @@ export function loadNodeFs(): SpillFs | undefined {
   const proc = (globalThis as { process?: NodeProcess }).process;
   const load = proc?.getBuiltinModule;
   if (typeof load !== "function") return undefined;
-  const fs = load.call(proc, "node:fs/promises") as NodeFsPromises | undefined;
+  // Its functions (mkdir, open, ...) are the ones SpillFs names.
+  const fs = load.call(proc, "node:fs/promises") as SpillFs | undefined;
   const path = load.call(proc, "node:path") as { sep: string } | undefined;
   const os = load.call(proc, "node:os") as { hostname(): string } | undefined;
   const crypto = load.call(proc, "node:crypto") as
@@ -126,17 +122,10 @@ export function loadNodeFs(): SpillFs | undefined {
     // Claims then name a host no other machine has; staleness falls back to the age rule.
   }
   return {
+    ...fs,
     sep: path.sep,
     pid: proc.pid,
     host,
-    mkdir: (p, o) => fs.mkdir(p, o),
-    readdir: (p) => fs.readdir(p),
-    open: (p, flags, mode) => fs.open(p, flags, mode),
-    rename: (a, b) => fs.rename(a, b),
-    rm: (p, o) => fs.rm(p, o),
-    utimes: (p, a, m) => fs.utimes(p, a, m),
-    readFile: (p) => fs.readFile(p),
-    mtimeMs: async (p) => (await fs.stat(p)).mtimeMs,
     syncDir: async (p) => {
       try {
         const handle = await fs.open(p, "r");

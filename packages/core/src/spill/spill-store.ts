@@ -143,7 +143,7 @@ export class SpillStore {
     const mine = claim.host === this.fs.host;
     if (mine && claim.pid !== this.fs.pid && !this.fs.alive(claim.pid)) return true;
     try {
-      return now - (await this.fs.mtimeMs(this.#path(file.name))) > STALE_CLAIM_MS;
+      return now - (await this.fs.stat(this.#path(file.name))).mtimeMs > STALE_CLAIM_MS;
     } catch {
       return false;
     }
@@ -154,7 +154,7 @@ export class SpillStore {
     for (const temp of temps) {
       const path = this.#path(temp);
       try {
-        if (now - (await this.fs.mtimeMs(path)) > STALE_TEMP_MS) await this.fs.rm(path, { force: true });
+        if (now - (await this.fs.stat(path)).mtimeMs > STALE_TEMP_MS) await this.fs.rm(path, { force: true });
       } catch {
         // Gone already, or not ours to remove: left alone.
       }
@@ -187,7 +187,6 @@ export class SpillStore {
   }
 }
 
-/** A file's name without its claim. */
 /** A batch file's name without its claim: the same batch whoever holds it. */
 export const unclaimed = ({ name, claim }: SpillFile): string =>
   claim ? name.slice(0, name.indexOf(".claimed.")) : name;

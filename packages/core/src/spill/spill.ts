@@ -6,9 +6,8 @@ import { counted, describeError } from "../log/describe.js";
 import { getGlobalLogger } from "../log/logger.js";
 import { RepeatLog } from "../log/repeat-log.js";
 import { Backoff } from "../queue/backoff.js";
-import type { DropReason } from "../queue/health.js";
+import type { DeliveryHealth, DropReason, SendOutcome } from "../queue/health.js";
 import { Limiter } from "../queue/limiter.js";
-import type { QueueSpill, SendOutcome, SpillReport } from "../queue/send.js";
 import type { SpillSettings } from "./spill-settings.js";
 import { type SpillFile, type SpillHeader, type SpillListing, SpillStore, unclaimed } from "./spill-store.js";
 
@@ -33,6 +32,18 @@ export interface SpillOwner<T> {
   send(body: Uint8Array, header: SpillHeader, count: number, signal: AbortSignal): Promise<SendOutcome<number>>;
 }
 
+/** What a spill tells the queue it works for. */
+export interface SpillReport {
+  /** The queue's counts, where the spill adds what it wrote (`spilled`) and sent again (`replayed`). */
+  readonly counts: Pick<DeliveryHealth, "spilled" | "replayed">;
+  /** Items given up on (a bound of the directory, a write that failed), counted and logged as any drop. */
+  drop(reason: DropReason, count: number, detail: string): void;
+  /** What became of a spilled batch sent again, recorded as a live batch's outcome (no items to requeue). */
+  record(outcome: SendOutcome<never>): void;
+  /** Whether the live queue is waiting out a failure (its own probe then finds out when the server is back). */
+  failing(): boolean;
+}
+
 /** A batch this process wrote (`file`) or removed (undefined), numbered in the order it happened. */
 type Change = { seq: number; file: SpillFile | undefined };
 
@@ -41,7 +52,7 @@ type Change = { seq: number; file: SpillFile | undefined };
  * it is deleted once the server accepted it or refused it for good. Never throws and never rejects: every failure is
  * a count and a line.
  */
-export class Spill<T> implements QueueSpill<T> {
+export class Spill<T> {
   readonly #store: SpillStore;
   readonly #settings: SpillSettings;
   readonly #owner: SpillOwner<T>;
@@ -124,12 +135,10 @@ export class Spill<T> implements QueueSpill<T> {
     const count = this.onDisk;
     if (count === 0) return;
     const files = [...this.#disk.values()];
-    const bytes = files.reduce((sum, file) => sum + file.bytes, 0);
-    const oldest = files.length === 0 ? undefined : Math.min(...files.map((file) => file.createdAt));
-    const size = `${Math.round((bytes / 1024 / 1024) * 10) / 10} MiB`;
-    const since = oldest === undefined ? "" : `, the oldest from ${new Date(oldest).toISOString()}`;
+    const mib = Math.round(files.reduce((sum, file) => sum + file.bytes, 0) / 104_857.6) / 10;
+    const oldest = new Date(Math.min(...files.map((file) => file.createdAt))).toISOString();
     getGlobalLogger().warn(
-      `${this.#owner.owner}: ${counted(count, this.#owner.items)} left on disk in ${this.#settings.dir} (${size}${since}); ` +
+      `${this.#owner.owner}: ${counted(count, this.#owner.items)} left on disk in ${this.#settings.dir} (${mib} MiB, the oldest from ${oldest}); ` +
         "the next start with this spill directory sends them.",
     );
   }
