@@ -1,4 +1,4 @@
-import { type Connection, describeError, MediaUploader, redactUrl, serverOf } from "@svc/core";
+import { type Connection, describeError, MediaUploader, redactSecrets, serverOf } from "@svc/core";
 import { SvcAPIError } from "./api/errors.js";
 import { createSvcApiClient, type SvcApiClient } from "./api/generated/client.js";
 import { RequestRuntime } from "./api/request-runtime.js";
@@ -154,7 +154,7 @@ export class SvcClient {
 
   /** Short form for `console.log`: the address (credentials written into it redacted) and the public key. */
   [INSPECT](): string {
-    return `SvcClient { baseUrl: ${JSON.stringify(redactUrl(this.config.baseUrl))}, publicKey: ${JSON.stringify(this.config.publicKey ?? null)} }`;
+    return `SvcClient { baseUrl: ${JSON.stringify(redactSecrets(this.config.baseUrl))}, publicKey: ${JSON.stringify(this.config.publicKey ?? null)} }`;
   }
 
   async #fetchProjectId(): Promise<string> {

@@ -5,19 +5,9 @@ export { parseJsonText, readPromptLink, SVC_TRACER_NAME, SvcOtelSpanAttributes }
 export type { Connection, ConnectionParams } from "./config/connection.js";
 export { OTLP_TRACES_PATH, resolveConnection } from "./config/connection.js";
 export { ENVIRONMENT_RULE, environmentOption, isValidEnvironment } from "./config/environment.js";
-export type {
-  Env,
-  EnvSource,
-  NumberSpec,
-  OptionSource,
-  OptionSpec,
-  Parsed,
-  Resolved,
-  SpecValue,
-} from "./config/options.js";
+export type { Env, EnvSource, NumberSpec, OptionSpec, Parsed, Resolved, SpecValue } from "./config/options.js";
 export {
   booleanOption,
-  closest,
   enumOption,
   functionOption,
   numberOption,
@@ -51,7 +41,7 @@ export { configureGlobalLogger, getGlobalLogger, isLogLevelEnabled, LogLevel } f
 export type { RepeatLineOptions, RepeatLogOptions } from "./log/repeat-log.js";
 export { RepeatLog } from "./log/repeat-log.js";
 export { isThenable, safely, warnSkipped } from "./log/safely.js";
-export { redactSecrets, redactUrl } from "./log/secrets.js";
+export { redactSecrets } from "./log/secrets.js";
 export type { ParsedDataUri } from "./media/data-uri.js";
 export { BASE64_MARKER, findDataUris, parseDataUri } from "./media/data-uri.js";
 export type { MediaDownload, MediaDownloadOptions } from "./media/download.js";
@@ -62,7 +52,7 @@ export type { MediaReferenceParts } from "./media/reference.js";
 export { formatMediaReference, MEDIA_REFERENCE_PATTERN, parseMediaReference } from "./media/reference.js";
 export { MediaUploader } from "./media/upload.js";
 export type { MediaServer, MediaTarget, MediaUpload, MediaUploadResult } from "./media/upload-once.js";
-export { isPlainObject, MAX_METADATA_PATHS, writeMetadata } from "./metadata.js";
+export { isPlainObject, writeMetadata } from "./metadata.js";
 export type { EncodedTraces, OtlpProtocol } from "./otlp/encode.js";
 export { compressionOption, encodeTraces, OTLP_CONTENT_TYPES, protocolOption } from "./otlp/encode.js";
 export type { ExportItem, ReadableSpan } from "./otlp/otlp-request.js";
@@ -113,7 +103,6 @@ export {
   propagateSpanAttributes,
   withTraceIdClaim,
 } from "./tracing/propagation.js";
-export type { SampleRate } from "./tracing/sampling.js";
 export { sampleRateOption, traceSampler } from "./tracing/sampling.js";
 export { getSvcTracer, getSvcTracerProvider, setSvcTracerProvider } from "./tracing/tracer-provider.js";
 export type { AttemptRequest, AttemptResponse, Backend } from "./transport/backend.js";

@@ -11,7 +11,7 @@ import {
 /** Path segments of a dotted metadata attribute below its top-level key (`a.b.c.d.e` has four). */
 const MAX_METADATA_PATH_DEPTH = 4;
 /** Dotted metadata attributes written per metadata value at most (top-level keys are not counted). */
-export const MAX_METADATA_PATHS = 32;
+const MAX_METADATA_PATHS = 32;
 /** Longest metadata key, in UTF-16 code units; longer keys are cut. */
 export const MAX_METADATA_KEY_LENGTH = 200;
 

@@ -7,7 +7,7 @@ import {
   type ProcessorProbe,
   parseHttpUrl,
   protocolOption,
-  redactUrl,
+  redactSecrets,
   resolveOptions,
   SOURCES,
 } from "@svc/core";
@@ -78,7 +78,7 @@ export function checkKeys(target: DoctorTarget): DoctorCheck {
 /** The base URL is an http(s) URL, uses https unless the host is local, and does not repeat the API path. */
 export function checkBaseUrl(target: DoctorTarget): DoctorCheck {
   const name = "base URL";
-  const shown = `${redactUrl(target.baseUrl)} (${target.sources.baseUrl})`;
+  const shown = `${redactSecrets(target.baseUrl)} (${target.sources.baseUrl})`;
   const setIt = "set SVC_BASE_URL (or pass baseUrl) to the address of the server, such as https://cloud.svc.dev";
   if (target.baseUrlProblem) return { name, status: "fail", detail: target.baseUrlProblem, fix: setIt };
   const url = parseHttpUrl(target.baseUrl);
@@ -87,15 +87,15 @@ export function checkBaseUrl(target: DoctorTarget): DoctorCheck {
     return {
       name,
       status: "warn",
-      detail: `${redactUrl(target.baseUrlWithApiPath)} (${target.sources.baseUrl}) ends with /api/public, which the SDK adds itself; it is used without it`,
-      fix: `set the base URL without it: ${redactUrl(target.baseUrl)}`,
+      detail: `${redactSecrets(target.baseUrlWithApiPath)} (${target.sources.baseUrl}) ends with /api/public, which the SDK adds itself; it is used without it`,
+      fix: `set the base URL without it: ${redactSecrets(target.baseUrl)}`,
     };
   if (/\/api(\/public)?$/.test(url.pathname))
     return {
       name,
       status: "fail",
       detail: `${shown} ends with ${url.pathname}, which the SDK adds itself`,
-      fix: `set the base URL without it: ${redactUrl(url.origin)}${url.pathname.replace(/\/api(\/public)?$/, "")}`,
+      fix: `set the base URL without it: ${redactSecrets(url.origin)}${url.pathname.replace(/\/api(\/public)?$/, "")}`,
     };
   if (url.protocol === "http:" && !isLocalHost(url.hostname))
     return {

@@ -1,5 +1,5 @@
 import { getGlobalLogger } from "../log/logger.js";
-import { redactUrl, registerSecret } from "../log/secrets.js";
+import { redactSecrets, registerSecret } from "../log/secrets.js";
 import { isLocalHost, parseHttpUrl } from "../transport/http.js";
 import { interceptedKeys } from "../transport/interceptor.js";
 import type { Env } from "./options.js";
@@ -78,7 +78,7 @@ export function resolveConnection(
     secretKey: keySource(params.secretKey, secretKey, "SVC_SECRET_KEY", env, standIn?.secretKey),
   };
   if (params.baseUrl !== undefined && typeof params.baseUrl !== "string")
-    log.warn(`${component}: option baseUrl must be a string; using ${redactUrl(given)}`);
+    log.warn(`${component}: option baseUrl must be a string; using ${redactSecrets(given)}`);
   let baseUrl = given.trim().replace(/\/+$/, "");
   const parsed = parseHttpUrl(baseUrl);
   let baseUrlWithApiPath: string | undefined;
@@ -86,7 +86,7 @@ export function resolveConnection(
     baseUrlWithApiPath = baseUrl;
     const stripped = baseUrl.replace(API_PREFIX, "");
     log.warn(
-      `${component}: the base URL ${redactUrl(baseUrl)} ends in /api/public, which the SDK adds to every route; using ${redactUrl(stripped)}.`,
+      `${component}: the base URL ${redactSecrets(baseUrl)} ends in /api/public, which the SDK adds to every route; using ${redactSecrets(stripped)}.`,
     );
     baseUrl = stripped;
   }
@@ -96,7 +96,7 @@ export function resolveConnection(
     log.error(`${component}: the ${baseUrlProblem}; nothing will be sent. Pass baseUrl or set SVC_BASE_URL.`);
   } else if (parsed.protocol === "http:" && !isLocalHost(parsed.hostname)) {
     log.warn(
-      `${component}: the base URL ${redactUrl(parsed.origin)} uses plain http; keys and data travel unencrypted. Use https.`,
+      `${component}: the base URL ${redactSecrets(parsed.origin)} uses plain http; keys and data travel unencrypted. Use https.`,
     );
   }
   return { baseUrl, baseUrlProblem, baseUrlWithApiPath, publicKey, secretKey, sources };

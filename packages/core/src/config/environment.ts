@@ -19,7 +19,7 @@ export function isValidEnvironment(value: unknown): value is string {
 }
 
 /** An environment name from the option, then the variables given; an invalid one warns and falls through. */
-export function environmentOption(env: readonly string[] = []): OptionSpec<string | undefined> {
+export function environmentOption(env: readonly string[]): OptionSpec<string | undefined> {
   const expected = `a valid environment (${ENVIRONMENT_RULE})`;
   const parse = (value: unknown) =>
     isValidEnvironment(value) ? { ok: true as const, value } : { ok: false as const, expected };

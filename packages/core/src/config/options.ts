@@ -33,15 +33,12 @@ export interface OptionSpec<T> {
   secret?: boolean;
 }
 
-/** Where a resolved value came from: `option`, a variable's name, or `default`. */
-export type OptionSource = string;
-
 /** The value of a spec. */
 export type SpecValue<S> = S extends OptionSpec<infer T> ? T : never;
 
-/** Resolved settings, with where each came from. */
+/** Resolved settings, with where each came from: `option`, a variable's name, or `default`. */
 export type Resolved<S extends Record<string, OptionSpec<unknown>>> = { [K in keyof S]: SpecValue<S[K]> } & {
-  readonly [SOURCES]: Record<keyof S, OptionSource>;
+  readonly [SOURCES]: Record<keyof S, string>;
 };
 
 /** Key of the map of sources on a resolved object (kept off its enumerable keys). */
@@ -63,7 +60,7 @@ export function resolveOptions<S extends Record<string, OptionSpec<unknown>>>(
   const options = toRecord(component, params);
   warnUnknownOptions(component, options, [...Object.keys(specs), ...known]);
   const out = {} as Record<string, unknown>;
-  const sources = {} as Record<string, OptionSource>;
+  const sources = {} as Record<string, string>;
   for (const [name, spec] of Object.entries(specs)) {
     const problems: string[] = [];
     const { value, source } = resolveOne(name, spec, options[name], env, problems);
@@ -107,7 +104,7 @@ function resolveOne(
   raw: unknown,
   env: Env,
   problems: string[],
-): { value: unknown; source: OptionSource } {
+): { value: unknown; source: string } {
   if (raw !== undefined && !(spec.zeroIsUnset && raw === 0)) {
     const parsed = spec.parse(raw);
     if (parsed.ok) return { value: parsed.value, source: "option" };
@@ -154,7 +151,7 @@ export function show(value: unknown): string {
 }
 
 /** The known name nearest to `name` (edit distance at most a third of its length, at least 2), if any. */
-export function closest(name: string, known: readonly string[]): string | undefined {
+function closest(name: string, known: readonly string[]): string | undefined {
   let best: string | undefined;
   let bestDistance = Math.max(2, Math.floor(name.length / 3)) + 1;
   for (const candidate of known) {
@@ -253,17 +250,13 @@ export function booleanOption(fallback: boolean, env: readonly string[] = []): O
 }
 
 /** A non-empty string, from the option or variables. */
-export function stringOption(
-  env: readonly string[] = [],
-  { secret = false, fallback }: { secret?: boolean; fallback?: string } = {},
-): OptionSpec<string | undefined> {
+export function stringOption(env: readonly string[] = []): OptionSpec<string | undefined> {
   const expected = "a non-empty string";
   return {
     parse: (value) => (typeof value === "string" && value !== "" ? { ok: true, value } : { ok: false, expected }),
     parseEnv: (text) => ({ ok: true, value: text }),
     env,
-    fallback,
-    secret,
+    fallback: undefined,
   };
 }
 

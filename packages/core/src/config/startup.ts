@@ -1,5 +1,5 @@
 import { getGlobalLogger, isLogLevelEnabled, LogLevel } from "../log/logger.js";
-import { REDACTED, redactUrl } from "../log/secrets.js";
+import { REDACTED, redactSecrets } from "../log/secrets.js";
 import type { Connection } from "./connection.js";
 import { type OptionSpec, type Resolved, SOURCES, show } from "./options.js";
 
@@ -31,7 +31,7 @@ export function optionSettings<S extends Record<string, OptionSpec<unknown>>>(
 export function connectionSettings(connection: Connection): string[] {
   const { sources } = connection;
   return [
-    `baseUrl=${JSON.stringify(redactUrl(connection.baseUrl))} (${sources.baseUrl})`,
+    `baseUrl=${JSON.stringify(redactSecrets(connection.baseUrl))} (${sources.baseUrl})`,
     `publicKey=${connection.publicKey === undefined ? "none" : JSON.stringify(connection.publicKey)} (${sources.publicKey})`,
     `secretKey=${connection.secretKey === undefined ? "none" : REDACTED} (${sources.secretKey})`,
   ];

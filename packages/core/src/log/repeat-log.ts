@@ -113,11 +113,6 @@ export class RepeatLog {
     held().logs.delete(this);
   }
 
-  /** Counts per kind since its first line, for kinds still tracked. */
-  totals(): Map<string, number> {
-    return new Map([...this.#kinds].map(([kind, state]) => [kind, state.total]));
-  }
-
   #log(level: Level, kind: string, message: string, options: RepeatLineOptions | undefined): void {
     this.#syncWithLogger();
     const count = options?.count ?? 1;

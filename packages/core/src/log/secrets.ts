@@ -28,8 +28,3 @@ export function redactSecrets(text: string): string {
 
 /** `scheme://user:password@` in any text. */
 const URL_CREDENTIALS = /(\b[a-z][a-z0-9+.-]*:\/\/)[^\s/@:]*(?::[^\s/@]*)?@/gi;
-
-/** A URL as it may be printed: credentials written into it replaced by a marker. */
-export function redactUrl(url: string): string {
-  return redactSecrets(url);
-}

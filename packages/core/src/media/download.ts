@@ -7,8 +7,6 @@ import { userAgent } from "../transport/identity.js";
 export interface MediaDownloadOptions {
   /** Time one attempt may take. */
   timeoutMs: number;
-  /** Retries after the first attempt, on a retryable failure. @defaultValue 2 */
-  maxRetries?: number;
   /** Most bytes read. @defaultValue the transport's limit (64 MiB) */
   maxBytes?: number;
   /** Sends through this backend instead of the runtime's own (the client's `fetch` option). */
@@ -26,7 +24,7 @@ export async function downloadMedia(url: string, options: MediaDownloadOptions):
       url,
       headers: { "user-agent": userAgent() },
       attemptTimeoutMs: options.timeoutMs,
-      maxRetries: options.maxRetries ?? 2,
+      maxRetries: 2,
       followRedirectsElsewhere: true,
       ...(options.maxBytes === undefined ? {} : { maxResponseBytes: options.maxBytes }),
     },

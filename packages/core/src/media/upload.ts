@@ -40,9 +40,4 @@ export class MediaUploader {
     const uploads = [...this.#inFlight.values()];
     await settleWithin(() => Promise.allSettled(uploads), { timeoutMs: Math.max(0, deadline - Date.now()) });
   }
-
-  /** Uploads in flight or waiting for a slot. */
-  get pending(): number {
-    return this.#inFlight.size;
-  }
 }

@@ -7,16 +7,13 @@ import { numberOption, type OptionSpec } from "../config/options.js";
 const TRACE_ID = /^[0-9a-f]{32}$/i;
 const ALL_KEPT = (): boolean => true;
 
-/** A fraction of traces from 0 (none) to 1 (all). */
-export type SampleRate = number;
-
 /** `sampleRate` of the span processor and the client: from the option, then SVC_SAMPLE_RATE, then 1 (every trace). */
-export function sampleRateOption(): OptionSpec<SampleRate> {
+export function sampleRateOption(): OptionSpec<number> {
   return numberOption(1, { min: 0, minInclusive: true, max: 1, env: ["SVC_SAMPLE_RATE"] });
 }
 
-/** Whether the trace with this id is kept at `rate` (a string comparison); an id not of 32 hex digits always is. */
-export function traceSampler(rate: SampleRate): (traceId: unknown) => boolean {
+/** Whether the trace with this id is kept at `rate` (0 to 1, compared as text); any id not of 32 hex digits is. */
+export function traceSampler(rate: number): (traceId: unknown) => boolean {
   if (!(rate < 1)) return ALL_KEPT;
   const bound = lowBitsBound(rate);
   if (bound === undefined) return ALL_KEPT;

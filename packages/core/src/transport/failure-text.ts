@@ -1,7 +1,7 @@
 // How a failed call is told: one line for a log or an error, and the fix to add to it.
 
 import { describeError } from "../log/describe.js";
-import { redactUrl } from "../log/secrets.js";
+import { redactSecrets } from "../log/secrets.js";
 import {
   type HttpFailure,
   type HttpResponse,
@@ -65,7 +65,7 @@ export function failureHint(failure: HttpFailure, url: string, { delivery = fals
 /** The words after a final redirect's status and place: from which address to which, and why it ended there. */
 function redirectText({ stop, to }: RedirectStop, method: string, url: string): string {
   const parsed = urlOf(url);
-  const from = parsed ? printable(parsed) : redactUrl(url);
+  const from = parsed ? printable(parsed) : redactSecrets(url);
   switch (stop) {
     case "method":
       return `: ${from} redirects to ${to}, which is not followed for a ${method} (the body would be lost)`;
@@ -115,7 +115,7 @@ export function hostOf(url: string): string | undefined {
 /** Host (with port) and path of a URL as they may be printed. */
 export function placeOf(url: string): { host: string; path: string } {
   const parsed = urlOf(url);
-  return parsed ? { host: parsed.host, path: parsed.pathname } : { host: redactUrl(url), path: "" };
+  return parsed ? { host: parsed.host, path: parsed.pathname } : { host: redactSecrets(url), path: "" };
 }
 
 function urlOf(text: string): URL | undefined {

@@ -1,5 +1,5 @@
 import { context, createContextKey } from "@opentelemetry/api";
-import { redactUrl } from "../log/secrets.js";
+import { redactSecrets } from "../log/secrets.js";
 import {
   type AttemptResponse,
   AttemptTimeoutError,
@@ -147,16 +147,16 @@ export function parseHttpUrl(text: string): URL | string {
   try {
     url = new URL(text);
   } catch {
-    return `"${redactUrl(String(text))}" is not a valid URL${didYouMean(text)}`;
+    return `"${redactSecrets(String(text))}" is not a valid URL${didYouMean(text)}`;
   }
   if (url.protocol !== "http:" && url.protocol !== "https:")
-    return `"${redactUrl(text)}" has the unsupported scheme ${url.protocol.replace(/:$/, "")} (use http or https)${didYouMean(text)}`;
+    return `"${redactSecrets(text)}" has the unsupported scheme ${url.protocol.replace(/:$/, "")} (use http or https)${didYouMean(text)}`;
   return url;
 }
 
 function didYouMean(text: string): string {
   const suggestion = suggestHttpUrl(text);
-  return suggestion === undefined ? "" : ` (did you mean ${redactUrl(suggestion.href.replace(/\/$/, ""))}?)`;
+  return suggestion === undefined ? "" : ` (did you mean ${redactSecrets(suggestion.href.replace(/\/$/, ""))}?)`;
 }
 
 const LOCAL_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]", "0.0.0.0", "host.docker.internal"]);
@@ -261,7 +261,7 @@ function resolveLocation(location: string, base: URL): string {
 
 /** An address as a log line may carry it: no credentials, no query (a signed URL's signature), no fragment. */
 export function printable(url: URL): string {
-  return redactUrl(`${url.origin}${url.pathname}`);
+  return redactSecrets(`${url.origin}${url.pathname}`);
 }
 
 function thrownFailure(error: unknown, signal: AbortSignal | undefined): HttpFailure {
