@@ -11,12 +11,43 @@ export {
   TooManyRequestsError,
   UnauthorizedError,
 } from "./api/errors.js";
-// The REST client, the classes of the namespaces of `svc.api`, and `SvcAPI`: every type of the REST API, under its
-// name in the definition (`SvcAPI.ObservationV2`, `SvcAPI.Evaluator`).
-export * from "./api/generated/index.js";
+// The classes of the namespaces of `svc.api`, and `SvcAPI`: every type of the REST API, under its name in the
+// definition (`SvcAPI.ObservationV2`, `SvcAPI.Evaluator`).
+export type {
+  AnnotationQueuesApi,
+  BlobStorageIntegrationsApi,
+  CommentsApi,
+  DatasetItemsApi,
+  DatasetsApi,
+  EvaluationRulesApi,
+  EvaluatorsApi,
+  ExperimentsApi,
+  FeedbackApi,
+  HealthApi,
+  LlmConnectionsApi,
+  MediaApi,
+  MetricsApi,
+  ModelsApi,
+  ObservationsApi,
+  OpentelemetryApi,
+  OrganizationsApi,
+  ProjectsApi,
+  PromptsApi,
+  PromptVersionApi,
+  ScimApi,
+  ScoreConfigsApi,
+  ScoresApi,
+  SvcAPI,
+  TraceApi,
+  UnstableApi,
+  UnstableDashboardsApi,
+  UnstableDashboardWidgetsApi,
+  UnstableSkillsApi,
+} from "./api/generated/index.js";
 
 import { SvcApiClient } from "./api/generated/index.js";
 
+export { SvcApiClient };
 /**
  * The REST client's class under its name of 6.0, beside which the types' namespace `SvcAPI` differed only in case.
  * @deprecated Use {@link SvcApiClient}; `SvcApi` goes in the next major.
