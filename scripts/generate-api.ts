@@ -2,12 +2,12 @@
 //   node scripts/generate-api.ts           writes packages/client/src/api/generated/ (and nothing else)
 //   node scripts/generate-api.ts --check   exits 1 when the checked-in output differs from a fresh generation
 // The parts: generate-api/definition.ts reads the definition into methods, schema-type.ts writes a schema's type,
-// types-file.ts the types, client-files.ts the classes.
+// types-file.ts the types and the enum values, client-files.ts the classes.
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { clientFile, fileName, indexFile, namespaceFile } from "./generate-api/client-files.ts";
 import { type Definition, listMethods, loadDefinition, OUTPUT_DIR, ROOT } from "./generate-api/definition.ts";
-import { typesFile } from "./generate-api/types-file.ts";
+import { typesFile, valuesFile } from "./generate-api/types-file.ts";
 
 export {
   DEFINITION_PATH,
@@ -26,6 +26,7 @@ export function generate(def: Definition = loadDefinition()): Map<string, string
   const typeNames = new Set([...Object.keys(def.components.schemas), ...methods.flatMap((m) => m.requestName ?? [])]);
   const files = new Map<string, string>();
   files.set("types.ts", typesFile(def, methods));
+  files.set("values.ts", valuesFile(def));
   for (const ns of namespaces) {
     const own = methods.filter((m) => m.namespace === ns);
     files.set(`${fileName(ns)}.ts`, namespaceFile(ns, own, typeNames));

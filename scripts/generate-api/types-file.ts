@@ -111,3 +111,20 @@ export function typesFile(def: Definition, methods: MethodInfo[]): string {
   }
   return head.join("") + body.join("");
 }
+
+/** String enums whose values the hand-written code checks at run time (the media content types the server stores). */
+export const ENUM_VALUES = ["MediaContentType"] as const;
+
+/** values.ts: the values of each schema in {@link ENUM_VALUES}, as a set typed against the schema. */
+export function valuesFile(def: Definition): string {
+  const out = [HEADER, `import type { ${TYPES_NAMESPACE} } from "./types.js";\n`];
+  for (const name of ENUM_VALUES) {
+    const values = def.components.schemas[name]?.enum;
+    if (!values?.every((v) => typeof v === "string")) throw new Error(`schema ${name} is not an enum of strings`);
+    out.push(`\n/** Every value of the schema \`${name}\` of the REST API definition. */\n`);
+    out.push(`export const ${name}Values: ReadonlySet<${TYPES_NAMESPACE}.${name}> = new Set([\n`);
+    for (const value of values) out.push(`  ${JSON.stringify(value)},\n`);
+    out.push("]);\n");
+  }
+  return out.join("");
+}

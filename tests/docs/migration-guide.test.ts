@@ -3,9 +3,8 @@ import { join } from "node:path";
 import { MAX_NAME_LENGTH, MAX_RETRIES_CAP, MAX_SERIALIZED_LENGTH } from "@svc/core";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_MAX_RETRIES } from "../../packages/client/src/api/request-runtime.ts";
-import { CLIENT_SPECS } from "../../packages/client/src/config.ts";
+import { CLIENT_SPECS, MAX_SCORES_PER_REQUEST, SCORE_SPECS } from "../../packages/client/src/config.ts";
 import { DEFAULT_PROMPT_FETCH_TIMEOUT_MS } from "../../packages/client/src/prompt/prompt-manager.ts";
-import { MAX_SCORES_PER_REQUEST, SCORE_SPECS } from "../../packages/client/src/score/config.ts";
 import { MAX_METADATA_KEY_LENGTH } from "../../packages/core/src/metadata.ts";
 import { MAX_QUEUE_RETRY_DELAY_MS } from "../../packages/core/src/queue/backoff.ts";
 import {

@@ -83,7 +83,7 @@ export type {
 } from "./api/generated/types.js";
 export type { ApiPromise, EmptyRequest, RequestOptions, WithRawResponse } from "./api/request-runtime.js";
 export { SvcClient } from "./client.js";
-export type { SvcClientConfig, SvcClientParams } from "./config.js";
+export type { ScoreManagerConfig, ScoreParams, SvcClientConfig, SvcClientParams } from "./config.js";
 export type {
   DatasetDecorator,
   DatasetGetOptions,
@@ -159,5 +159,4 @@ export type {
 export { ChatMessageType, ChatPromptClient, TextPromptClient } from "./prompt/prompt-clients.js";
 export type { ChatPromptGetOptions, PromptGetOptions, TextPromptGetOptions } from "./prompt/prompt-manager.js";
 export { PromptManager } from "./prompt/prompt-manager.js";
-export type { ScoreManagerConfig, ScoreParams } from "./score/config.js";
 export { type ScoreForSpan, ScoreManager } from "./score/score-manager.js";

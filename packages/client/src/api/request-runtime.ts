@@ -226,3 +226,24 @@ export class RequestRuntime {
 
 /** Warnings about request options: the first of each kind, then counts. */
 const optionWarnings = new RepeatLog();
+
+/**
+ * The pages of a listing that pages by cursor (`meta.cursor`), in order. Throws rather than give part of a listing:
+ * after `maxPages` pages, or when the server returns the same cursor twice; `caller` and `what` name the call and the
+ * listing in the error.
+ */
+export async function* cursorPages<T>(
+  { caller, what, maxPages }: { caller: string; what: string; maxPages: number },
+  list: (cursor: { cursor?: string }) => PromiseLike<{ data: T[]; meta?: { cursor?: string | null } }>,
+): AsyncGenerator<T[]> {
+  let cursor: string | undefined;
+  for (let page = 0; page < maxPages; page++) {
+    const response = await list(cursor ? { cursor } : {});
+    yield response.data;
+    const next = response.meta?.cursor ?? undefined;
+    if (!next) return;
+    if (next === cursor) throw new Error(`${caller}: the server returned the same cursor twice ("${next}")`);
+    cursor = next;
+  }
+  throw new Error(`${caller}: stopped after ${maxPages} pages of ${what}; the server kept returning a cursor`);
+}

@@ -1,4 +1,5 @@
 import { describeError, loadOnce, RepeatLog } from "@svc/core";
+import { cursorPages } from "../api/request-runtime.js";
 import { missingChunkFix } from "../health.js";
 import type {
   DeleteExperimentDataParams,
@@ -65,24 +66,10 @@ export class ExperimentManager {
     const { createdAt } = dataset;
     const fromStartTime = createdAt instanceof Date ? createdAt.toISOString() : createdAt;
     const traceIds = new Set<string>();
-    let cursor: string | undefined;
-    for (let page = 0; ; page++) {
-      if (page >= MAX_EXPERIMENT_ITEM_PAGES)
-        throw new Error(
-          `deleteData: stopped after ${page} pages of experiment items; the server kept returning a cursor`,
-        );
-      const response = await api.experiments.listItems({
-        datasetId: dataset.id,
-        experimentName: params.experimentName,
-        fromStartTime,
-        ...(cursor === undefined ? {} : { cursor }),
-      });
-      for (const item of response.data) if (item.traceId) traceIds.add(item.traceId);
-      const next = response.meta?.cursor ?? undefined;
-      if (next === undefined || next === "") break;
-      if (next === cursor) throw new Error(`deleteData: the server returned the same cursor twice ("${next}")`);
-      cursor = next;
-    }
+    const request = { datasetId: dataset.id, experimentName: params.experimentName, fromStartTime };
+    const listing = { caller: "deleteData", what: "experiment items", maxPages: MAX_EXPERIMENT_ITEM_PAGES };
+    for await (const items of cursorPages(listing, (cursor) => api.experiments.listItems({ ...request, ...cursor })))
+      for (const item of items) if (item.traceId) traceIds.add(item.traceId);
     const ids = [...traceIds];
     for (let start = 0; start < ids.length; start += DELETE_TRACES_CHUNK_SIZE)
       await api.trace.deleteMultiple({ traceIds: ids.slice(start, start + DELETE_TRACES_CHUNK_SIZE) });

@@ -1,5 +1,6 @@
 import { formatMediaReference, getGlobalLogger, type MediaHash, mediaHash, parseDataUri, toBase64 } from "@svc/core";
 import type { MediaContentType } from "../api/generated/types.js";
+import { MediaContentTypeValues } from "../api/generated/values.js";
 
 /**
  * Set to `true` on every {@link SvcMedia} (an own property, not enumerable), under a key every copy of the SDK shares:
@@ -110,69 +111,12 @@ function contentOf(params: unknown, fromBytes: boolean): Content | string {
 }
 
 function withKnownType(contentType: string, bytes: Uint8Array): Content | string {
-  const normalized = contentType.trim().toLowerCase();
-  if (!Object.hasOwn(KNOWN, normalized))
+  const normalized = contentType.trim().toLowerCase() as MediaContentType;
+  if (!MediaContentTypeValues.has(normalized))
     return `content type ${JSON.stringify(contentType.slice(0, 80))} is not one the server stores media of`;
-  return { contentType: normalized as MediaContentType, bytes };
+  return { contentType: normalized, bytes };
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null;
 }
-
-// Every content type the server stores media of; typed against the API definition, so a type added or removed
-// there fails the type check here until this list follows.
-const KNOWN: Record<MediaContentType, true> = {
-  "image/png": true,
-  "image/jpeg": true,
-  "image/jpg": true,
-  "image/webp": true,
-  "image/gif": true,
-  "image/svg+xml": true,
-  "image/tiff": true,
-  "image/bmp": true,
-  "image/avif": true,
-  "image/heic": true,
-  "audio/mpeg": true,
-  "audio/mp3": true,
-  "audio/wav": true,
-  "audio/ogg": true,
-  "audio/oga": true,
-  "audio/aac": true,
-  "audio/mp4": true,
-  "audio/flac": true,
-  "audio/opus": true,
-  "audio/webm": true,
-  "video/mp4": true,
-  "video/webm": true,
-  "video/ogg": true,
-  "video/mpeg": true,
-  "video/quicktime": true,
-  "video/x-msvideo": true,
-  "video/x-matroska": true,
-  "text/plain": true,
-  "text/html": true,
-  "text/css": true,
-  "text/csv": true,
-  "text/markdown": true,
-  "text/x-python": true,
-  "application/javascript": true,
-  "text/x-typescript": true,
-  "application/x-yaml": true,
-  "application/pdf": true,
-  "application/msword": true,
-  "application/vnd.ms-excel": true,
-  "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": true,
-  "application/zip": true,
-  "application/json": true,
-  "application/xml": true,
-  "application/octet-stream": true,
-  "application/vnd.openxmlformats-officedocument.wordprocessingml.document": true,
-  "application/vnd.openxmlformats-officedocument.presentationml.presentation": true,
-  "application/rtf": true,
-  "application/x-ndjson": true,
-  "application/vnd.apache.parquet": true,
-  "application/gzip": true,
-  "application/x-tar": true,
-  "application/x-7z-compressed": true,
-};

@@ -19,7 +19,7 @@ import {
 import { parseBody } from "../api/errors.js";
 import type { CreateScoreRequest, ScoreBody } from "../api/generated/types.js";
 import type { Operation, RequestRuntime } from "../api/request-runtime.js";
-import { MAX_CONCURRENT_SCORE_REQUESTS, type ScoreManagerConfig } from "./config.js";
+import type { ScoreManagerConfig } from "../config.js";
 import { logDroppedScore, prepareScore, rejectionOf } from "./validate-score.js";
 
 /** A score for a span: the trace (and observation) ids come from the span. */
@@ -28,6 +28,8 @@ export type ScoreForSpan =
   | Omit<ScoreBody, "traceId" | "observationId">;
 
 const OWNER = "ScoreManager";
+/** Score requests in flight at the same time (a flush of 10,000 scores is 100 requests). */
+const MAX_CONCURRENT_SCORE_REQUESTS = 16;
 /** The route of `svc.api.scores.create`, to which the queue posts its batches already encoded. */
 const CREATE_SCORES: Operation = { method: "POST", path: "/api/public/scores", body: true };
 

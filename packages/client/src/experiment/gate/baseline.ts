@@ -1,3 +1,4 @@
+import { cursorPages } from "../../api/request-runtime.js";
 import { means } from "./assertions.js";
 import type { GateApi, ListedScore } from "./types.js";
 
@@ -25,9 +26,10 @@ export interface BaselineQuery {
 
 /** Every run on the server is searched: the routes want a start, and a baseline may be old. */
 const FROM_START = "1970-01-01T00:00:00.000Z";
-/** Upper bound on pages read, so that a server that never ends paging cannot loop forever. */
-const MAX_PAGES = 1000;
 const PAGE_SIZE = 100;
+
+/** A listing's pages; at most 1000 of them, so that a server that never ends paging cannot loop forever. */
+const pages = (what: string) => ({ caller: "compareWithBaseline", what, maxPages: 1000 });
 
 /** Finds the baseline run (the named one, else the latest other of the same dataset) and reads its scores and items. */
 export async function readBaseline(api: GateApi, query: BaselineQuery): Promise<BaselineRun | undefined> {
@@ -35,7 +37,10 @@ export async function readBaseline(api: GateApi, query: BaselineQuery): Promise<
   if (!run) return undefined;
   const items = new Map<string, BaselineTrial[]>();
   const request = { fromStartTime: FROM_START, experimentId: run.id, fields: "core,scores", limit: PAGE_SIZE };
-  for await (const data of pages("experiment items", (cursor) => api.experiments.listItems({ ...request, ...cursor })))
+  const listing = cursorPages(pages("experiment items"), (cursor) =>
+    api.experiments.listItems({ ...request, ...cursor }),
+  );
+  for await (const data of listing)
     for (const item of data) {
       const trials = items.get(item.experimentItemId) ?? [];
       trials.push({ failed: item.level === "ERROR", scores: means(item.scores ?? []) });
@@ -61,31 +66,10 @@ async function findRun(api: GateApi, query: BaselineQuery): Promise<ListedRun | 
     ...(query.baselineRunName !== undefined ? { name: query.baselineRunName } : {}),
   };
   // Newest first: the first match is the latest.
-  for await (const data of pages("experiments", (cursor) => api.experiments.list({ ...request, ...cursor }))) {
+  const listing = cursorPages(pages("experiments"), (cursor) => api.experiments.list({ ...request, ...cursor }));
+  for await (const data of listing) {
     const found = data.find(matches);
     if (found) return found;
   }
   return undefined;
-}
-
-/**
- * The pages of a listing, following its cursor. Throws rather than compare with part of a run: after
- * {@link MAX_PAGES} pages, or when the server returns the same cursor twice.
- */
-async function* pages<T>(
-  what: string,
-  list: (cursor: { cursor?: string }) => PromiseLike<{ data: T[]; meta?: { cursor?: string | null } }>,
-): AsyncGenerator<T[]> {
-  let cursor: string | undefined;
-  for (let page = 0; page < MAX_PAGES; page++) {
-    const response = await list(cursor ? { cursor } : {});
-    yield response.data;
-    const next = response.meta?.cursor ?? undefined;
-    if (!next) return;
-    if (next === cursor) throw new Error(`compareWithBaseline: the server returned the same cursor twice ("${next}")`);
-    cursor = next;
-  }
-  throw new Error(
-    `compareWithBaseline: stopped after ${MAX_PAGES} pages of ${what}; the server kept returning a cursor`,
-  );
 }
