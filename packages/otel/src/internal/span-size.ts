@@ -122,7 +122,7 @@ function estimateSpanSize(span: ReadableSpan, sizes: EncodedSizes): number {
 /** Text up to this long is read in full; longer text is sampled. */
 const READ_IN_FULL = 256;
 /** Characters read of longer text: one in each of as many equal stretches of it. */
-const SAMPLES = 64;
+const SAMPLES = 16;
 
 /**
  * Encoded bytes of text: each character read is counted at what it encodes to; of text longer than
@@ -140,7 +140,11 @@ function text(value: string, sizes: EncodedSizes): number {
     return Math.ceil(size);
   }
   const stretch = length / SAMPLES;
-  for (let k = 0; k < SAMPLES; k++) size += charSize(value, Math.floor((k + SAMPLE_AT[k]!) * stretch), sizes);
+  for (let k = 0; k < SAMPLES; k++) {
+    const i = ((k + SAMPLE_AT[k]!) * stretch) | 0;
+    const code = value.charCodeAt(i);
+    size += code >= 0x20 && code < 0x80 ? 1.5 : charSize(value, i, sizes);
+  }
   return Math.ceil((size / SAMPLES) * length);
 }
 
