@@ -49,6 +49,8 @@ interface EncodedSizes {
   control: number;
   /** A surrogate code unit without its other half. */
   loneSurrogate: number;
+  /** The size of each attribute key seen, up to `KEY_SIZES_MAX` keys. */
+  keys: Map<string, number>;
 }
 
 const ENCODED_SIZES: Record<SpanExportProtocol, EncodedSizes> = {
@@ -70,6 +72,7 @@ const ENCODED_SIZES: Record<SpanExportProtocol, EncodedSizes> = {
     text: 15,
     control: 6,
     loneSurrogate: 6,
+    keys: new Map(),
   },
   // Tags and length prefixes; ids as 16 and 8 bytes, times as fixed64.
   "http/protobuf": {
@@ -90,6 +93,7 @@ const ENCODED_SIZES: Record<SpanExportProtocol, EncodedSizes> = {
     control: 1,
     // TextEncoder writes U+FFFD.
     loneSurrogate: 3,
+    keys: new Map(),
   },
 };
 
@@ -179,19 +183,13 @@ function attributesSize(attributes: Attributes | Record<string, unknown>, sizes:
 
 /** Attribute keys whose size is remembered, per protocol: the same few keys come back on every span. */
 const KEY_SIZES_MAX = 1024;
-const keySizes = new Map<EncodedSizes, Map<string, number>>();
 
 /** {@link text} of an attribute key, read once: the largest single cost of the estimate was reading keys again. */
 function keySize(key: string, sizes: EncodedSizes): number {
-  let known = keySizes.get(sizes);
-  if (known === undefined) {
-    known = new Map();
-    keySizes.set(sizes, known);
-  }
-  let size = known.get(key);
+  let size = sizes.keys.get(key);
   if (size === undefined) {
     size = text(key, sizes);
-    if (known.size < KEY_SIZES_MAX) known.set(key, size);
+    if (sizes.keys.size < KEY_SIZES_MAX) sizes.keys.set(key, size);
   }
   return size;
 }
