@@ -88,7 +88,7 @@ export class SvcSpanProcessor {
     const config = resolveProcessorConfig(params, env);
     this.#config = config;
     this.#keepsTrace = traceSampler(config.sampleRate);
-    this.#filter = new FilterStage(config.shouldExportSpan);
+    this.#filter = new FilterStage(config.shouldExportSpan, this.#repeats);
     this.#start = new StartStage(config, (span) => this.#filter.expects(span), this.#filter.acceptedAtStartStands);
     this.#uploader =
       config.mediaUploadEnabled && !config.cannotSend
@@ -99,7 +99,7 @@ export class SvcSpanProcessor {
             background: true,
           })
         : undefined;
-    this.#enrich = new EnrichStage(config.mask, this.#uploader, config.timeoutMs);
+    this.#enrich = new EnrichStage(config.mask, this.#uploader, config.timeoutMs, this.#repeats);
     this.#export = new ExportStage(config, () => this.#flushing > 0);
     const sizeOf = spanSizeEstimator(config.protocol);
     this.#sizeOf = (span) => {
@@ -257,10 +257,7 @@ export class SvcSpanProcessor {
       await this.#uploader?.settled(deadline);
     } finally {
       this.#flushing--;
-      const dueOnly = !final;
-      this.#repeats.report({ dueOnly });
-      this.#filter.report({ dueOnly });
-      this.#enrich.report({ dueOnly });
+      this.#repeats.report({ dueOnly: !final });
     }
   }
 }

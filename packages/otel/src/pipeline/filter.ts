@@ -26,7 +26,6 @@ export type FilterableSpan = Omit<StartedSpan, "setAttribute" | "parentSpanId">;
 
 /** The filter stage: `shouldExportSpan` or the default filter; a throw drops the span; left-out spans are counted. */
 export class FilterStage {
-  readonly #repeats = new RepeatLog();
   readonly #modelCallScopes = new Map<string, number>();
   #filteredOut = 0;
 
@@ -36,7 +35,10 @@ export class FilterStage {
    */
   readonly acceptedAtStartStands: boolean;
 
-  constructor(private readonly custom: ShouldExportSpan | undefined) {
+  constructor(
+    private readonly custom: ShouldExportSpan | undefined,
+    private readonly repeats = new RepeatLog(),
+  ) {
     this.acceptedAtStartStands = custom === undefined;
   }
 
@@ -46,7 +48,7 @@ export class FilterStage {
     if (!accepted) {
       this.#count(span);
       const kind = `${PROCESSOR_NAME}: spans filtered out (not exported)`;
-      this.#repeats.debug(kind, `${kind}: "${span.name}" from scope "${scopeName(span)}"`, { unit: "spans" });
+      this.repeats.debug(kind, `${kind}: "${span.name}" from scope "${scopeName(span)}"`, { unit: "spans" });
     }
     return accepted;
   }
@@ -59,11 +61,6 @@ export class FilterStage {
   /** The spans left out so far. */
   filteredOut(): FilteredOut {
     return { spans: this.#filteredOut, modelCallScopes: Object.fromEntries(this.#modelCallScopes) };
-  }
-
-  /** Logs the counts of repeated lines. */
-  report(options: { dueOnly?: boolean } = {}): void {
-    this.#repeats.report(options);
   }
 
   #count(span: ReadableSpan): void {
@@ -82,10 +79,10 @@ export class FilterStage {
     } catch (error) {
       if (atEnd) {
         const kind = `${PROCESSOR_NAME}: shouldExportSpan threw; span not exported`;
-        this.#repeats.error(kind, `${kind}: "${span.name}": ${describeError(error)}`, { unit: "spans" });
+        this.repeats.error(kind, `${kind}: "${span.name}": ${describeError(error)}`, { unit: "spans" });
       } else {
         const kind = `${PROCESSOR_NAME}: shouldExportSpan threw at a span's start (asked whether it is an app root); the span is asked again when it ends`;
-        this.#repeats.warn(kind, `${kind}: "${span.name}": ${describeError(error)}`, { unit: "spans" });
+        this.repeats.warn(kind, `${kind}: "${span.name}": ${describeError(error)}`, { unit: "spans" });
       }
       return false;
     }
