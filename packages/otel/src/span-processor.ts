@@ -101,14 +101,7 @@ export class SvcSpanProcessor {
         : undefined;
     this.#enrich = new EnrichStage(config.mask, this.#uploader, config.timeoutMs, this.#repeats);
     this.#export = new ExportStage(config, () => this.#flushing > 0);
-    const sizeOf = spanSizeEstimator(config.protocol);
-    this.#sizeOf = (span) => {
-      try {
-        return sizeOf(span);
-      } catch {
-        return 0;
-      }
-    };
+    this.#sizeOf = spanSizeEstimator(config.protocol);
     this.#queue = new BatchQueue<OutgoingSpan>({
       owner: PROCESSOR_NAME,
       items: "spans",
@@ -125,7 +118,7 @@ export class SvcSpanProcessor {
       attemptTimeoutMs: config.timeoutMs,
       // Before its request, a send runs the mask (bounded by the timeout); the request announces its own time.
       lostAfterMs: config.timeoutMs + LOST_SEND_GRACE_MS,
-      sizeOf: (item) => sizeOf(item.span),
+      sizeOf: (item) => this.#sizeOf(item.span),
       spill: spanSpill(config, this.#usage, this.#enrich, this.#export),
       send: async (batch, signal, live) => {
         this.#usage.stamp(batch);

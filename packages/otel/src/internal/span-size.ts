@@ -66,10 +66,16 @@ const ENCODED_SIZES: Record<SpanExportProtocol, EncodedSizes> = {
 /** Nested values deeper than this are counted as empty (the encoders stop before JavaScript's stack does). */
 const MAX_DEPTH = 8;
 
-/** The estimate of one encoding: a function of the span alone. */
+/** The estimate of one encoding: a function of the span alone; 0 for a span whose reading throws. */
 export function spanSizeEstimator(protocol: SpanExportProtocol): (span: ReadableSpan) => number {
   const sizes = ENCODED_SIZES[protocol];
-  return (span) => estimateSpanSize(span, sizes);
+  return (span) => {
+    try {
+      return estimateSpanSize(span, sizes);
+    } catch {
+      return 0;
+    }
+  };
 }
 
 function estimateSpanSize(span: ReadableSpan, sizes: EncodedSizes): number {
