@@ -13,14 +13,6 @@ const MODEL_CALL_SCOPE =
 /** Attribute keys that suggest a model call: OpenInference's and Traceloop's, the AI SDK's, token counts, models. */
 const MODEL_CALL_KEY = /^(?:llm|ai|openinference|traceloop|genkit)[.:]|(?:^|[._])(?:model|usage|token_count)(?:[._]|$)/;
 
-/** Spans left out by the export filter: their count, and by scope those that look like model calls. */
-export interface FilteredOut {
-  /** Spans the filter (the default one or `shouldExportSpan`) left out; grows only. */
-  spans: number;
-  /** Of those, the spans whose scope name or attributes look like a model call, by scope name (at most 32 names). */
-  modelCallScopes: Record<string, number>;
-}
-
 /** What the export filter reads of a span: enough to decide at start (for the app-root mark) and at end. */
 export type FilterableSpan = Omit<StartedSpan, "setAttribute" | "parentSpanId">;
 
@@ -58,8 +50,11 @@ export class FilterStage {
     return this.#decide(span, false);
   }
 
-  /** The spans left out so far. */
-  filteredOut(): FilteredOut {
+  /**
+   * The spans the filter left out so far (grows only), and of those, by scope name (at most `MAX_NAMED_SCOPES`), the
+   * spans whose scope name or attributes look like a model call.
+   */
+  filteredOut() {
     return { spans: this.#filteredOut, modelCallScopes: Object.fromEntries(this.#modelCallScopes) };
   }
 
