@@ -1,5 +1,6 @@
 import { type Context, context, ROOT_CONTEXT, TraceFlags, trace } from "@opentelemetry/api";
 import { BasicTracerProvider, type ReadableSpan, type SpanProcessor } from "@opentelemetry/sdk-trace-base";
+import { RepeatLog } from "@svc/core";
 import { SvcOtelSpanAttributes as A } from "@svc/tracing";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { resolveProcessorConfig } from "../../packages/otel/src/config.ts";
@@ -155,12 +156,13 @@ describe("FilterStage", () => {
 
   it("drops a span whose custom filter throws, logging it once and counting the repeats", () => {
     const logs = captureLogs();
+    const repeats = new RepeatLog();
     const filter = new FilterStage(() => {
       throw new Error("filter bug");
-    });
+    }, repeats);
 
     for (let i = 0; i < 3; i++) expect(filter.accepts(endedSpan("svc-sdk"))).toBe(false);
-    filter.report();
+    repeats.report();
 
     expect(logs.filter((l) => l.level === "error").map((l) => l.message)).toEqual([
       '[Svc SDK] SvcSpanProcessor: shouldExportSpan threw; span not exported: "s": filter bug',

@@ -87,7 +87,7 @@ export class SvcSpanProcessor {
     const config = resolveProcessorConfig(params, env);
     this.#config = config;
     this.#keepsTrace = traceSampler(config.sampleRate);
-    this.#filter = new FilterStage(config.shouldExportSpan);
+    this.#filter = new FilterStage(config.shouldExportSpan, this.#repeats);
     this.#start = new StartStage(config, (span) => this.#filter.expects(span), this.#filter.acceptedAtStartStands);
     this.#uploader =
       config.mediaUploadEnabled && !config.cannotSend
@@ -98,16 +98,9 @@ export class SvcSpanProcessor {
             background: true,
           })
         : undefined;
-    this.#enrich = new EnrichStage(config.mask, this.#uploader, config.timeoutMs);
+    this.#enrich = new EnrichStage(config.mask, this.#uploader, config.timeoutMs, this.#repeats);
     this.#export = new ExportStage(config, () => this.#flushing > 0);
-    const sizeOf = spanSizeEstimator(config.protocol);
-    this.#sizeOf = (span) => {
-      try {
-        return sizeOf(span);
-      } catch {
-        return 0;
-      }
-    };
+    this.#sizeOf = spanSizeEstimator(config.protocol);
     this.#queue = new BatchQueue<OutgoingSpan>({
       owner: PROCESSOR_NAME,
       items: "spans",
@@ -253,10 +246,7 @@ export class SvcSpanProcessor {
       await this.#uploader?.settled(deadline);
     } finally {
       this.#flushing--;
-      const dueOnly = !final;
-      this.#repeats.report({ dueOnly });
-      this.#filter.report({ dueOnly });
-      this.#enrich.report({ dueOnly });
+      this.#repeats.report({ dueOnly: !final });
     }
   }
 }

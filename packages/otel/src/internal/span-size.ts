@@ -4,74 +4,44 @@ import type { ReadableSpan } from "../readable-span.js";
 
 /**
  * How large a span is once encoded, estimated without encoding it: what the export queue counts against
- * `maxQueueBytes` when a span ends. Every part of the span is counted (name, attributes with arrays and nested values,
- * events, links, status, trace state), each with the fixed bytes its encoding adds around it (`ENCODED_SIZES`).
+ * `maxQueueBytes`. Every part is counted (name, attributes with arrays and nested values, events, links, status, trace
+ * state), with the fixed bytes its encoding adds around it (`ENCODED_SIZES`).
  *
- * Each character of text is counted at 1.5 times what V8 holds it in, or at what it encodes to and half a byte more,
- * whichever is more (`charSize`); ASCII counts 1.5 both ways (`"`, `\`, tab, newline and carriage return, which JSON
- * escapes in 2 bytes, are counted 1.5 too). The rest of Latin-1 counts 2.5 (2 in UTF-8), U+0100 to U+07FF 3 (V8
- * holds text with such characters at 2 bytes each), the rest of the Basic Multilingual Plane (CJK) 3.5 (3 in UTF-8),
- * each unit of a surrogate pair 3 (4 bytes in UTF-8 for the two), and other control characters and lone surrogates
- * what the encoding makes of them and half a byte (6 bytes each in OTLP/JSON, `\u0001`; in protobuf a control
- * character is 1 byte and a lone surrogate becomes U+FFFD, 3). So the byte bound holds about as much memory whatever
- * the text. Text longer than `READ_IN_FULL` is sampled rather than read whole, so that a span of long text costs about
- * what one of short text does: the estimate is exact for text of one kind throughout and, for mixed text, as good as
- * the sample. ASCII text with a few characters beyond U+00FF is counted low (V8 then holds every character at 2 bytes).
+ * A character counts the more of 1.5 times what V8 holds it in and what it encodes to plus half a byte (`charSize`), so
+ * that the byte bound holds about as much memory whatever the text: ASCII 1.5 (JSON's two-byte escapes too), the rest
+ * of Latin-1 2.5, U+0100 to U+07FF 3 (V8 then holds every character at 2 bytes), the rest of the BMP 3.5, each unit of
+ * a surrogate pair 3, other control characters and lone surrogates their encoding and a half (`\u0001` is 6 bytes in
+ * OTLP/JSON; protobuf writes 1, and U+FFFD for a lone surrogate). Text longer than `READ_IN_FULL` is sampled, so that
+ * long text costs about what short text does: exact for text of one kind, as good as the sample for mixed text. ASCII
+ * text with a few characters beyond U+00FF is counted low.
  */
 
-/** Fixed bytes of each part of a span in one encoding (field names, tags, lengths, ids, times). */
-interface EncodedSizes {
-  /** A span without name, attributes, events or links. */
-  span: number;
-  /** An attribute around its key and value. */
-  attribute: number;
-  string: number;
-  number: number;
-  boolean: number;
-  /** An array around its values. */
-  array: number;
-  /** One value of an array around the value. */
-  item: number;
-  /** A nested object (a key-value list) around its attributes. */
-  object: number;
-  /** Bytes around a byte array, and bytes per byte of it. */
-  bytes: number;
-  perByte: number;
-  /** A value the encoding leaves empty (null, undefined). */
-  empty: number;
-  /** An event without name or attributes. */
-  event: number;
-  /** A link without attributes. */
-  link: number;
-  /** Field of the status message, or of the trace state, around the text. */
-  text: number;
-  /** A control character other than tab, newline and carriage return. */
-  control: number;
-  /** A surrogate code unit without its other half. */
-  loneSurrogate: number;
-}
+/** Fixed bytes of each part of a span in OTLP/JSON: `{"key":"","value":}` and a comma; `{"stringValue":""}`... */
+const JSON_SIZES = {
+  span: 352, // without name, attributes, events or links
+  attribute: 20, // around its key and value
+  string: 18,
+  number: 26,
+  boolean: 18,
+  array: 28, // around its values
+  item: 1, // one value of an array, around the value
+  object: 29, // a nested key-value list, around its attributes
+  bytes: 17, // around a byte array; then `perByte` for each byte
+  perByte: 1.34,
+  empty: 2, // null, undefined
+  event: 92, // without name or attributes
+  link: 130, // without attributes
+  text: 15, // the field of the status message or trace state, around the text
+  control: 6, // a control character other than tab, newline and carriage return
+  loneSurrogate: 6, // a surrogate code unit without its other half
+  /** The size of each attribute key seen, up to `KEY_SIZES_MAX` keys. */
+  keys: new Map<string, number>(),
+};
+type EncodedSizes = typeof JSON_SIZES;
 
 const ENCODED_SIZES: Record<SpanExportProtocol, EncodedSizes> = {
-  // `{"key":"","value":}` and a comma; `{"stringValue":""}`; `{"arrayValue":{"values":[]}}`...
-  "http/json": {
-    span: 352,
-    attribute: 20,
-    string: 18,
-    number: 26,
-    boolean: 18,
-    array: 28,
-    item: 1,
-    object: 29,
-    bytes: 17,
-    perByte: 1.34,
-    empty: 2,
-    event: 92,
-    link: 130,
-    text: 15,
-    control: 6,
-    loneSurrogate: 6,
-  },
-  // Tags and length prefixes; ids as 16 and 8 bytes, times as fixed64.
+  "http/json": JSON_SIZES,
+  // Tags and length prefixes; ids as 16 and 8 bytes, times as fixed64; TextEncoder writes U+FFFD for a lone surrogate.
   "http/protobuf": {
     span: 78,
     attribute: 7,
@@ -88,18 +58,24 @@ const ENCODED_SIZES: Record<SpanExportProtocol, EncodedSizes> = {
     link: 37,
     text: 2,
     control: 1,
-    // TextEncoder writes U+FFFD.
     loneSurrogate: 3,
+    keys: new Map(),
   },
 };
 
 /** Nested values deeper than this are counted as empty (the encoders stop before JavaScript's stack does). */
 const MAX_DEPTH = 8;
 
-/** The estimate of one encoding: a function of the span alone. */
+/** The estimate of one encoding: a function of the span alone; 0 for a span whose reading throws. */
 export function spanSizeEstimator(protocol: SpanExportProtocol): (span: ReadableSpan) => number {
   const sizes = ENCODED_SIZES[protocol];
-  return (span) => estimateSpanSize(span, sizes);
+  return (span) => {
+    try {
+      return estimateSpanSize(span, sizes);
+    } catch {
+      return 0;
+    }
+  };
 }
 
 function estimateSpanSize(span: ReadableSpan, sizes: EncodedSizes): number {
@@ -122,12 +98,12 @@ function estimateSpanSize(span: ReadableSpan, sizes: EncodedSizes): number {
 /** Text up to this long is read in full; longer text is sampled. */
 const READ_IN_FULL = 256;
 /** Characters read of longer text: one in each of as many equal stretches of it. */
-const SAMPLES = 64;
+const SAMPLES = 16;
 
 /**
- * Encoded bytes of text: each character read is counted at what it encodes to; of text longer than
- * `READ_IN_FULL`, `SAMPLES` characters are read, one at a scattered place in each stretch (so that text made of
- * records of one length does not show the same field to every sample), and their average is counted for each.
+ * Bytes counted for text: each character read at {@link charSize}; of text longer than `READ_IN_FULL`, `SAMPLES`
+ * characters are read, one at a scattered place in each stretch (so that text made of records of one length does not
+ * show the same field to every sample), and their average is counted for each.
  */
 function text(value: string, sizes: EncodedSizes): number {
   const length = value.length;
@@ -140,7 +116,11 @@ function text(value: string, sizes: EncodedSizes): number {
     return Math.ceil(size);
   }
   const stretch = length / SAMPLES;
-  for (let k = 0; k < SAMPLES; k++) size += charSize(value, Math.floor((k + SAMPLE_AT[k]!) * stretch), sizes);
+  for (let k = 0; k < SAMPLES; k++) {
+    const i = ((k + SAMPLE_AT[k]!) * stretch) | 0;
+    const code = value.charCodeAt(i);
+    size += code >= 0x20 && code < 0x80 ? 1.5 : charSize(value, i, sizes);
+  }
   return Math.ceil((size / SAMPLES) * length);
 }
 
@@ -149,8 +129,7 @@ const SAMPLE_AT = Array.from({ length: SAMPLES }, (_, k) => (Math.imul(k + 1, 0x
 
 /**
  * Bytes counted for the UTF-16 code unit at `i`: 1.5 times what V8 holds it in (1 byte up to U+00FF, 2 beyond), or
- * what it encodes to and half a byte more (its encoded body is held beside it while it is sent), whichever is more. An
- * ASCII character counts 1.5 both ways, so the queue holds about as much memory whatever the text.
+ * what it encodes to and half a byte more (its encoded body is held beside it while it is sent), whichever is more.
  */
 function charSize(value: string, i: number, sizes: EncodedSizes): number {
   const code = value.charCodeAt(i);
@@ -175,19 +154,13 @@ function attributesSize(attributes: Attributes | Record<string, unknown>, sizes:
 
 /** Attribute keys whose size is remembered, per protocol: the same few keys come back on every span. */
 const KEY_SIZES_MAX = 1024;
-const keySizes = new Map<EncodedSizes, Map<string, number>>();
 
 /** {@link text} of an attribute key, read once: the largest single cost of the estimate was reading keys again. */
 function keySize(key: string, sizes: EncodedSizes): number {
-  let known = keySizes.get(sizes);
-  if (known === undefined) {
-    known = new Map();
-    keySizes.set(sizes, known);
-  }
-  let size = known.get(key);
+  let size = sizes.keys.get(key);
   if (size === undefined) {
     size = text(key, sizes);
-    if (known.size < KEY_SIZES_MAX) known.set(key, size);
+    if (sizes.keys.size < KEY_SIZES_MAX) sizes.keys.set(key, size);
   }
   return size;
 }

@@ -41,12 +41,11 @@ export interface OutgoingSpan {
  * base64 data URIs left in them with media references and uploads the media. Never rejects.
  */
 export class EnrichStage {
-  readonly #repeats = new RepeatLog();
-
   constructor(
     private readonly mask: MaskFunction | undefined,
     private readonly uploader: MediaUploader | undefined,
     private readonly maskTimeoutMs: number,
+    private readonly repeats = new RepeatLog(),
   ) {}
 
   /**
@@ -61,11 +60,6 @@ export class EnrichStage {
       if (pending) work.push(pending);
     }
     if (work.length > 0) await Promise.all(work);
-  }
-
-  /** Logs the counts of repeated lines. */
-  report(options: { dueOnly?: boolean } = {}): void {
-    this.#repeats.report(options);
   }
 
   /** Enriches one span; returns a promise only when there is asynchronous work (an async mask, media). */
@@ -148,7 +142,7 @@ export class EnrichStage {
 
   #maskFailed(key: string, error: unknown): string {
     const kind = `${PROCESSOR_NAME}: mask function failed; the value is exported as a fixed marker`;
-    this.#repeats.error(kind, `${kind} (${key}): ${describeError(error)}`);
+    this.repeats.error(kind, `${kind} (${key}): ${describeError(error)}`);
     return MASK_FAILED_MARKER;
   }
 
@@ -169,13 +163,13 @@ export class EnrichStage {
         void uploader.upload({ mediaId, sha256Hash, contentType, bytes, target }).then((result) => {
           if (result.ok) return;
           const kind = `${PROCESSOR_NAME}: media upload failed; the span keeps its media reference without content`;
-          this.#repeats.error(kind, `${kind} (mediaId=${mediaId}, traceId=${traceId}): ${result.reason}`);
+          this.repeats.error(kind, `${kind} (mediaId=${mediaId}, traceId=${traceId}): ${result.reason}`);
         });
       }
       attributes[key] = next;
     } catch (error) {
       const kind = `${PROCESSOR_NAME}: media handling failed; the value is exported as it was`;
-      this.#repeats.error(kind, `${kind} (span "${span.name}"): ${describeError(error)}`);
+      this.repeats.error(kind, `${kind} (span "${span.name}"): ${describeError(error)}`);
     }
   }
 }

@@ -73,11 +73,7 @@ export class ExportStage {
       const failure = { kind: "invalid-url" as const, detail: baseUrlProblem };
       return outcomeOf({ ok: false, failure, attempts: 0, url: this.config.endpoint }, batch, "POST");
     }
-    if (cannotSend)
-      return {
-        delivered: 0,
-        dropped: [{ count: batch.length, reason: "failed", detail: cannotSend }],
-      };
+    if (cannotSend) return allFailed(batch, cannotSend);
     return this.#post(batch, signal, 0, live);
   }
 
@@ -91,10 +87,7 @@ export class ExportStage {
     try {
       body = await this.#encoding.run(() => this.encode(batch));
     } catch (error) {
-      return {
-        delivered: 0,
-        dropped: [{ count: batch.length, reason: "failed", detail: `encoding failed: ${describeError(error)}` }],
-      };
+      return allFailed(batch, `encoding failed: ${describeError(error)}`);
     }
     if (body.bytes.byteLength > this.config.maxRequestBytes)
       return this.#tooLarge(batch, signal, cuts, "over maxRequestBytes", live);
@@ -147,6 +140,11 @@ export class ExportStage {
   }
 }
 
+/** Every span of `batch` dropped as failed, with `detail` as the reason. */
+function allFailed(batch: readonly OutgoingSpan[], detail: string): SendOutcome<OutgoingSpan> {
+  return { delivered: 0, dropped: [{ count: batch.length, reason: "failed", detail }] };
+}
+
 /** Halves the longest string value of a span's attributes, with a marker; false when there is nothing to cut. */
 function cutLargestValue(item: OutgoingSpan): boolean {
   const attributes: Attributes = { ...(item.attributes ?? item.span.attributes) };
@@ -179,10 +177,7 @@ function exportThrough(
       ? span
       : (Object.create(span, { attributes: { value: attributes } }) as ReadableSpan),
   );
-  const failed = (detail: string): SendOutcome<OutgoingSpan> => ({
-    delivered: 0,
-    dropped: [{ count: batch.length, reason: "failed", detail: `the exporter failed: ${detail}` }],
-  });
+  const failed = (detail: string) => allFailed(batch, `the exporter failed: ${detail}`);
   return new Promise((resolve) => {
     const settle = (outcome: SendOutcome<OutgoingSpan>) => {
       clearTimeout(timer);

@@ -13,20 +13,11 @@ const MODEL_CALL_SCOPE =
 /** Attribute keys that suggest a model call: OpenInference's and Traceloop's, the AI SDK's, token counts, models. */
 const MODEL_CALL_KEY = /^(?:llm|ai|openinference|traceloop|genkit)[.:]|(?:^|[._])(?:model|usage|token_count)(?:[._]|$)/;
 
-/** Spans left out by the export filter: their count, and by scope those that look like model calls. */
-export interface FilteredOut {
-  /** Spans the filter (the default one or `shouldExportSpan`) left out; grows only. */
-  spans: number;
-  /** Of those, the spans whose scope name or attributes look like a model call, by scope name (at most 32 names). */
-  modelCallScopes: Record<string, number>;
-}
-
 /** What the export filter reads of a span: enough to decide at start (for the app-root mark) and at end. */
 export type FilterableSpan = Omit<StartedSpan, "setAttribute" | "parentSpanId">;
 
 /** The filter stage: `shouldExportSpan` or the default filter; a throw drops the span; left-out spans are counted. */
 export class FilterStage {
-  readonly #repeats = new RepeatLog();
   readonly #modelCallScopes = new Map<string, number>();
   #filteredOut = 0;
 
@@ -36,7 +27,10 @@ export class FilterStage {
    */
   readonly acceptedAtStartStands: boolean;
 
-  constructor(private readonly custom: ShouldExportSpan | undefined) {
+  constructor(
+    private readonly custom: ShouldExportSpan | undefined,
+    private readonly repeats = new RepeatLog(),
+  ) {
     this.acceptedAtStartStands = custom === undefined;
   }
 
@@ -46,7 +40,7 @@ export class FilterStage {
     if (!accepted) {
       this.#count(span);
       const kind = `${PROCESSOR_NAME}: spans filtered out (not exported)`;
-      this.#repeats.debug(kind, `${kind}: "${span.name}" from scope "${scopeName(span)}"`, { unit: "spans" });
+      this.repeats.debug(kind, `${kind}: "${span.name}" from scope "${scopeName(span)}"`, { unit: "spans" });
     }
     return accepted;
   }
@@ -56,14 +50,12 @@ export class FilterStage {
     return this.#decide(span, false);
   }
 
-  /** The spans left out so far. */
-  filteredOut(): FilteredOut {
+  /**
+   * The spans the filter left out so far (grows only), and of those, by scope name (at most `MAX_NAMED_SCOPES`), the
+   * spans whose scope name or attributes look like a model call.
+   */
+  filteredOut() {
     return { spans: this.#filteredOut, modelCallScopes: Object.fromEntries(this.#modelCallScopes) };
-  }
-
-  /** Logs the counts of repeated lines. */
-  report(options: { dueOnly?: boolean } = {}): void {
-    this.#repeats.report(options);
   }
 
   #count(span: ReadableSpan): void {
@@ -82,10 +74,10 @@ export class FilterStage {
     } catch (error) {
       if (atEnd) {
         const kind = `${PROCESSOR_NAME}: shouldExportSpan threw; span not exported`;
-        this.#repeats.error(kind, `${kind}: "${span.name}": ${describeError(error)}`, { unit: "spans" });
+        this.repeats.error(kind, `${kind}: "${span.name}": ${describeError(error)}`, { unit: "spans" });
       } else {
         const kind = `${PROCESSOR_NAME}: shouldExportSpan threw at a span's start (asked whether it is an app root); the span is asked again when it ends`;
-        this.#repeats.warn(kind, `${kind}: "${span.name}": ${describeError(error)}`, { unit: "spans" });
+        this.repeats.warn(kind, `${kind}: "${span.name}": ${describeError(error)}`, { unit: "spans" });
       }
       return false;
     }

@@ -1,7 +1,7 @@
 // Running user code with an observation active, for `startActiveObservation` and `observe`: the observation records
 // a throw or rejection and ends when the code returns, throws or settles (or, for `observe`, when a generator ends).
 import { type Context, context, trace } from "@opentelemetry/api";
-import { isThenable, safely, withTraceIdClaim } from "@svc/core";
+import { isThenable, safely, stableText, withTraceIdClaim } from "@svc/core";
 import { markFailed, type SvcObservationBase, setOutput } from "../observation.js";
 import { validSpanContext } from "./options.js";
 
@@ -84,15 +84,7 @@ function succeed(observation: SvcObservationBase, output: unknown, mode: RunMode
 
 function fail(observation: SvcObservationBase, err: unknown, mode: RunMode): void {
   markFailed(observation, err, mode.failMessage);
-  if (mode.captureOutput) setOutput(observation, { error: safeString(err) });
-}
-
-function safeString(value: unknown): string {
-  try {
-    return String(value);
-  } catch {
-    return "unknown error";
-  }
+  if (mode.captureOutput) setOutput(observation, { error: stableText(err) });
 }
 
 /** What the consumer of a traced generator passed in: the value of `next()`, or the error of `throw()`. */
