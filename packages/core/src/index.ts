@@ -57,7 +57,7 @@ export type { EncodedTraces, OtlpProtocol } from "./otlp/encode.js";
 export { compressionOption, encodeTraces, OTLP_CONTENT_TYPES, protocolOption } from "./otlp/encode.js";
 export type { ExportItem, ReadableSpan } from "./otlp/otlp-request.js";
 export { BatchQueue } from "./queue/batch-queue.js";
-export { gaveUpAfter, serverOf } from "./queue/flush-wait.js";
+export { serverOf } from "./queue/flush-wait.js";
 export type { DeliveryHealth, DeliveryMeterProvider, DropReason, Fault, SendOutcome } from "./queue/health.js";
 export { meterProviderOption } from "./queue/health.js";
 export { Limiter, mapLimit } from "./queue/limiter.js";
