@@ -254,8 +254,6 @@ export class ScoreManager {
     const { config, hasCredentials, identity } = this.#context;
     if (config.spill === undefined || !hasCredentials) return undefined;
     return new Spill<QueuedScore>(config.spill, {
-      owner: OWNER,
-      items: "scores",
       identity,
       encode: async (batch) => ({ body: scoreBatchBody(batch), header: { contentType: "application/json" } }),
       send: async (body, _header, count, signal) => {

@@ -65,6 +65,8 @@ export class BatchQueue<T> {
     this.#options = options;
     this.#log = new DeliveryLog(options.owner, options.items, () => this.size, options.spill !== undefined);
     options.spill?.attach({
+      owner: options.owner,
+      items: options.items,
       counts: this.#log.counts,
       drop: (reason, count, detail) => this.drop(reason, count, detail),
       record: (outcome) => (outcome.retry ? this.#log.failed(outcome.retry.fault) : this.#settle([], outcome)),
