@@ -1,4 +1,5 @@
 import { fileURLToPath } from "node:url";
+import { SvcClient } from "@svc/client";
 import { SvcBrowserClient } from "@svc/client/browser";
 import { LogLevel } from "@svc/core";
 import { build } from "esbuild";
@@ -143,5 +144,30 @@ describe("SvcBrowserClient options", () => {
       '[Svc SDK] SvcBrowserClient: unknown option "maxretries" is ignored; did you mean "maxRetries"?',
       "[Svc SDK] SvcBrowserClient: option timeout=-1 is not a number > 0; using 10 (default)",
     ]);
+  });
+
+  it("ignores an invalid environment with the Node client's warning, and sends scores without one", async () => {
+    vi.stubEnv("SVC_TRACING_ENVIRONMENT", "");
+    onTestFinished(() => {
+      vi.unstubAllEnvs();
+    });
+    const server = await startServer(() => ({ json: { accepted: 1 } }));
+    onTestFinished(() => server.close());
+    const logs = captureLogs(LogLevel.INFO);
+    const rule = '(1-40 characters of a-z, 0-9, _ or -, not starting with "svc")';
+
+    const browser = new SvcBrowserClient({ publicKey: "pk-1", baseUrl: server.url, environment: "svc-Prod" });
+    const warned = logs.filter((l) => l.level === "warn").map((l) => l.message);
+    logs.length = 0;
+    const node = new SvcClient({ publicKey: "pk-1", secretKey: "sk-1", baseUrl: server.url, environment: "svc-Prod" });
+    onTestFinished(() => node.shutdown());
+    const nodeWarned = logs.filter((l) => l.level === "warn").map((l) => l.message);
+
+    expect(warned).toEqual([
+      `[Svc SDK] SvcBrowserClient: option environment="svc-Prod" is not a valid environment ${rule}; using none (default)`,
+    ]);
+    expect(nodeWarned.map((m) => m.replace("SvcClient", "SvcBrowserClient"))).toEqual(warned);
+    await browser.score({ name: "feedback", value: 1 });
+    expect(server.seen[0]?.json).toEqual([expect.not.objectContaining({ environment: expect.anything() })]);
   });
 });

@@ -42,8 +42,6 @@ it("counts each batch once when one write's file appears while the other lists t
   const spill = new Spill<string>(
     { dir, maxBytes: 1024 * 1024, maxAgeMs: 60_000, fs },
     {
-      owner: "TestQueue",
-      items: "spans",
       identity: "http://127.0.0.1:1 pk-test",
       encode: async (items) => ({
         body: new TextEncoder().encode(items.join(",")),
@@ -53,6 +51,8 @@ it("counts each batch once when one write's file appears while the other lists t
     },
   );
   spill.attach({
+    owner: "TestQueue",
+    items: "spans",
     counts: { spilled: 0, replayed: 0 },
     drop: () => undefined,
     record: () => undefined,

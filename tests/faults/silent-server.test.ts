@@ -52,6 +52,9 @@ describe("a server that accepts connections and never answers", () => {
       expect(line).toContain("the server answered no request");
       expect(line).not.toContain("the shutdown deadline passed");
     }
+    expect(messages).toContain(
+      "[Svc SDK] SvcSpanProcessor: forceFlush() gave up after 4 s with 5 spans not yet delivered; they stay queued and are retried",
+    );
     expect(messages).toContainEqual(
       expect.stringMatching(
         /^\[Svc SDK\] ScoreManager: flush\(\) gave up after 2 s, as the server answered no request/,

@@ -1,6 +1,7 @@
 import {
   connectionSettings,
   describeError,
+  environmentOption,
   fetchBackend,
   functionOption,
   getGlobalLogger,
@@ -12,7 +13,6 @@ import {
   readField,
   resolveConnection,
   resolveOptions,
-  stringOption,
   stringRecordOption,
 } from "@svc/core";
 import { createScoresApi, type ScoresApi } from "./api/generated/scores.js";
@@ -52,7 +52,7 @@ const OWNER = "SvcBrowserClient";
 
 /** How each option of {@link SvcBrowserClient} is read: its default and what is valid. */
 export const BROWSER_CLIENT_SPECS = {
-  environment: stringOption(),
+  environment: environmentOption([]),
   additionalHeaders: stringRecordOption(),
   timeout: numberOption(10, { min: 0 }),
   maxRetries: numberOption(2, { min: 0, minInclusive: true, max: 10, integer: true }),

@@ -1,7 +1,7 @@
 // The private core, one module per concern. Built into @svc/tracing and served from there to the other packages as
 // @svc/tracing/internal (ARCHITECTURE.md, decision 1): what is listed here is what those packages use, nothing more.
 export type { SpanAttributeValues, SvcOtelSpanAttribute } from "./attributes.js";
-export { parseJsonText, readPromptLink, SVC_TRACER_NAME, SvcOtelSpanAttributes } from "./attributes.js";
+export { isObject, parseJsonText, readPromptLink, SVC_TRACER_NAME, SvcOtelSpanAttributes } from "./attributes.js";
 export type { Connection, ConnectionParams } from "./config/connection.js";
 export { OTLP_TRACES_PATH, resolveConnection } from "./config/connection.js";
 export { ENVIRONMENT_RULE, environmentOption, isValidEnvironment } from "./config/environment.js";
@@ -57,7 +57,7 @@ export type { EncodedTraces, OtlpProtocol } from "./otlp/encode.js";
 export { compressionOption, encodeTraces, OTLP_CONTENT_TYPES, protocolOption } from "./otlp/encode.js";
 export type { ExportItem, ReadableSpan } from "./otlp/otlp-request.js";
 export { BatchQueue } from "./queue/batch-queue.js";
-export { gaveUpAfter, serverOf } from "./queue/flush-wait.js";
+export { serverOf } from "./queue/flush-wait.js";
 export type { DeliveryHealth, DeliveryMeterProvider, DropReason, Fault, SendOutcome } from "./queue/health.js";
 export { meterProviderOption } from "./queue/health.js";
 export { Limiter, mapLimit } from "./queue/limiter.js";

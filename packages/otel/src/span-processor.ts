@@ -1,12 +1,10 @@
 import { type Context, type SpanContext, TraceFlags } from "@opentelemetry/api";
 import {
   BatchQueue,
-  counted,
   countProcessorStart,
   type DeliveryHealth,
   describeError,
   type ExitWatch,
-  gaveUpAfter,
   getGlobalLogger,
   MediaUploader,
   type ProcessorProbe,
@@ -238,11 +236,9 @@ export class SvcSpanProcessor {
     this.#flushing++;
     try {
       this.#export.wake();
-      const { pending, unanswered } = final ? await this.#queue.shutdown(deadline) : await this.#queue.flush(deadline);
-      if (pending > 0 && !final)
-        getGlobalLogger().warn(
-          `${PROCESSOR_NAME}: forceFlush() gave up after ${gaveUpAfter(this.#config.flushTimeoutMs, unanswered)} with ${counted(pending, "spans")} not yet delivered; they stay queued and are retried`,
-        );
+      const result = final ? await this.#queue.shutdown(deadline) : await this.#queue.flush(deadline);
+      if (result.pending > 0 && !final)
+        getGlobalLogger().warn(this.#queue.gaveUpLine("forceFlush()", this.#config.flushTimeoutMs, result));
       await this.#uploader?.settled(deadline);
     } finally {
       this.#flushing--;

@@ -1,4 +1,4 @@
-import { getGlobalLogger, isPlainObject, type MediaUploader, mapLimit } from "@svc/core";
+import { getGlobalLogger, isObject, isPlainObject, type MediaUploader, mapLimit } from "@svc/core";
 import type { SvcApiClient } from "../api/generated/client.js";
 import type { CreateDatasetItemRequest, Dataset, DatasetItem } from "../api/generated/types.js";
 import type { RequestOptions } from "../api/request-runtime.js";
@@ -222,23 +222,25 @@ function resolveItemMediaReferences(items: readonly DatasetItem[]): void {
 
 /** Puts one media reference in place; returns why it could not, or undefined. */
 function place(item: Record<string, unknown>, reference: unknown): string | undefined {
-  if (!isRecord(reference)) return "a media reference that is not an object";
-  const { field, jsonPath, referenceString, media } = reference;
+  // Arrays pass as objects here (unlike the core's isObject): what they lack is reported below, not kept silently.
+  if (typeof reference !== "object" || reference === null) return "a media reference that is not an object";
+  const { field, jsonPath, referenceString, media } = reference as Record<string, unknown>;
   // A reference the server could not resolve to a stored media record stays a string, as stored.
-  if (!isRecord(media)) return undefined;
+  if (typeof media !== "object" || media === null) return undefined;
+  const stored = media as Record<string, unknown>;
   if (typeof field !== "string" || !(MEDIA_FIELDS as readonly string[]).includes(field))
     return `unknown field ${JSON.stringify(String(field))}`;
   const where = `${field} ${JSON.stringify(String(jsonPath).slice(0, 200))}`;
   const path = parseJsonPath(jsonPath as string);
   if (path === undefined) return `the path ${where} cannot be parsed`;
-  if (typeof referenceString !== "string" || typeof media.mediaId !== "string" || typeof media.url !== "string")
+  if (typeof referenceString !== "string" || typeof stored.mediaId !== "string" || typeof stored.url !== "string")
     return `the reference at ${where} lacks its reference string, media id or URL`;
   const resolved = new SvcMediaReference({
-    mediaId: media.mediaId,
-    contentType: String(media.contentType),
-    url: media.url,
-    ...(typeof media.urlExpiry === "string" ? { urlExpiry: media.urlExpiry } : {}),
-    ...(typeof media.contentLength === "number" ? { contentLength: media.contentLength } : {}),
+    mediaId: stored.mediaId,
+    contentType: String(stored.contentType),
+    url: stored.url,
+    ...(typeof stored.urlExpiry === "string" ? { urlExpiry: stored.urlExpiry } : {}),
+    ...(typeof stored.contentLength === "number" ? { contentLength: stored.contentLength } : {}),
     referenceString,
   });
   let parent: unknown = item;
@@ -262,10 +264,6 @@ function place(item: Record<string, unknown>, reference: unknown): string | unde
 /** The value under `key`: an index of an array, or an own key of an object; undefined otherwise. */
 function childOf(parent: unknown, key: string | number): unknown {
   if (typeof key === "number") return Array.isArray(parent) ? parent[key] : undefined;
-  if (!isRecord(parent) || Array.isArray(parent) || !Object.hasOwn(parent, key)) return undefined;
+  if (!isObject(parent) || !Object.hasOwn(parent, key)) return undefined;
   return parent[key];
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null;
 }

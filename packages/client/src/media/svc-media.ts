@@ -41,10 +41,11 @@ export class SvcMedia {
 
   constructor(params: SvcMediaParams) {
     Object.defineProperty(this, SVC_MEDIA, { value: true });
-    const fromBytes =
-      isObject(params) && (params.source === "bytes" || (!params.source && !("base64DataUri" in params)));
+    // Any object is read for its fields, arrays too (unlike the core's isObject): contentOf reports what is missing.
+    const fields = typeof params === "object" && params !== null ? (params as Record<string, unknown>) : undefined;
+    const fromBytes = !!fields && (fields.source === "bytes" || (!fields.source && !("base64DataUri" in fields)));
     this.source = fromBytes ? "bytes" : "base64_data_uri";
-    const content = contentOf(params, fromBytes);
+    const content = contentOf(fields, fromBytes);
     const valid = typeof content === "string" ? undefined : content;
     if (!valid) getGlobalLogger().warn(`SvcMedia: invalid media, nothing will be uploaded: ${content}`);
     this.contentType = valid?.contentType;
@@ -94,8 +95,8 @@ export class SvcMedia {
   }
 }
 
-function contentOf(params: unknown, fromBytes: boolean): Content | string {
-  if (!isObject(params)) return "pass { base64DataUri } or { contentBytes, contentType }";
+function contentOf(params: Record<string, unknown> | undefined, fromBytes: boolean): Content | string {
+  if (!params) return "pass { base64DataUri } or { contentBytes, contentType }";
   if (params.source !== undefined && params.source !== "bytes" && params.source !== "base64_data_uri")
     return `unknown source ${JSON.stringify(String(params.source))} (expected "base64_data_uri" or "bytes")`;
   if (!fromBytes) {
@@ -115,8 +116,4 @@ function withKnownType(contentType: string, bytes: Uint8Array): Content | string
   if (!MediaContentTypeValues.has(normalized))
     return `content type ${JSON.stringify(contentType.slice(0, 80))} is not one the server stores media of`;
   return { contentType: normalized, bytes };
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null;
 }

@@ -1,11 +1,9 @@
 import { type Span, trace } from "@opentelemetry/api";
 import {
   BatchQueue,
-  counted,
   type DeliveryHealth,
   describeError,
   type ExitWatch,
-  gaveUpAfter,
   getGlobalLogger,
   outcomeOf,
   RepeatLog,
@@ -137,12 +135,9 @@ export class ScoreManager {
    */
   async flush(): Promise<void> {
     const { flushTimeoutMs } = this.#context.config;
-    const { pending, unanswered } = await this.#queue.flush(Date.now() + flushTimeoutMs);
-    if (pending > 0)
-      this.#repeats.warn(
-        `${OWNER}: flush() gave up`,
-        `${OWNER}: flush() gave up after ${gaveUpAfter(flushTimeoutMs, unanswered)} with ${counted(pending, "scores")} not yet delivered; they stay queued and are retried`,
-      );
+    const result = await this.#queue.flush(Date.now() + flushTimeoutMs);
+    if (result.pending > 0)
+      this.#repeats.warn(`${OWNER}: flush() gave up`, this.#queue.gaveUpLine("flush()", flushTimeoutMs, result));
     this.#repeats.report({ dueOnly: true });
   }
 
@@ -259,8 +254,6 @@ export class ScoreManager {
     const { config, hasCredentials, identity } = this.#context;
     if (config.spill === undefined || !hasCredentials) return undefined;
     return new Spill<QueuedScore>(config.spill, {
-      owner: OWNER,
-      items: "scores",
       identity,
       encode: async (batch) => ({ body: scoreBatchBody(batch), header: { contentType: "application/json" } }),
       send: async (body, _header, count, signal) => {

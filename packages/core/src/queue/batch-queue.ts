@@ -1,7 +1,7 @@
 // The one bounded queue of the SDK, for spans and scores alike: it holds items within a count and a byte bound, cuts
 // batches, keeps up to `maxConcurrent` sends in flight, retries from the queue, answers flushes, and counts.
 import { settleWithin } from "../lifecycle/settle-within.js";
-import { describeError } from "../log/describe.js";
+import { counted, describeError } from "../log/describe.js";
 import { Backoff, WakeTimer } from "./backoff.js";
 import { DeliveryLog } from "./delivery-log.js";
 import {
@@ -9,6 +9,7 @@ import {
   answeredSince,
   answerWindow,
   FlushWaiters,
+  inSeconds,
   isGivenUp,
   lastRequestEnd,
   noteAnswer,
@@ -64,6 +65,8 @@ export class BatchQueue<T> {
     this.#options = options;
     this.#log = new DeliveryLog(options.owner, options.items, () => this.size, options.spill !== undefined);
     options.spill?.attach({
+      owner: options.owner,
+      items: options.items,
       counts: this.#log.counts,
       drop: (reason, count, detail) => this.drop(reason, count, detail),
       record: (outcome) => (outcome.retry ? this.#log.failed(outcome.retry.fault) : this.#settle([], outcome)),
@@ -178,6 +181,19 @@ export class BatchQueue<T> {
       stopWatching();
       this.#log.report({ dueOnly: true });
     }
+  }
+
+  /**
+   * The line a flush (`call`: `flush()`, `forceFlush()`) that ended with items undelivered writes, for its caller: how
+   * long it waited (its deadline, or the window the server did not answer in) and what stays queued.
+   */
+  gaveUpLine(call: string, flushTimeoutMs: number, result: FlushResult): string {
+    const { owner, items } = this.#options;
+    const { pending, unanswered } = result;
+    const after = unanswered
+      ? `${inSeconds(unanswered.waitedMs)}, as the server answered no request within one request's timeout (${inSeconds(unanswered.windowMs)}) after an earlier flush gave up on it,`
+      : `${flushTimeoutMs / 1000} s`;
+    return `${owner}: ${call} gave up after ${after} with ${counted(pending, items)} not yet delivered; they stay queued and are retried`;
   }
 
   /** The window in which the server has to answer a flush to a server a flush gave up on, or a first shutdown. */

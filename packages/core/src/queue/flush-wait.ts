@@ -166,16 +166,6 @@ export function whatEnded(unanswered: { windowMs: number } | undefined): string 
     : "the shutdown deadline passed before they could be delivered";
 }
 
-/** How long a flush waited before it gave up, in words: its deadline, or the window the server did not answer in. */
-export function gaveUpAfter(
-  flushTimeoutMs: number,
-  unanswered: { waitedMs: number; windowMs: number } | undefined,
-): string {
-  return unanswered
-    ? `${inSeconds(unanswered.waitedMs)}, as the server answered no request within one request's timeout (${inSeconds(unanswered.windowMs)}) after an earlier flush gave up on it,`
-    : `${flushTimeoutMs / 1000} s`;
-}
-
 /**
  * How long shutdown, past its deadline, still waits for the sends under way before it aborts them: an answer within it
  * counts (a batch the server accepted is counted sent); a send that ignores its abort (user code) is left behind.

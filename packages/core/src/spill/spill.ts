@@ -20,10 +20,6 @@ const REPLAY_STOP_GRACE_MS = 1_000;
 
 /** What a component gives its spill: how a batch is written (after masking) and how a written one is sent. */
 export interface SpillOwner<T> {
-  /** Names the component in log lines (`SvcSpanProcessor`). */
-  owner: string;
-  /** What the items are called (`spans`, `scores`); also the first part of the file names. */
-  items: string;
   /** The server and project the batches are for (endpoint and public key): files of others are left alone. */
   identity: string;
   /** The body the batch would be sent with, masked and encoded, with its content headers. */
@@ -32,8 +28,12 @@ export interface SpillOwner<T> {
   send(body: Uint8Array, header: SpillHeader, count: number, signal: AbortSignal): Promise<SendOutcome<number>>;
 }
 
-/** What a spill tells the queue it works for. */
+/** What the queue a spill works for tells it, and is told. */
 export interface SpillReport {
+  /** The queue's owner, which names it in log lines (`SvcSpanProcessor`). */
+  readonly owner: string;
+  /** What the queue's items are called (`spans`, `scores`); also the first part of the file names. */
+  readonly items: string;
   /** The queue's counts, where the spill adds what it wrote (`spilled`) and sent again (`replayed`). */
   readonly counts: Pick<DeliveryHealth, "spilled" | "replayed">;
   /** Items given up on (a bound of the directory, a write that failed), counted and logged as any drop. */
@@ -138,13 +138,13 @@ export class Spill<T> {
     const mib = Math.round(files.reduce((sum, file) => sum + file.bytes, 0) / 104_857.6) / 10;
     const oldest = new Date(Math.min(...files.map((file) => file.createdAt))).toISOString();
     getGlobalLogger().warn(
-      `${this.#owner.owner}: ${counted(count, this.#owner.items)} left on disk in ${this.#settings.dir} (${mib} MiB, the oldest from ${oldest}); ` +
+      `${this.#report.owner}: ${counted(count, this.#report.items)} left on disk in ${this.#settings.dir} (${mib} MiB, the oldest from ${oldest}); ` +
         "the next start with this spill directory sends them.",
     );
   }
 
   async #write(items: T[], reason: DropReason, detail: string | undefined): Promise<void> {
-    const { owner, items: kind } = this.#owner;
+    const { owner, items: kind } = this.#report;
     const { dir, maxBytes } = this.#settings;
     try {
       this.#ready ??= this.#store.ensure();
@@ -185,7 +185,7 @@ export class Spill<T> {
     if (this.#closed || this.#replaying !== undefined) return;
     this.#replaying = this.#replay()
       .catch((error: unknown) => {
-        const kind = `${this.#owner.owner}: cannot read the spill directory`;
+        const kind = `${this.#report.owner}: cannot read the spill directory`;
         this.#lines.warn(kind, `${kind} ${this.#settings.dir}: ${describeError(error)}; its batches stay there`);
       })
       .finally(() => {
@@ -289,7 +289,7 @@ export class Spill<T> {
   }
 
   #mine(file: SpillFile): boolean {
-    return file.kind === this.#owner.items && file.tag === this.#tag;
+    return file.kind === this.#report.items && file.tag === this.#tag;
   }
 
   /** Lists the directory, numbered so that `#note` knows which of this process's changes it may not show. */

@@ -233,8 +233,6 @@ export function spanSpill(
     return undefined;
   }
   return new Spill<OutgoingSpan>(settings, {
-    owner: PROCESSOR_NAME,
-    items: "spans",
     identity: `${config.endpoint} ${config.publicKey ?? ""}`,
     encode: async (batch) => {
       // As when the batch is sent: nothing the mask removes reaches the disk.
