@@ -180,6 +180,21 @@ describe("the result's format()", () => {
     );
   });
 
+  it("averages the finite numeric values only: NaN and Infinity are left out of the mean and its count", async () => {
+    const { svc } = await setup();
+    const values = [1, Number.NaN, 0, Number.POSITIVE_INFINITY];
+
+    const result = await svc.experiment.run({
+      name: "averages",
+      data: values.map((_, i) => ({ input: i })),
+      maxConcurrency: 1,
+      task: ({ input }) => input,
+      evaluators: [({ input }) => ({ name: "v", value: values[Number(input)] as number })],
+    });
+
+    expect(result.format()).toContain("Item evaluation averages\n  v: 0.5 (2 values)");
+  });
+
   it("names a failed dataset item by its id and a short preview of its input, and its evaluator failures too", async () => {
     const { svc } = await setup();
     const longInput = `country-14 ${"with a long question ".repeat(3)}`;

@@ -147,6 +147,17 @@ describe("startObservation", () => {
     ]);
   });
 
+  it("names a prompt whose version is no integer by its name, quoted and cut to 80 characters", () => {
+    const logs = captureLogs();
+    const name = `${"q".repeat(79)}\nfake log line`;
+
+    startObservation("bad-version", { prompt: { name, version: 1.5 } }, { asType: "generation" }).end();
+
+    expect(logs.map((line) => line.message)).toEqual([
+      `[Svc SDK] observation attributes: prompt dropped: version must be an integer (name="${"q".repeat(79)}\\n")`,
+    ]);
+  });
+
   it("ends an event at once, at its start time", () => {
     const at = new Date("2026-03-01T00:00:00.000Z");
     startObservation("happened", { input: "x" }, { asType: "event", startTime: at });

@@ -91,6 +91,7 @@ export function readPromptLink(value: unknown): { name: string; version: number;
   const { name, version, isFallback } = value as Record<string, unknown>;
   if (typeof name !== "string" || name === "") return "name must be a non-empty string";
   const parsed = typeof version === "string" && /^\d+$/.test(version) ? Number(version) : version;
-  if (typeof parsed !== "number" || !Number.isSafeInteger(parsed)) return `version must be an integer (name="${name}")`;
+  if (typeof parsed !== "number" || !Number.isSafeInteger(parsed))
+    return `version must be an integer (name=${JSON.stringify(name.slice(0, 80))})`;
   return { name, version: parsed, isFallback: isFallback === true };
 }

@@ -97,11 +97,21 @@ const KIT_KEYS = { publicKey: "pk-test-kit", secretKey: "sk-test-kit" };
  * ```
  */
 export function installSvcTestKit(options: SvcTestKitOptions): SvcTestKit {
-  const { provider: Provider, global: asGlobal, ...settings } = options;
+  const { provider: Provider, global: asGlobal } = options;
   const sink = new TestSink();
   setTransportInterceptor({ interceptor: sink.intercept, keys: KIT_KEYS });
+  // Only the options the kit documents reach its processor: the address, keys, exporter and spill are the kit's.
   const processor = new SvcSpanProcessor(
-    { ...settings, baseUrl: "http://svc-test-kit.localhost", ...KIT_KEYS, flushOnExit: false },
+    {
+      baseUrl: "http://svc-test-kit.localhost",
+      ...KIT_KEYS,
+      mask: options.mask,
+      shouldExportSpan: options.shouldExportSpan,
+      environment: options.environment,
+      release: options.release,
+      mediaUploadEnabled: options.mediaUploadEnabled,
+      flushOnExit: false,
+    },
     {},
   );
   const provider = new Provider({ spanProcessors: [processor as never] });
