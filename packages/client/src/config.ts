@@ -26,7 +26,10 @@ import {
 
 /** Most scores per request to `POST /api/public/scores`. */
 export const MAX_SCORES_PER_REQUEST = 100;
-/** Longest wait for one score request's answer, in seconds, as for span exports; a lower client `timeout` applies. */
+/**
+ * Longest wait for one score request's answer, in seconds, as for span exports: a silent server costs 10 s per attempt,
+ * not the REST `timeout`'s 60 s. A lower client `timeout` applies.
+ */
 const SCORE_ATTEMPT_TIMEOUT_SECONDS = 10;
 
 /** Score batching options of {@link SvcClient}. Units are seconds where the name does not say otherwise. */
@@ -41,25 +44,35 @@ export interface ScoreParams {
   scoreMaxQueueSize?: number;
   /** Most bytes of scores held (as JSON); further scores are dropped with an error log. @defaultValue 32 MiB */
   scoreMaxQueueBytes?: number;
-  /** Largest score request body, in bytes: batches are split to fit, a larger score is dropped. @defaultValue 4 MiB */
+  /**
+   * Largest score request body, in bytes: batches are split to fit (a 413 halves one), a larger score is dropped.
+   * @defaultValue 4 MiB
+   */
   scoreMaxRequestBytes?: number;
   /** Environment of scores that name none, as the span processor's. Falls back to SVC_TRACING_ENVIRONMENT. */
   environment?: string;
   /**
-   * Flush queued scores when the event loop empties (`beforeExit`), so a script without `shutdown()` delivers them;
-   * `false` leaves them queued and counted in one line. @defaultValue true
+   * Flush queued scores, within `flushTimeout`, when the event loop empties (`beforeExit`), so a script without
+   * `shutdown()` delivers them; `false` leaves them queued (the process ends at once) and counted in one line.
+   * @defaultValue true
    */
   flushOnExit?: boolean;
   /**
-   * Share of traces whose scores are sent, 0 to 1, decided per trace id as `SvcSpanProcessor` decides; scores without
-   * a `traceId` are always sent. Falls back to SVC_SAMPLE_RATE. @defaultValue 1
+   * Share of traces whose scores are sent, 0 to 1, decided per trace id as `SvcSpanProcessor` decides: with the same
+   * rate a score is sent exactly when its trace is, others are counted as `sampledOut`. Scores without a `traceId` are
+   * always sent. Falls back to SVC_SAMPLE_RATE. @defaultValue 1
    */
   sampleRate?: number;
-  /** Where the score queue's `svc.delivery.*` figures are observed as metrics: a `MeterProvider` or `"global"`. */
+  /**
+   * Where the score queue's `svc.delivery.*` figures are observed as metrics: a `MeterProvider` or `"global"`. Without
+   * it no instrument is created.
+   */
   meterProvider?: MeterProvider | "global";
   /**
    * Directory where score batches go instead of being dropped (Node, Bun, Deno), sent again once the server answers,
-   * by this process or the next. Falls back to SVC_SPILL_DIR. @defaultValue none (nothing is written to disk)
+   * by this process or the next one with the same directory, server and public key; the span processor may share it.
+   * Falls back to SVC_SPILL_DIR; ignored, with one warning, elsewhere (Workers, edge runtimes, browsers).
+   * @defaultValue none (nothing is written to disk)
    */
   spillDir?: string;
   /** Bound of the spill directory's size in bytes, all its files counted. Falls back to SVC_SPILL_MAX_BYTES. @defaultValue 512 MiB */

@@ -4,11 +4,13 @@
 // the dev server runs this module from source, so it imports only `attributes.ts`.
 //
 // Where this reading differs from the server's, on purpose:
-// - `cache_write.input_tokens` (the Anthropic SDK's spelling) is cache creation, not an unknown bucket.
+// - `cache_write.input_tokens` (the Anthropic SDK's spelling) is cache creation; the server keeps it as an unknown
+//   bucket beside an input that still holds it.
 // - An input smaller than its cache, or from a scope known to leave the cache out (`EXCLUSIVE_INPUT_SCOPES`), is the
 //   fresh input as it is, where the server would subtract the cache and reach 0; in the AI SDK's scope too.
 // - The AI SDK: the `ai.usage.*` names of later versions are read after the server's; a span without any count has
-//   no usage (the server stores zeros); an embedding's `ai.usage.tokens` is its input as well as its total.
+//   no usage (the server stores zeros); an embedding's `ai.usage.tokens` is its input as well as its total (the
+//   server records input 0).
 // - Without a total, the total is the sum of the buckets, as the server's ingestion adds it.
 
 import { isObject, parseJsonText, type SpanAttributeValues } from "./attributes.ts";

@@ -100,8 +100,9 @@ export interface SvcSpanProcessorParams {
    */
   timeout?: number;
   /**
-   * Longest time, in seconds, `forceFlush()` and `shutdown()` wait, whatever the server does; below the 30 s a tracer
-   * provider gives `forceFlush()`. Falls back to OTEL_BSP_EXPORT_TIMEOUT (milliseconds). @defaultValue 25
+   * Longest time, in seconds, `forceFlush()` and `shutdown()` wait, whatever the server does (what is undelivered is
+   * counted in one log line); below the 30 s a tracer provider gives `forceFlush()`. Falls back to
+   * OTEL_BSP_EXPORT_TIMEOUT (milliseconds). @defaultValue 25
    */
   flushTimeout?: number;
   /** Ended spans held while waiting to be sent. Falls back to OTEL_BSP_MAX_QUEUE_SIZE. @defaultValue 100000 */

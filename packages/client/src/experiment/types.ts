@@ -104,7 +104,8 @@ export interface EvaluationFailure {
 
 /**
  * How an item ended: `ok`, the task returned; `failed`, it threw on every attempt, or the item has no input;
- * `timeout`, the last attempt outran `itemTimeoutMs`; `skipped`, the run was aborted before the item ended.
+ * `timeout`, the last attempt outran `itemTimeoutMs`; `skipped`, the run was aborted before the item ended (not
+ * started, or abandoned while it ran).
  */
 export type ExperimentItemStatus = "ok" | "failed" | "timeout" | "skipped";
 
@@ -247,12 +248,15 @@ export interface ExperimentParams<
   evaluators?: Evaluator<Input, ExpectedOutput, Metadata, Output>[];
   /** Judge the whole run once. */
   runEvaluators?: RunEvaluator<Input, ExpectedOutput, Metadata, Output>[];
-  /** Most items in flight at once; an item keeps its place while it waits to retry. @defaultValue 50 */
+  /**
+   * Most items in flight at once; an item keeps its place while it waits to retry, a timed-out attempt gives it up.
+   * @defaultValue 50
+   */
   maxConcurrency?: number;
   /**
    * Longest time in milliseconds of one attempt of the task and of one evaluator call. An attempt that runs out is
-   * abandoned (its `signal` aborts) and retried while retries are left, else the item ends `timeout`. No limit by
-   * default.
+   * abandoned (its `signal` aborts) and retried while retries are left, else the item ends `timeout`; an evaluator
+   * that runs out is reported as failed. No limit by default.
    */
   itemTimeoutMs?: number;
   /**
@@ -260,7 +264,10 @@ export interface ExperimentParams<
    * attempt is then a child span `experiment-item-attempt`. At most 10. @defaultValue 0
    */
   maxRetries?: number;
-  /** Aborts the run: remaining items are skipped, run evaluators not called; what was recorded is still flushed. */
+  /**
+   * Aborts the run: remaining items are skipped (running ones abandoned, their `signal` aborted), run evaluators not
+   * called; what was recorded is still flushed before `run` resolves.
+   */
   signal?: AbortSignal;
   /** Called after each item ends, with the counts so far; an error it throws is logged and ignored. */
   onProgress?: (progress: ExperimentProgress) => void;

@@ -111,7 +111,10 @@ export interface LoggerOptions {
   level?: LogLevel;
   /** Where lines go. @defaultValue `console` */
   sink?: LogSink;
-  /** Write the lines below `level` to OpenTelemetry's `diag` logger when the app has set one. @defaultValue true */
+  /**
+   * Write the lines below `level` to OpenTelemetry's `diag` logger when the app has set one (each line still goes to
+   * one place only). @defaultValue true
+   */
   forwardToDiag?: boolean;
 }
 
@@ -122,7 +125,10 @@ export function setBeforeReconfigure(hook: () => void): void {
   beforeReconfigure = hook;
 }
 
-/** Sets the level and sink of the logger every svc package shares; counts of repeated lines are logged first. */
+/**
+ * Sets the level and, optionally, the sink of the logger every svc package shares; counts of repeated lines are
+ * logged first.
+ */
 export function configureGlobalLogger(options: LoggerOptions): void {
   beforeReconfigure?.();
   const s = state();

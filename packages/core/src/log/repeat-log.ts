@@ -5,7 +5,10 @@ import { getGlobalLogger, loggerGeneration, setBeforeReconfigure } from "./logge
 export interface RepeatLogOptions {
   /** Shortest time between two summary lines of one kind, in milliseconds. @defaultValue 10000 */
   summaryIntervalMs?: number;
-  /** Most kinds tracked at once; a line of a further kind is logged every time. @defaultValue 1000 */
+  /**
+   * Most kinds tracked at once; a line of a further kind is logged every time, so memory stays bounded.
+   * @defaultValue 1000
+   */
   maxKinds?: number;
 }
 
@@ -62,8 +65,9 @@ function holdUntilExit(log: { report(): void }): void {
 
 /**
  * Log lines that can repeat many times: the first (or first `inFull`) of each kind is logged, repeats are counted and
- * summed up in one line once per `summaryIntervalMs`, on {@link RepeatLog.report} and at exit; a kind quiet for an
- * interval logs in full again. The kind names one cause; the message may carry detail.
+ * summed up in one line (`<kind>: happened N more time(s) since the last message`, or `<kind>: N more spans since the
+ * last message (T in total)`) once per `summaryIntervalMs`, on {@link RepeatLog.report} and at exit; a kind quiet for
+ * an interval logs in full again. The kind names one cause; the message may carry detail.
  */
 export class RepeatLog {
   readonly #kinds = new Map<string, KindState>();

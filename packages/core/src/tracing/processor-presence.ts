@@ -49,7 +49,10 @@ export interface ProcessorProbe {
   filteredOut?(): { spans: number; modelCallScopes: Record<string, number> };
   /** Span starts this processor was given, shut down or not; grows only. */
   starts(): number;
-  /** Whether the processor saw this span start; it then drops the span (a probe) without exporting it. */
+  /**
+   * Whether the processor saw this span start and expects to export it; it then drops the span (a probe) without
+   * exporting it.
+   */
   claims(span: SpanContext): boolean;
 }
 

@@ -31,11 +31,15 @@ export interface HttpRequest {
   /** Most answer bytes read. @defaultValue 64 MiB */
   maxResponseBytes?: number;
   /**
-   * Sent in the background (a queue's export): on Node its socket does not keep the process alive by itself;
-   * `flush()` and `shutdown()` hold the process while they wait. @defaultValue false
+   * Sent in the background (a queue's export): on Node its socket does not keep the process alive by itself, so the
+   * process can end while such a request waits; `flush()` and `shutdown()` hold the process while they wait.
+   * @defaultValue false
    */
   background?: boolean;
-  /** Follows redirects to another origin too, without `Authorization` (a signed download URL). @defaultValue false */
+  /**
+   * Follows redirects to another origin too, without `Authorization` (a signed download URL): only for a request
+   * carrying neither telemetry nor credentials beyond its own URL. @defaultValue false
+   */
   followRedirectsElsewhere?: boolean;
 }
 
@@ -48,7 +52,10 @@ export interface HttpResponse {
   url: string;
 }
 
-/** Why a redirect answer was the last one: `method` is a 301, 302 or 303 to a request other than a GET. */
+/**
+ * Why a redirect answer was the last one: `method` is a 301, 302 or 303 to a request other than a GET.
+ * Else `no-location`, `too-many` hops, `not-followed` (300, 304...), `other-origin` with telemetry or credentials.
+ */
 export interface RedirectStop {
   /** Why the redirect was not followed. */
   stop: "method" | "no-location" | "too-many" | "not-followed" | "other-origin";
@@ -97,9 +104,10 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const SUPPRESS_TRACING_KEY = createContextKey("OpenTelemetry SDK Context Key SUPPRESS_TRACING");
 
 /**
- * Sends one request: every HTTP call of the SDK goes through here. Network errors, timeouts, 408, 429 and 5xx are
- * retried (backoff with jitter, or `Retry-After`) while attempts and the deadline allow. Up to five redirects are
- * followed (307/308 with the body, 301/302/303 of a GET), to the same origin only: no header, body or credential
+ * Sends one request: every HTTP call of the SDK goes through here. Each attempt has its own time limit, the whole call
+ * a deadline. Network errors, timeouts, 408, 429 and 5xx are retried (backoff with jitter, or `Retry-After`) while
+ * attempts and the deadline allow; other statuses, an invalid URL or scheme end the call at once. Up to five redirects
+ * are followed (307/308 with the body, 301/302/303 of a GET), to the same origin only: no header, body or credential
  * reaches an origin it was not addressed to, and a 3xx not followed is a failure. Runs with OpenTelemetry tracing
  * suppressed, so instrumentation never records the SDK's own calls. Never rejects.
  */
