@@ -16,7 +16,7 @@ import {
   modelNameAtStart,
   modelParameters,
 } from "./internal/model.js";
-import { metadataString, repeats, runName } from "./internal/run-info.js";
+import { repeats, runName, stringField } from "./internal/run-info.js";
 import { BoundedMap, type RunState, RunTracker } from "./internal/run-tracker.js";
 
 /** Options of {@link CallbackHandler}. */
@@ -242,8 +242,8 @@ export class CallbackHandler extends BaseCallbackHandler {
   ): PropagateAttributesParams {
     const allTags = [...new Set([...(tags ?? []), ...(this.#params.tags ?? [])])];
     return {
-      userId: metadataString(metadata, "svcUserId") ?? this.#params.userId,
-      sessionId: metadataString(metadata, "svcSessionId") ?? this.#params.sessionId,
+      userId: stringField(metadata, "svcUserId") ?? this.#params.userId,
+      sessionId: stringField(metadata, "svcSessionId") ?? this.#params.sessionId,
       tags: allTags.length > 0 ? allTags : undefined,
       version: this.#params.version,
       metadata: this.#params.traceMetadata,

@@ -12,13 +12,9 @@ export interface LlmMessage {
   additional_kwargs?: Record<string, unknown>;
 }
 
-/** True when `value` is a LangChain message, from any copy of `@langchain/core`. */
-export function isMessage(value: unknown): value is BaseMessage {
-  return BaseMessage.isInstance(value);
-}
-
+/** True for a list of LangChain messages, from any copy of `@langchain/core` (`isInstance` reads a marker). */
 function isMessageList(value: unknown): value is BaseMessage[] {
-  return Array.isArray(value) && value.every(isMessage);
+  return Array.isArray(value) && value.every((item) => BaseMessage.isInstance(item));
 }
 
 /** The role each LangChain message type is recorded with; a message of another type is recorded with its name. */

@@ -1,8 +1,9 @@
 // What a model run records: its input, the model and its parameters, the output and the token usage.
-import type { BaseMessage } from "@langchain/core/messages";
+import { BaseMessage } from "@langchain/core/messages";
 import type { Generation, LLMResult } from "@langchain/core/outputs";
 import { isPlainObject, readField } from "@svc/core";
-import { convertMessage, isMessage, type LlmMessage } from "./messages.js";
+import { convertMessage, type LlmMessage } from "./messages.js";
+import { stringField } from "./run-info.js";
 
 const PARAMETER_KEYS = [
   "temperature",
@@ -22,10 +23,7 @@ function invocationParams(extraParams: Loose | undefined): Loose | undefined {
 
 /** The model name known when a model run starts: `invocation_params.model`, else metadata `ls_model_name`. */
 export function modelNameAtStart(extraParams: Loose | undefined, metadata: Loose | undefined): string | undefined {
-  const fromParams = invocationParams(extraParams)?.model;
-  if (typeof fromParams === "string" && fromParams !== "") return fromParams;
-  const fromMetadata = metadata?.ls_model_name;
-  return typeof fromMetadata === "string" && fromMetadata !== "" ? fromMetadata : undefined;
+  return stringField(invocationParams(extraParams), "model") ?? stringField(metadata, "ls_model_name");
 }
 
 /**
@@ -99,7 +97,7 @@ function lastGeneration(result: LLMResult): Generation | undefined {
 /** The message of the last generation (chat models), if any. */
 function lastGenerationMessage(result: LLMResult): BaseMessage | undefined {
   const message = readField(lastGeneration(result), "message");
-  return isMessage(message) ? message : undefined;
+  return BaseMessage.isInstance(message) ? message : undefined;
 }
 
 /** The output of a model run: the last generation's converted message, else its text. */

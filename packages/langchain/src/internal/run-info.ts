@@ -69,8 +69,8 @@ function prettyJson(value: unknown): string {
   return serializeValue(value) ?? "";
 }
 
-/** A string value from run metadata, if the key holds a non-empty string. */
-export function metadataString(metadata: Record<string, unknown> | undefined, key: string): string | undefined {
-  const value = readField(metadata, key);
+/** The value of `key` in run metadata or parameters, if it is a non-empty string. */
+export function stringField(record: Record<string, unknown> | undefined, key: string): string | undefined {
+  const value = readField(record, key);
   return typeof value === "string" && value !== "" ? value : undefined;
 }

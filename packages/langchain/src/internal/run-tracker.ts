@@ -72,24 +72,17 @@ export class RunTracker {
       level: tags?.includes("langsmith:hidden") ? "DEBUG" : undefined,
     };
 
+    // A child starts in its parent run's context; a top-level run in the active one, with the trace attributes.
     const parent = parentRunId ? this.#runs.get(parentRunId) : undefined;
-    if (parent) {
-      const parentSpanContext = parent.observation.otelSpan.spanContext();
-      const observation = context.with(parent.context, () =>
-        startObservation(name, full, { asType: type, parentSpanContext }),
-      ) as RunObservation;
-      this.#runs.set(runId, { observation, context: parent.context, isTopLevel: false, updatesOuter: false });
-      return;
-    }
-
-    const traceContext = propagateAttributes(this.options.traceAttributes(tags, metadata), () => context.active());
-    const outer = trace.getSpan(traceContext);
-    const updatesOuter = this.options.updateRoot && outer?.isRecording() === true;
-    if (updatesOuter) context.with(traceContext, () => updateActiveObservation({ input: full.input }));
-    const observation = context.with(traceContext, () =>
-      startObservation(name, full, { asType: type }),
+    const runContext =
+      parent?.context ?? propagateAttributes(this.options.traceAttributes(tags, metadata), () => context.active());
+    const updatesOuter = !parent && this.options.updateRoot && trace.getSpan(runContext)?.isRecording() === true;
+    if (updatesOuter) context.with(runContext, () => updateActiveObservation({ input: full.input }));
+    const parentSpanContext = parent?.observation.otelSpan.spanContext();
+    const observation = context.with(runContext, () =>
+      startObservation(name, full, { asType: type, parentSpanContext }),
     ) as RunObservation;
-    this.#runs.set(runId, { observation, context: traceContext, isTopLevel: true, updatesOuter });
+    this.#runs.set(runId, { observation, context: runContext, isTopLevel: !parent, updatesOuter });
   }
 
   /** Records the first streamed token of a run as its completion start time. */
