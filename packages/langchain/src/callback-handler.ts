@@ -273,29 +273,28 @@ export class CallbackHandler extends BaseCallbackHandler {
 const PARAM_NAMES = ["userId", "sessionId", "tags", "version", "traceMetadata", "updateRoot"] as const;
 
 /**
- * A copy of the options, each read on its own (a field that cannot be read, or tags that are no list, are left out);
- * warns of an unknown option name and logs, at debug level, the options given.
+ * A copy of the options, each read once and on its own (a field that cannot be read, or tags that are no list, are
+ * left out); warns of an unknown option name and logs, at debug level, the options given.
  */
 function readParams(params: unknown): CallbackHandlerParams {
-  const out: Record<string, unknown> = { tags: [] };
+  const given: Record<string, unknown> = {};
   for (const key of PARAM_NAMES) {
     const value = readField(params, key);
-    if (key !== "tags") {
-      if (value !== undefined) out[key] = value;
-    } else if (Array.isArray(value)) out.tags = value.filter((tag): tag is string => typeof tag === "string");
-    else if (value !== undefined)
-      repeats.warn("CallbackHandler: tags ignored", "CallbackHandler: tags ignored: not an array");
+    if (value !== undefined) given[key] = value;
   }
+  const { tags } = given;
+  if (tags !== undefined && !Array.isArray(tags))
+    repeats.warn("CallbackHandler: tags ignored", "CallbackHandler: tags ignored: not an array");
   if (typeof params === "object" && params !== null) {
     warnUnknownOptions("CallbackHandler", params, PARAM_NAMES);
     logStartup("CallbackHandler", () =>
       PARAM_NAMES.map((name) => {
-        const value = readField(params, name);
+        const value = given[name];
         return `${name}=${value === undefined ? "none" : Array.isArray(value) ? JSON.stringify(value) : show(value)}`;
       }),
     );
   }
-  return out as CallbackHandlerParams;
+  return { ...given, tags: Array.isArray(tags) ? tags.filter((tag): tag is string => typeof tag === "string") : [] };
 }
 
 /** What a model run's end records: its output, the model the provider reported (over the one known at start), usage. */
