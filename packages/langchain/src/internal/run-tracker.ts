@@ -26,14 +26,6 @@ export interface RunState {
   completionStartTime?: Date;
 }
 
-/** What a {@link RunTracker} needs from the handler's options. */
-export interface RunTrackerOptions {
-  version?: string;
-  updateRoot: boolean;
-  /** Trace attributes of a top-level run, from its tags and metadata. */
-  traceAttributes(tags: string[] | undefined, metadata: Record<string, unknown> | undefined): PropagateAttributesParams;
-}
-
 /** Runs kept open at most; past it the oldest is ended. */
 const MAX_OPEN_RUNS = 10_000;
 
@@ -51,7 +43,14 @@ export class RunTracker {
   });
   readonly #agents = new BoundedMap<string, RunObservation>(MAX_OPEN_RUNS, (_, agent) => agent.end());
 
-  constructor(private readonly options: RunTrackerOptions) {}
+  constructor(
+    private readonly options: {
+      version?: string;
+      updateRoot: boolean;
+      /** Trace attributes of a top-level run, from its tags and metadata. */
+      traceAttributes(tags?: string[], metadata?: Record<string, unknown>): PropagateAttributesParams;
+    },
+  ) {}
 
   /** Starts the observation of a run, as a child of its parent run's observation when that one is open. */
   start(
