@@ -2,7 +2,7 @@
 import { BaseMessage } from "@langchain/core/messages";
 import type { Generation, LLMResult } from "@langchain/core/outputs";
 import { isPlainObject, readField } from "@svc/core";
-import { convertMessage, type LlmMessage } from "./messages.js";
+import { convertMessage } from "./messages.js";
 import { stringField } from "./run-info.js";
 
 const PARAMETER_KEYS = [
@@ -77,10 +77,7 @@ export function modelParameters(extraParams: Loose | undefined): Record<string, 
 }
 
 /** Input of a chat model run: its messages, with `tools` and `tool_choice` when the model was given tools. */
-export function chatModelInput(
-  messageLists: readonly (readonly BaseMessage[])[],
-  extraParams: Loose | undefined,
-): LlmMessage[] | { messages: LlmMessage[]; tools?: unknown; tool_choice?: unknown } {
+export function chatModelInput(messageLists: readonly (readonly BaseMessage[])[], extraParams: Loose | undefined) {
   const messages = messageLists.flat().map(convertMessage);
   const params = invocationParams(extraParams);
   if (params?.tools === undefined && params?.tool_choice === undefined) return messages;
@@ -101,7 +98,7 @@ function lastGenerationMessage(result: LLMResult): BaseMessage | undefined {
 }
 
 /** The output of a model run: the last generation's converted message, else its text. */
-export function generationOutput(result: LLMResult): LlmMessage | string | undefined {
+export function generationOutput(result: LLMResult) {
   const message = lastGenerationMessage(result);
   if (message) return convertMessage(message);
   return readField<string>(lastGeneration(result), "text");
