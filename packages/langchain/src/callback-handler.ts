@@ -236,10 +236,7 @@ export class CallbackHandler extends BaseCallbackHandler {
     });
   }
 
-  #traceAttributes(
-    tags: string[] | undefined,
-    metadata: Record<string, unknown> | undefined,
-  ): PropagateAttributesParams {
+  #traceAttributes(tags?: string[], metadata?: Record<string, unknown>): PropagateAttributesParams {
     const allTags = [...new Set([...(tags ?? []), ...(this.#params.tags ?? [])])];
     return {
       userId: stringField(metadata, "svcUserId") ?? this.#params.userId,

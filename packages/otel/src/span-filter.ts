@@ -50,8 +50,7 @@ export function isGenAISpan(span: ReadableSpan): boolean {
   return false;
 }
 
-// The prefixes as one test, compiled once (checking each prefix built a string per prefix for every foreign span): a
-// scope equal to a prefix or starting with `<prefix>.`, starting with a `*` prefix's stem, or exactly `ai`.
+// The prefixes as one test, compiled once: checking each prefix built a string per prefix for every foreign span.
 const EXACT = KNOWN_LLM_INSTRUMENTATION_SCOPE_PREFIXES.filter((p) => p !== "ai" && !p.endsWith("*")).map(escapeRegExp);
 const STEMS = KNOWN_LLM_INSTRUMENTATION_SCOPE_PREFIXES.filter((p) => p.endsWith("*")).map((p) =>
   escapeRegExp(p.slice(0, -1)),
