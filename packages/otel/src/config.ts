@@ -20,6 +20,7 @@ import {
   optionSettings,
   otlpHeaders,
   protocolOption,
+  type ReadableSpan,
   readEnv,
   resolveConnection,
   resolveOptions,
@@ -29,7 +30,6 @@ import {
   stringOption,
   stringRecordOption,
 } from "@svc/core";
-import type { ReadableSpan } from "./readable-span.js";
 
 /** Receives one input, output or metadata value and returns what is exported instead (or a promise of it). */
 export type MaskFunction = (params: { data: unknown }) => unknown;

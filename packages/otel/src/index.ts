@@ -1,4 +1,4 @@
-export type { DeliveryHealth, DropReason } from "@svc/core";
+export type { DeliveryHealth, DropReason, ReadableSpan } from "@svc/core";
 export type {
   MaskFunction,
   ShouldExportSpan,
@@ -10,7 +10,6 @@ export type {
   SvcSpanProcessorParams,
 } from "./config.js";
 export type { StartedSpan } from "./pipeline/start.js";
-export type { ReadableSpan } from "./readable-span.js";
 export {
   isDefaultExportSpan,
   isGenAISpan,

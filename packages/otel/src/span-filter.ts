@@ -1,5 +1,4 @@
-import { SVC_TRACER_NAME } from "@svc/core";
-import { type ReadableSpan, scopeName } from "./readable-span.js";
+import { type ReadableSpan, SVC_TRACER_NAME } from "@svc/core";
 
 /**
  * Instrumentation scopes whose spans are exported by default: the SDK's own tracer first, then known LLM
@@ -38,6 +37,11 @@ export const KNOWN_LLM_INSTRUMENTATION_SCOPE_PREFIXES: readonly string[] = [
   "strands-agents",
   "vllm",
 ];
+
+/** The name of the instrumentation scope that made a span (`instrumentationLibrary` on OpenTelemetry 1.x). */
+export function scopeName(span: ReadableSpan): string {
+  return span.instrumentationScope?.name ?? span.instrumentationLibrary?.name ?? "";
+}
 
 /** True for spans created by the svc SDK's tracer. */
 export function isSvcSpan(span: ReadableSpan): boolean {

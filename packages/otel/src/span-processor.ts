@@ -8,6 +8,7 @@ import {
   getGlobalLogger,
   MediaUploader,
   type ProcessorProbe,
+  type ReadableSpan,
   RepeatLog,
   registerProcessorProbe,
   serverOf,
@@ -22,7 +23,6 @@ import { ExportStage, spanSpill } from "./pipeline/export.js";
 import { FilterStage } from "./pipeline/filter.js";
 import { type StartedSpan, StartStage } from "./pipeline/start.js";
 import { UsageStage } from "./pipeline/usage.js";
-import type { ReadableSpan } from "./readable-span.js";
 
 /** The counts of {@link SvcSpanProcessor.health}: those of its export queue, and the spans its filter left out. */
 export interface SpanProcessorHealth extends DeliveryHealth {

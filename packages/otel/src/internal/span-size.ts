@@ -1,6 +1,6 @@
 import type { Attributes } from "@opentelemetry/api";
+import type { ReadableSpan } from "@svc/core";
 import type { SpanExportProtocol } from "../config.js";
-import type { ReadableSpan } from "../readable-span.js";
 
 /**
  * How large a span is once encoded, estimated without encoding it: what the export queue counts against

@@ -8,11 +8,11 @@ import {
   type MediaUploader,
   mediaHash,
   parseDataUri,
+  type ReadableSpan,
   RepeatLog,
   settleWithin,
 } from "@svc/core";
 import { type MaskFunction, PROCESSOR_NAME } from "../config.js";
-import type { ReadableSpan } from "../readable-span.js";
 
 /** Keys that hold input, output and metadata (per-key metadata included): what the mask and the media scan see. */
 const DATA_KEY = /^svc\.(?:observation|trace)\.(?:input|output|metadata)/;

@@ -10,6 +10,7 @@ import {
   Limiter,
   LogLevel,
   outcomeOf,
+  type ReadableSpan,
   type SendOutcome,
   Spill,
   sendInHalves,
@@ -18,7 +19,6 @@ import {
   tooLargeOutcome,
 } from "@svc/core";
 import { PROCESSOR_NAME, type ProcessorConfig, type SpanExporterLike } from "../config.js";
-import type { ReadableSpan } from "../readable-span.js";
 import type { EnrichStage, OutgoingSpan } from "./enrich.js";
 import type { UsageStage } from "./usage.js";
 

@@ -1,7 +1,6 @@
-import { describeError, RepeatLog } from "@svc/core";
+import { describeError, type ReadableSpan, RepeatLog } from "@svc/core";
 import { PROCESSOR_NAME, type ShouldExportSpan } from "../config.js";
-import { type ReadableSpan, scopeName } from "../readable-span.js";
-import { isDefaultExportSpan } from "../span-filter.js";
+import { isDefaultExportSpan, scopeName } from "../span-filter.js";
 import type { StartedSpan } from "./start.js";
 
 /** Most scopes whose left-out spans are counted by name for the doctor; later ones are counted in the total only. */

@@ -3,13 +3,14 @@ import {
   getGlobalLogger,
   PROVIDER_OWN_TRACING,
   providerOwnTracing,
+  type ReadableSpan,
   readGenAiType,
   readUsageDetails,
   SVC_TRACER_NAME,
   SvcOtelSpanAttributes,
 } from "@svc/core";
 import { PROCESSOR_NAME } from "../config.js";
-import { type ReadableSpan, scopeName } from "../readable-span.js";
+import { scopeName } from "../span-filter.js";
 import type { OutgoingSpan } from "./enrich.js";
 
 /** Most spans remembered as having a counted model call below them; the oldest is forgotten first. */
