@@ -1,6 +1,6 @@
 // How LangChain messages and chain values are recorded: as the role/content turns the svc UI renders.
 import { BaseMessage } from "@langchain/core/messages";
-import { readField } from "@svc/core";
+import { isObject, readField } from "@svc/core";
 
 /** A LangChain message as recorded on an observation: a role, the content and, for tool use, the extra fields. */
 export interface LlmMessage {
@@ -70,10 +70,6 @@ export function chainOutput(outputs: unknown): unknown {
   const messages = readField(outputs, "messages");
   if (isMessageList(messages)) return { messages: messages.map(convertMessage) };
   return outputs;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function keysOf(value: object): string[] {
