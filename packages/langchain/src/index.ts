@@ -1,2 +1,1 @@
-export type { CallbackHandlerParams } from "./callback-handler.js";
-export { CallbackHandler } from "./callback-handler.js";
+export { CallbackHandler, type CallbackHandlerParams } from "./callback-handler.js";
