@@ -26,12 +26,9 @@ export function runName(name: string | undefined, serialized: Serialized | undef
  * Observation metadata of a run: its LangChain tags (when any) and its metadata, without the keys that only
  * steer this handler (`svcPrompt`, `svcUserId`, `svcSessionId`).
  */
-export function observationMetadata(
-  tags: readonly string[] | undefined,
-  metadata: Record<string, unknown> | undefined,
-): Record<string, unknown> | undefined {
+export function observationMetadata(tags?: readonly string[], metadata?: Record<string, unknown>) {
   const result: Record<string, unknown> = {};
-  if (Array.isArray(tags) && tags.length > 0) result.tags = [...tags];
+  if (tags?.length) result.tags = tags;
   let keys: string[] = [];
   try {
     // LangChain passes a plain object; anything else (a string or a byte array has a key per item) is none.
