@@ -1,4 +1,4 @@
-import type { HrTime } from "@opentelemetry/api";
+import type { HrTime, SpanContext } from "@opentelemetry/api";
 import {
   SvcOtelSpanAttributes as A,
   apiHeaders,
