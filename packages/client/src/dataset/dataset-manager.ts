@@ -119,8 +119,7 @@ export class DatasetManager {
       throw new Error("DatasetManager.createItem: an SvcMedia is invalid (see the warning logged when it was made)");
     const id = request.id || crypto.randomUUID();
     const dataset = await this.api.datasets.get(request.datasetName, {}, options);
-    const media = [...found];
-    const references = await mapLimit(media, 4, async ([item, field]) => {
+    const uploaded = await mapLimit([...found], 4, async ([item, field]) => {
       const [sha256Hash, mediaId, tag] = await Promise.all([item.getSha256Hash(), item.getId(), item.getTag()]);
       if (!sha256Hash || !mediaId || !tag || !item.contentBytes || !item.contentType)
         throw new Error("DatasetManager.createItem: an SvcMedia has no content");
@@ -132,9 +131,9 @@ export class DatasetManager {
         target: { field, datasetId: dataset.id, datasetItemId: id },
       });
       if (!result.ok) throw new Error(`media upload failed (mediaId=${mediaId}): ${result.reason}`);
-      return tag;
+      return [item, tag] as const;
     });
-    const byMedia = new Map(media.map(([item], i) => [item, references[i] as string]));
+    const byMedia = new Map(uploaded);
     const body: CreateDatasetItemRequest = { ...request, id };
     for (const field of MEDIA_FIELDS) {
       if (request[field] !== undefined) body[field] = mapMedia(request[field], (media) => byMedia.get(media) ?? media);
