@@ -57,11 +57,9 @@ export class SvcAPIError extends Error {
 
 /** The body with registered secrets redacted in every string it holds. */
 function redactedBody(body: unknown): unknown {
+  if (typeof body === "string") return redactSecrets(body);
   try {
-    const text = typeof body === "string" ? body : JSON.stringify(body);
-    if (text === undefined) return undefined;
-    const redacted = redactSecrets(text);
-    return typeof body === "string" ? redacted : (JSON.parse(redacted) as unknown);
+    return JSON.parse(redactSecrets(JSON.stringify(body))) as unknown;
   } catch {
     return excerpt(body);
   }
