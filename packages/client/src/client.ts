@@ -66,14 +66,11 @@ export class SvcClient {
       timeoutMs: config.timeoutSeconds * 1000,
       backend,
     });
-    this.dataset = createDatasetManager(this.api, {
-      decorate: (dataset) => ({
-        ...dataset,
-        runExperiment: (params) =>
-          this.experiment.run({ ...params, data: dataset.items, datasetVersion: dataset.version }),
-      }),
-      uploader,
-    });
+    this.dataset = createDatasetManager(this.api, uploader, (dataset) => ({
+      ...dataset,
+      runExperiment: (params) =>
+        this.experiment.run({ ...params, data: dataset.items, datasetVersion: dataset.version }),
+    }));
     this.media = new MediaManager(this.api, {
       downloadTimeoutMs: config.timeoutSeconds * 1000,
       backend,

@@ -44,34 +44,23 @@ export interface DatasetGetOptions {
 /** Adds methods to a fetched dataset (the experiment runner adds `runExperiment` this way). */
 export type DatasetDecorator = (dataset: DatasetWithItems) => FetchedDataset;
 
-/** Settings of the dataset manager. */
-export interface DatasetManagerOptions {
-  /** Adds methods to each fetched dataset (`runExperiment`). */
-  decorate: DatasetDecorator;
-  /** Uploads the media found in new items. */
-  uploader: MediaUploader;
-}
-
-let makeDatasetManager: (api: SvcApiClient, options: DatasetManagerOptions) => DatasetManager;
+let makeDatasetManager: (api: SvcApiClient, uploader: MediaUploader, decorate: DatasetDecorator) => DatasetManager;
 
 /** Reads datasets with their items and adds items. */
 export class DatasetManager {
   static {
     // `this`, not the class name: a class that names itself inside is renamed by the bundler.
-    makeDatasetManager = (api, options) => new this(api, options);
+    makeDatasetManager = (api, uploader, decorate) => new this(api, uploader, decorate);
   }
-
-  readonly #decorate: DatasetDecorator;
-  readonly #uploader: MediaUploader;
 
   // Private, so that the published declarations name no media uploader: `svc.dataset` is made by the client.
   private constructor(
     private readonly api: SvcApiClient,
-    options: DatasetManagerOptions,
-  ) {
-    this.#decorate = options.decorate;
-    this.#uploader = options.uploader;
-  }
+    /** Uploads the media found in new items. */
+    private readonly uploader: MediaUploader,
+    /** Adds methods to each fetched dataset (`runExperiment`). */
+    private readonly decorate: DatasetDecorator,
+  ) {}
 
   /**
    * Fetches a dataset and all its items, page by page; the media references an item lists become
@@ -94,7 +83,7 @@ export class DatasetManager {
       if (result.data.length === 0 || result.meta.totalPages <= page) break;
     }
     resolveItemMediaReferences(items);
-    return this.#decorate({
+    return this.decorate({
       ...dataset,
       items,
       ...(options.version === undefined ? {} : { version: options.version }),
@@ -123,7 +112,7 @@ export class DatasetManager {
       const [sha256Hash, mediaId, tag] = await Promise.all([item.getSha256Hash(), item.getId(), item.getTag()]);
       if (!sha256Hash || !mediaId || !tag || !item.contentBytes || !item.contentType)
         throw new Error("DatasetManager.createItem: an SvcMedia has no content");
-      const result = await this.#uploader.upload({
+      const result = await this.uploader.upload({
         mediaId,
         sha256Hash,
         contentType: item.contentType,
@@ -143,8 +132,12 @@ export class DatasetManager {
 }
 
 /** Makes the dataset manager of a client (`svc.dataset`). */
-export function createDatasetManager(api: SvcApiClient, options: DatasetManagerOptions): DatasetManager {
-  return makeDatasetManager(api, options);
+export function createDatasetManager(
+  api: SvcApiClient,
+  uploader: MediaUploader,
+  decorate: DatasetDecorator,
+): DatasetManager {
+  return makeDatasetManager(api, uploader, decorate);
 }
 
 /**
