@@ -93,7 +93,7 @@ function compareScores(current: CurrentRun, baseline: BaselineRun, maxDrop: Gate
   const runNow = (name: string) => numericValue(current.runEvaluations.find((e) => e.name === name)?.value);
   const runNames = current.runEvaluations.filter((e) => numericValue(e.value) !== undefined).map((e) => e.name);
   const score = (name: string, kind: GateScore["kind"], now: number | undefined, before: number | undefined) => {
-    const drop = dropFor(name, maxDrop);
+    const drop = typeof maxDrop === "number" ? maxDrop : (maxDrop?.[name] ?? maxDrop?.["*"] ?? 0);
     const change = now !== undefined && before !== undefined ? now - before : undefined;
     const passed = before === undefined || (change !== undefined && change >= -drop - 1e-9);
     return { name, kind, baseline: before, current: now, change, maxDrop: drop, passed };
@@ -106,11 +106,6 @@ function compareScores(current: CurrentRun, baseline: BaselineRun, maxDrop: Gate
     ),
     ...names(runNames, baseline.runScores.keys()).map((n) => score(n, "run", runNow(n), baseline.runScores.get(n))),
   ];
-}
-
-function dropFor(name: string, maxDrop: GateOptions["maxDrop"]): number {
-  if (typeof maxDrop === "number") return maxDrop;
-  return maxDrop?.[name] ?? maxDrop?.["*"] ?? 0;
 }
 
 function itemFlips(current: CurrentRun, baseline: BaselineRun, assertions: readonly Assertion[]): GateFlip[] {
