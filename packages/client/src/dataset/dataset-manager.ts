@@ -44,13 +44,18 @@ export interface DatasetGetOptions {
 /** Adds methods to a fetched dataset (the experiment runner adds `runExperiment` this way). */
 export type DatasetDecorator = (dataset: DatasetWithItems) => FetchedDataset;
 
-let makeDatasetManager: (api: SvcApiClient, uploader: MediaUploader, decorate: DatasetDecorator) => DatasetManager;
+/** Makes the dataset manager of a client (`svc.dataset`); set by the class, whose constructor is private. */
+export let createDatasetManager: (
+  api: SvcApiClient,
+  uploader: MediaUploader,
+  decorate: DatasetDecorator,
+) => DatasetManager;
 
 /** Reads datasets with their items and adds items. */
 export class DatasetManager {
   static {
     // `this`, not the class name: a class that names itself inside is renamed by the bundler.
-    makeDatasetManager = (api, uploader, decorate) => new this(api, uploader, decorate);
+    createDatasetManager = (api, uploader, decorate) => new this(api, uploader, decorate);
   }
 
   // Private, so that the published declarations name no media uploader: `svc.dataset` is made by the client.
@@ -129,15 +134,6 @@ export class DatasetManager {
     }
     return this.api.datasetItems.create(body, options);
   }
-}
-
-/** Makes the dataset manager of a client (`svc.dataset`). */
-export function createDatasetManager(
-  api: SvcApiClient,
-  uploader: MediaUploader,
-  decorate: DatasetDecorator,
-): DatasetManager {
-  return makeDatasetManager(api, uploader, decorate);
 }
 
 /**

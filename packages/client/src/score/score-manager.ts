@@ -40,7 +40,8 @@ interface QueuedScore {
 const NO_IDS: { traceId?: string; observationId?: string } = Object.freeze({});
 const NO_KEYS = "the client has no keys: pass publicKey and secretKey (or SVC_PUBLIC_KEY and SVC_SECRET_KEY)";
 
-let makeScoreManager: (runtime: RequestRuntime, client: SvcClientConfig) => ScoreManager;
+/** Makes the score manager of a client (`svc.score`); set by the class, whose constructor is private. */
+export let createScoreManager: (runtime: RequestRuntime, client: SvcClientConfig) => ScoreManager;
 
 /**
  * Queues scores and sends them in batches of at most 100 to `POST /api/public/scores`, held through outages (bounded)
@@ -49,7 +50,7 @@ let makeScoreManager: (runtime: RequestRuntime, client: SvcClientConfig) => Scor
 export class ScoreManager {
   static {
     // `this`, not the class name: a class that names itself inside is renamed by the bundler.
-    makeScoreManager = (runtime, client) => new this(runtime, client);
+    createScoreManager = (runtime, client) => new this(runtime, client);
   }
 
   readonly #queue: BatchQueue<QueuedScore>;
@@ -264,11 +265,6 @@ export class ScoreManager {
     if (queued.length > 1) return sendInHalves(queued, (part) => this.#send(part, signal));
     return tooLargeOutcome(`score "${queued[0]?.name}"`, why, "scoreMaxRequestBytes");
   }
-}
-
-/** Makes the score manager of a client (`svc.score`). */
-export function createScoreManager(runtime: RequestRuntime, client: SvcClientConfig): ScoreManager {
-  return makeScoreManager(runtime, client);
 }
 
 /** The body of `POST /api/public/scores` for queued scores: their JSON texts joined into an array. */
