@@ -58,14 +58,20 @@ export class DatasetManager {
     createDatasetManager = (api, uploader, decorate) => new this(api, uploader, decorate);
   }
 
+  /** Uploads the media found in new items. */
+  readonly #uploader: MediaUploader;
+  /** Adds methods to each fetched dataset (`runExperiment`). */
+  readonly #decorate: DatasetDecorator;
+
   // Private, so that the published declarations name no media uploader: `svc.dataset` is made by the client.
   private constructor(
     private readonly api: SvcApiClient,
-    /** Uploads the media found in new items. */
-    private readonly uploader: MediaUploader,
-    /** Adds methods to each fetched dataset (`runExperiment`). */
-    private readonly decorate: DatasetDecorator,
-  ) {}
+    uploader: MediaUploader,
+    decorate: DatasetDecorator,
+  ) {
+    this.#uploader = uploader;
+    this.#decorate = decorate;
+  }
 
   /**
    * Fetches a dataset and all its items, page by page; the media references an item lists become
@@ -88,7 +94,7 @@ export class DatasetManager {
       if (result.data.length === 0 || result.meta.totalPages <= page) break;
     }
     resolveItemMediaReferences(items);
-    return this.decorate({
+    return this.#decorate({
       ...dataset,
       items,
       ...(options.version === undefined ? {} : { version: options.version }),
@@ -117,7 +123,7 @@ export class DatasetManager {
       const [sha256Hash, mediaId, tag] = await Promise.all([item.getSha256Hash(), item.getId(), item.getTag()]);
       if (!sha256Hash || !mediaId || !tag || !item.contentBytes || !item.contentType)
         throw new Error("DatasetManager.createItem: an SvcMedia has no content");
-      const result = await this.uploader.upload({
+      const result = await this.#uploader.upload({
         mediaId,
         sha256Hash,
         contentType: item.contentType,
