@@ -219,22 +219,22 @@ function describeDuration(ms: number): string {
 }
 
 /** The environment the doctor's test span is recorded in, apart from the application's data. */
-export const DOCTOR_ENVIRONMENT = "sdk-doctor";
+const DOCTOR_ENVIRONMENT = "sdk-doctor";
 
 /**
  * The doctor's test span: one short span of the svc tracer in the environment `sdk-doctor`, ended, as the span
  * processor hands spans to the encoder.
  */
-export function doctorTestSpan(traceId: string, nowMs: number = Date.now()): ReadableSpan {
+function doctorTestSpan(traceId: string): ReadableSpan {
   const context: SpanContext = { traceId, spanId: randomHex(8), traceFlags: 1 };
-  const end = hrTime(nowMs);
+  const now = Date.now();
   return {
     name: "svc doctor test span",
     kind: 0,
     spanContext: () => context,
     parentSpanContext: undefined,
-    startTime: hrTime(nowMs - 1),
-    endTime: end,
+    startTime: hrTime(now - 1),
+    endTime: hrTime(now),
     duration: [0, 1_000_000],
     status: { code: 0 },
     attributes: {
