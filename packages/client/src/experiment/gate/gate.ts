@@ -30,12 +30,7 @@ export async function compareWithBaseline(api: GateApi, run: GateRun, options: G
   const assertions = parseAssertions(options.assertions);
   const current = { ...run, itemIds: await Promise.all(run.itemResults.map((r) => itemIdOf(r.item))) };
   const datasetId = run.itemResults.find((r) => typeof r.item.datasetId === "string")?.item.datasetId;
-  const baseline = await readBaseline(api, {
-    experimentId: run.experimentId,
-    experimentName: run.experimentName,
-    datasetId,
-    baselineRunName: options.baseline,
-  });
+  const baseline = await readBaseline(api, { ...run, datasetId, baselineRunName: options.baseline });
   if (!baseline) {
     const which = options.baseline === undefined ? "no earlier run" : `no run named "${options.baseline}"`;
     getGlobalLogger().info(`ExperimentManager: regression gate of run "${run.runName}": ${which}; nothing compared`);
@@ -186,12 +181,10 @@ interface BaselineTrial {
 }
 
 /** What identifies the run being compared and the one to look for. */
-interface BaselineQuery {
-  experimentId: string;
-  experimentName: string;
+type BaselineQuery = Pick<GateRun, "experimentId" | "experimentName"> & {
   datasetId: string | undefined;
   baselineRunName: string | undefined;
-}
+};
 
 /** Every run on the server is searched: the routes want a start, and a baseline may be old. */
 const FROM_START = "1970-01-01T00:00:00.000Z";
