@@ -7,6 +7,7 @@ import {
   getGlobalLogger,
   identityHeaders,
   logStartup,
+  mergeHeaders,
   numberOption,
   optionSettings,
   RepeatLog,
@@ -37,16 +38,6 @@ export interface SvcBrowserClientParams {
   /** The fetch function to use. @defaultValue `globalThis.fetch` */
   fetch?: typeof fetch;
 }
-
-const RESERVED_HEADERS = new Set([
-  "authorization",
-  "content-type",
-  "x-svc-public-key",
-  "x-svc-sdk-name",
-  "x-svc-sdk-version",
-  "x-svc-sdk-variant",
-  "x-svc-sdk-integration",
-]);
 
 const OWNER = "SvcBrowserClient";
 
@@ -90,13 +81,16 @@ export class SvcBrowserClient {
       getGlobalLogger().error(
         `${OWNER}: option publicKey is required (a string starting with pk-); no score will be sent`,
       );
-    const extra = Object.entries(o.additionalHeaders).filter(([name]) => !RESERVED_HEADERS.has(name.toLowerCase()));
-    const headers: Record<string, string> = {
-      ...Object.fromEntries(extra),
-      ...identityHeaders(connection.publicKey),
-      "x-svc-sdk-integration": "browser",
-    };
-    if (connection.publicKey) headers.authorization = `Bearer ${connection.publicKey}`;
+    const headers = mergeHeaders(
+      o.additionalHeaders,
+      // The SDK's own headers: an additional header with one of these names is dropped.
+      { authorization: null, "content-type": null, "x-svc-public-key": null, "x-svc-sdk-variant": null },
+      identityHeaders(connection.publicKey),
+      {
+        "x-svc-sdk-integration": "browser",
+        authorization: connection.publicKey ? `Bearer ${connection.publicKey}` : undefined,
+      },
+    );
     this.#environment = o.environment;
     this.#maxRetries = o.maxRetries;
     const backend = o.fetch ? fetchBackend(o.fetch) : undefined;

@@ -1,4 +1,4 @@
-import { type Connection, describeError, MediaUploader, redactSecrets, serverOf } from "@svc/core";
+import { type Connection, describeError, MediaUploader, redactSecrets } from "@svc/core";
 import { SvcAPIError } from "./api/errors.js";
 import { createSvcApiClient, type SvcApiClient } from "./api/generated/client.js";
 import { RequestRuntime } from "./api/request-runtime.js";
@@ -52,13 +52,7 @@ export class SvcClient {
     // Kept off the enumerable keys: printing the client shows its managers, not its settings.
     Object.defineProperty(this, "config", { enumerable: false });
     this.api = createSvcApiClient(runtime);
-    this.score = createScoreManager({
-      runtime,
-      config: config.score,
-      hasCredentials: config.hasCredentials,
-      server: serverOf(config.baseUrl),
-      identity: `${config.baseUrl}/api/public/scores ${config.publicKey ?? ""}`,
-    });
+    this.score = createScoreManager(runtime, config);
     this.prompt = new PromptManager(this.api);
     this.experiment = new ExperimentManager({
       score: this.score,
@@ -72,14 +66,11 @@ export class SvcClient {
       timeoutMs: config.timeoutSeconds * 1000,
       backend,
     });
-    this.dataset = createDatasetManager(this.api, {
-      decorate: (dataset) => ({
-        ...dataset,
-        runExperiment: (params) =>
-          this.experiment.run({ ...params, data: dataset.items, datasetVersion: dataset.version }),
-      }),
-      uploader,
-    });
+    this.dataset = createDatasetManager(this.api, uploader, (dataset) => ({
+      ...dataset,
+      runExperiment: (params) =>
+        this.experiment.run({ ...params, data: dataset.items, datasetVersion: dataset.version }),
+    }));
     this.media = new MediaManager(this.api, {
       downloadTimeoutMs: config.timeoutSeconds * 1000,
       backend,

@@ -1,10 +1,8 @@
 import type { MeterProvider } from "@opentelemetry/api";
 import {
   apiHeaders,
-  type Backend,
   basicAuth,
   booleanOption,
-  type Connection,
   connectionSettings,
   environmentOption,
   fetchBackend,
@@ -165,19 +163,12 @@ export const CLIENT_SPECS = {
   fetch: functionOption<typeof fetch>(),
 };
 
-/** Client settings, and beside them (so that printing the settings never shows them) what requests carry. */
-export interface ResolvedClientConfig {
-  config: SvcClientConfig;
-  /** The headers of every request: the settings' headers and, when there is one, the authorization. */
-  headers: Record<string, string>;
-  /** Address and keys as resolved, with where each came from, for the doctor. */
-  connection: Connection;
-  /** Where requests go when the `fetch` option is given; undefined for the runtime's own HTTP stack. */
-  backend: Backend | undefined;
-}
-
-/** Resolves client settings: option, then environment, then default. Never throws; problems are logged once. */
-export function resolveClientConfig(params: unknown): ResolvedClientConfig {
+/**
+ * Resolves client settings: option, then environment, then default. Never throws; problems are logged once. Beside the
+ * settings (so that printing them never shows these): the headers of every request (with the authorization), the
+ * address and keys with where each came from (for the doctor), and the backend of the `fetch` option.
+ */
+export function resolveClientConfig(params: unknown) {
   const env = readEnv();
   const specs = { ...CLIENT_SPECS, ...SCORE_SPECS };
   const o = resolveOptions(NAME, specs, params, env, ["publicKey", "secretKey", "baseUrl"]);

@@ -20,12 +20,5 @@ export type { GateBaseline, GateFlip, GateOptions, GateResult, GateScore } from 
  * ```
  */
 export function describeExperiment<Output = unknown>(options: ExperimentSuiteOptions<Output>): void {
-  declareExperimentSuite(
-    {
-      describe: (name, declare) => describe(name, declare),
-      it: (name, check) => it(name, check),
-      beforeAll: (run, timeoutMs) => before(run, { timeout: timeoutMs }),
-    },
-    options,
-  );
+  declareExperimentSuite({ describe, it, beforeAll: (run, timeout) => before(run, { timeout }) }, options);
 }

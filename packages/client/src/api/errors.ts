@@ -6,6 +6,7 @@ import {
   type HttpResponse,
   placeOf,
   redactSecrets,
+  serializeValue,
 } from "@svc/core";
 
 /** What an error message names of the operation: its method and route. */
@@ -56,11 +57,9 @@ export class SvcAPIError extends Error {
 
 /** The body with registered secrets redacted in every string it holds. */
 function redactedBody(body: unknown): unknown {
+  if (typeof body === "string") return redactSecrets(body);
   try {
-    const text = typeof body === "string" ? body : JSON.stringify(body);
-    if (text === undefined) return undefined;
-    const redacted = redactSecrets(text);
-    return typeof body === "string" ? redacted : (JSON.parse(redacted) as unknown);
+    return JSON.parse(redactSecrets(JSON.stringify(body))) as unknown;
   } catch {
     return excerpt(body);
   }
@@ -114,15 +113,9 @@ export function parseBody(text: string): unknown {
   }
 }
 
-/** The body as one line of at most 300 characters, registered secrets redacted. */
+/** The body as text of at most 300 characters, registered secrets redacted. */
 function excerpt(body: unknown): string {
-  let text: string;
-  try {
-    text = typeof body === "string" ? body : (JSON.stringify(body) ?? String(body));
-  } catch {
-    text = String(body);
-  }
-  text = redactSecrets(text);
+  const text = redactSecrets(serializeValue(body) ?? "");
   return text.length > EXCERPT ? `${text.slice(0, EXCERPT)}…` : text;
 }
 
@@ -195,14 +188,7 @@ function errorFromResponse(op: Route, response: HttpResponse, suffix: string): S
   const { status } = response;
   const ErrorClass = ERROR_BY_STATUS[status] ?? (status >= 500 ? ServerError : SvcAPIError);
   const message = (body as { message?: unknown } | undefined)?.message;
-  const detail =
-    typeof body === "string"
-      ? body.slice(0, EXCERPT)
-      : typeof message === "string"
-        ? message
-        : body === undefined
-          ? ""
-          : excerpt(body);
+  const detail = typeof message === "string" ? message : excerpt(body);
   const { host, path } = placeOf(response.url);
   return new ErrorClass(
     `Status ${status} from ${op.method} ${path || op.path} on ${host}${detail ? `: ${detail}` : ""}${suffix}`,

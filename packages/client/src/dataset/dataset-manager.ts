@@ -44,33 +44,33 @@ export interface DatasetGetOptions {
 /** Adds methods to a fetched dataset (the experiment runner adds `runExperiment` this way). */
 export type DatasetDecorator = (dataset: DatasetWithItems) => FetchedDataset;
 
-/** Settings of the dataset manager. */
-export interface DatasetManagerOptions {
-  /** Adds methods to each fetched dataset (`runExperiment`). */
-  decorate: DatasetDecorator;
-  /** Uploads the media found in new items. */
-  uploader: MediaUploader;
-}
-
-let makeDatasetManager: (api: SvcApiClient, options: DatasetManagerOptions) => DatasetManager;
+/** Makes the dataset manager of a client (`svc.dataset`); set by the class, whose constructor is private. */
+export let createDatasetManager: (
+  api: SvcApiClient,
+  uploader: MediaUploader,
+  decorate: DatasetDecorator,
+) => DatasetManager;
 
 /** Reads datasets with their items and adds items. */
 export class DatasetManager {
   static {
     // `this`, not the class name: a class that names itself inside is renamed by the bundler.
-    makeDatasetManager = (api, options) => new this(api, options);
+    createDatasetManager = (api, uploader, decorate) => new this(api, uploader, decorate);
   }
 
-  readonly #decorate: DatasetDecorator;
+  /** Uploads the media found in new items. */
   readonly #uploader: MediaUploader;
+  /** Adds methods to each fetched dataset (`runExperiment`). */
+  readonly #decorate: DatasetDecorator;
 
   // Private, so that the published declarations name no media uploader: `svc.dataset` is made by the client.
   private constructor(
     private readonly api: SvcApiClient,
-    options: DatasetManagerOptions,
+    uploader: MediaUploader,
+    decorate: DatasetDecorator,
   ) {
-    this.#decorate = options.decorate;
-    this.#uploader = options.uploader;
+    this.#uploader = uploader;
+    this.#decorate = decorate;
   }
 
   /**
@@ -119,8 +119,7 @@ export class DatasetManager {
       throw new Error("DatasetManager.createItem: an SvcMedia is invalid (see the warning logged when it was made)");
     const id = request.id || crypto.randomUUID();
     const dataset = await this.api.datasets.get(request.datasetName, {}, options);
-    const media = [...found];
-    const references = await mapLimit(media, 4, async ([item, field]) => {
+    const uploaded = await mapLimit([...found], 4, async ([item, field]) => {
       const [sha256Hash, mediaId, tag] = await Promise.all([item.getSha256Hash(), item.getId(), item.getTag()]);
       if (!sha256Hash || !mediaId || !tag || !item.contentBytes || !item.contentType)
         throw new Error("DatasetManager.createItem: an SvcMedia has no content");
@@ -132,20 +131,15 @@ export class DatasetManager {
         target: { field, datasetId: dataset.id, datasetItemId: id },
       });
       if (!result.ok) throw new Error(`media upload failed (mediaId=${mediaId}): ${result.reason}`);
-      return tag;
+      return [item, tag] as const;
     });
-    const byMedia = new Map(media.map(([item], i) => [item, references[i] as string]));
+    const byMedia = new Map(uploaded);
     const body: CreateDatasetItemRequest = { ...request, id };
     for (const field of MEDIA_FIELDS) {
       if (request[field] !== undefined) body[field] = mapMedia(request[field], (media) => byMedia.get(media) ?? media);
     }
     return this.api.datasetItems.create(body, options);
   }
-}
-
-/** Makes the dataset manager of a client (`svc.dataset`). */
-export function createDatasetManager(api: SvcApiClient, options: DatasetManagerOptions): DatasetManager {
-  return makeDatasetManager(api, options);
 }
 
 /**

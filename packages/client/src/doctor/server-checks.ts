@@ -1,4 +1,6 @@
+import type { HrTime, SpanContext } from "@opentelemetry/api";
 import {
+  SvcOtelSpanAttributes as A,
   apiHeaders,
   describeFailure,
   encodeTraces,
@@ -10,11 +12,14 @@ import {
   OTLP_CONTENT_TYPES,
   OTLP_TRACES_PATH,
   otlpHeaders,
+  type ReadableSpan,
   randomHex,
+  SDK_VERSION,
+  SVC_TRACER_NAME,
 } from "@svc/core";
+import { parseBody } from "../api/errors.js";
 import type { DoctorCheck } from "./report.js";
 import type { DoctorTarget } from "./setup-checks.js";
-import { DOCTOR_ENVIRONMENT, doctorTestSpan } from "./test-span.js";
 
 /** The oldest server version SDK v6 supports. */
 const MIN_SERVER_VERSION = "4.59.0";
@@ -80,12 +85,7 @@ function errorStatus({ result }: Answer): number | undefined {
 }
 
 function json(result: HttpResult): unknown {
-  if (!result.ok) return undefined;
-  try {
-    return JSON.parse(new TextDecoder().decode(result.response.body)) as unknown;
-  } catch {
-    return undefined;
-  }
+  return result.ok ? parseBody(new TextDecoder().decode(result.response.body)) : undefined;
 }
 
 /** The health route answers as an svc server of a version SDK v6 supports. */
@@ -216,4 +216,40 @@ function describeDuration(ms: number): string {
   if (seconds < 120) return `${seconds} s`;
   const minutes = Math.round(seconds / 60);
   return minutes < 120 ? `${minutes} min` : `${Math.round(minutes / 60)} h`;
+}
+
+/** The environment the doctor's test span is recorded in, apart from the application's data. */
+const DOCTOR_ENVIRONMENT = "sdk-doctor";
+
+/**
+ * The doctor's test span: one short span of the svc tracer in the environment `sdk-doctor`, ended, as the span
+ * processor hands spans to the encoder.
+ */
+function doctorTestSpan(traceId: string): ReadableSpan {
+  const context: SpanContext = { traceId, spanId: randomHex(8), traceFlags: 1 };
+  const now = Date.now();
+  return {
+    name: "svc doctor test span",
+    kind: 0,
+    spanContext: () => context,
+    parentSpanContext: undefined,
+    startTime: hrTime(now - 1),
+    endTime: hrTime(now),
+    duration: [0, 1_000_000],
+    status: { code: 0 },
+    attributes: {
+      [A.OBSERVATION_TYPE]: "span",
+      [A.ENVIRONMENT]: DOCTOR_ENVIRONMENT,
+      [A.OBSERVATION_INPUT]: "a test span sent by svc doctor",
+    },
+    links: [],
+    events: [],
+    ended: true,
+    resource: { attributes: { "service.name": "svc-doctor" } },
+    instrumentationScope: { name: SVC_TRACER_NAME, version: SDK_VERSION },
+  };
+}
+
+function hrTime(ms: number): HrTime {
+  return [Math.floor(ms / 1000), (ms % 1000) * 1_000_000];
 }

@@ -41,14 +41,11 @@ const KEYS_FIX =
 export function checkKeys(target: DoctorTarget): DoctorCheck {
   const { publicKey, secretKey, sources } = target;
   const name = "keys";
-  const missing = [
-    publicKey ? undefined : "public key (SVC_PUBLIC_KEY)",
-    secretKey ? undefined : "secret key (SVC_SECRET_KEY)",
-  ].filter((m) => m !== undefined);
-  if (missing.length > 0) return { name, status: "fail", detail: `no ${missing.join(" and no ")}`, fix: KEYS_FIX };
-  const pk = publicKey as string;
-  const sk = secretKey as string;
-  if (pk.startsWith("sk-") || sk.startsWith("pk-"))
+  if (!publicKey || !secretKey) {
+    const missing = [publicKey ? "" : "public key (SVC_PUBLIC_KEY)", secretKey ? "" : "secret key (SVC_SECRET_KEY)"];
+    return { name, status: "fail", detail: `no ${missing.filter(Boolean).join(" and no ")}`, fix: KEYS_FIX };
+  }
+  if (publicKey.startsWith("sk-") || secretKey.startsWith("pk-"))
     return {
       name,
       status: "fail",
@@ -56,16 +53,15 @@ export function checkKeys(target: DoctorTarget): DoctorCheck {
         "the keys are swapped: the public key holds a secret key (sk-...) or the secret key a public key (pk-...)",
       fix: "put the key that starts with pk- in SVC_PUBLIC_KEY and the one that starts with sk- in SVC_SECRET_KEY",
     };
-  const messy = [pk, sk].some((key) => /\s|^["'<]|["'>]$/.test(key));
-  if (messy)
+  if ([publicKey, secretKey].some((key) => /\s|^["'<]|["'>]$/.test(key)))
     return {
       name,
       status: "fail",
       detail: "a key contains spaces, quotes or angle brackets",
       fix: "set the keys without quotes, brackets or spaces around them (as the web app shows them)",
     };
-  const found = `public key ${pk} (${sources.publicKey}), secret key set (${sources.secretKey})`;
-  if (!pk.startsWith("pk-") || !sk.startsWith("sk-"))
+  const found = `public key ${publicKey} (${sources.publicKey}), secret key set (${sources.secretKey})`;
+  if (!publicKey.startsWith("pk-") || !secretKey.startsWith("sk-"))
     return {
       name,
       status: "warn",

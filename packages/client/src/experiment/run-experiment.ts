@@ -88,7 +88,7 @@ export async function runExperiment<Input, ExpectedOutput, Metadata, Output>(
 
   const itemResults = await runItems(deps, run, options);
   logItemOutcomes(itemResults, runName);
-  const runOutcome = await evaluateRun(deps, run, itemResults, options.signal);
+  const runOutcome = await evaluateRun(run, itemResults);
 
   const [experimentUrl] = await Promise.all([
     deps.getExperimentUrl(experimentId).catch((error: unknown) => {
@@ -161,12 +161,8 @@ async function runItems(deps: ExperimentManagerDeps, run: RunContext, options: R
 }
 
 /** Calls the run evaluators (not after an abort) and queues their evaluations as run-level scores. */
-async function evaluateRun(
-  deps: ExperimentManagerDeps,
-  run: RunContext,
-  itemResults: AnyItemResult[],
-  signal: AbortSignal | undefined,
-): Promise<EvaluationOutcome> {
+async function evaluateRun(run: RunContext, itemResults: AnyItemResult[]): Promise<EvaluationOutcome> {
+  const { signal } = run.attempts;
   const log = getGlobalLogger();
   const evaluators = run.params.runEvaluators ?? [];
   if (signal?.aborted) {
@@ -176,7 +172,7 @@ async function evaluateRun(
   }
   const outcome = await runEvaluators(evaluators, { itemResults }, { signal });
   for (const evaluation of outcome.evaluations)
-    deps.score.create({ ...toScoreFields(evaluation), datasetRunId: run.experimentId });
+    run.createScore({ ...toScoreFields(evaluation), datasetRunId: run.experimentId });
   for (const f of outcome.failures) log.warn(`ExperimentManager: run ${f.evaluator} failed: ${f.message}`);
   return outcome;
 }
@@ -221,19 +217,12 @@ async function flushSpans(): Promise<void> {
 }
 
 /** One item's result from its trials: the fields of the first not `ok` (else the first), every trial, summaries. */
-function combineTrials(trials: readonly AnyItemResult[]): AnyItemResult {
-  const first = trials[0] as AnyItemResult;
-  const shown = trials.find((t) => t.status !== "ok") ?? first;
-  const listed: ExperimentTrialResult[] = trials.map((t, index) => ({
-    trial: index + 1,
-    status: t.status,
-    attempts: t.attempts,
-    output: t.output,
-    evaluations: t.evaluations,
-    traceId: t.traceId,
-    ...(t.error === undefined ? {} : { error: t.error }),
-    evaluationFailures: t.evaluationFailures,
-  }));
+function combineTrials(results: readonly AnyItemResult[]): AnyItemResult {
+  const shown = results.find((t) => t.status !== "ok") ?? (results[0] as AnyItemResult);
+  // A trial is an item result without the fields of the item itself.
+  const listed: ExperimentTrialResult[] = results.map(
+    ({ item, input, expectedOutput, trials, scores, ...trial }, index) => ({ trial: index + 1, ...trial }),
+  );
   return { ...shown, trials: listed, scores: summarize(listed) };
 }
 

@@ -121,13 +121,9 @@ export class PromptManager {
     params: { name: string; version: number; newLabels: string[] },
     options?: RequestOptions,
   ): Promise<Prompt> {
-    const updated = await this.api.promptVersion.update(
-      params.name,
-      params.version,
-      { newLabels: params.newLabels },
-      options,
-    );
-    this.#cache.invalidate(params.name);
+    const { name, version, newLabels } = params;
+    const updated = await this.api.promptVersion.update(name, version, { newLabels }, options);
+    this.#cache.invalidate(name);
     return updated;
   }
 

@@ -10,6 +10,7 @@ import {
   type SendOutcome,
   Spill,
   sendInHalves,
+  serverOf,
   tooLargeOutcome,
   traceSampler,
   watchQueueForExit,
@@ -17,7 +18,7 @@ import {
 import { parseBody } from "../api/errors.js";
 import type { CreateScoreRequest, ScoreBody } from "../api/generated/types.js";
 import type { Operation, RequestRuntime } from "../api/request-runtime.js";
-import type { ScoreManagerConfig } from "../config.js";
+import type { ScoreManagerConfig, SvcClientConfig } from "../config.js";
 import { logDroppedScore, prepareScore, rejectionOf } from "./validate-score.js";
 
 /** A score for a span: the trace (and observation) ids come from the span. */
@@ -39,19 +40,8 @@ interface QueuedScore {
 const NO_IDS: { traceId?: string; observationId?: string } = Object.freeze({});
 const NO_KEYS = "the client has no keys: pass publicKey and secretKey (or SVC_PUBLIC_KEY and SVC_SECRET_KEY)";
 
-/** What the score manager needs from the client. */
-export interface ScoreManagerContext {
-  runtime: RequestRuntime;
-  config: ScoreManagerConfig;
-  /** Whether both keys are set; without them scores are dropped instead of sent with empty credentials. */
-  hasCredentials: boolean;
-  /** Origin of the server scores go to, shared with the span processor's queue (see `BatchQueueOptions.server`). */
-  server: string | undefined;
-  /** The server and project scores are for (address and public key): a spill directory keeps them apart. */
-  identity: string;
-}
-
-let makeScoreManager: (context: ScoreManagerContext) => ScoreManager;
+/** Makes the score manager of a client (`svc.score`); set by the class, whose constructor is private. */
+export let createScoreManager: (runtime: RequestRuntime, client: SvcClientConfig) => ScoreManager;
 
 /**
  * Queues scores and sends them in batches of at most 100 to `POST /api/public/scores`, held through outages (bounded)
@@ -60,20 +50,25 @@ let makeScoreManager: (context: ScoreManagerContext) => ScoreManager;
 export class ScoreManager {
   static {
     // `this`, not the class name: a class that names itself inside is renamed by the bundler.
-    makeScoreManager = (context) => new this(context);
+    createScoreManager = (runtime, client) => new this(runtime, client);
   }
 
   readonly #queue: BatchQueue<QueuedScore>;
   readonly #repeats = new RepeatLog();
-  readonly #context: ScoreManagerContext;
+  readonly #runtime: RequestRuntime;
+  readonly #config: ScoreManagerConfig;
+  /** Whether both keys are set; without them scores are dropped instead of sent with empty credentials. */
+  readonly #hasCredentials: boolean;
   readonly #keepsTrace: (traceId: unknown) => boolean;
   /** Held here: the exit hooks hold it only weakly. */
   readonly #exit: ExitWatch;
 
   // Private, so that the published declarations name no request runtime: `svc.score` is made by the client.
-  private constructor(context: ScoreManagerContext) {
-    this.#context = context;
-    const { config } = context;
+  private constructor(runtime: RequestRuntime, client: SvcClientConfig) {
+    this.#runtime = runtime;
+    const config = client.score;
+    this.#config = config;
+    this.#hasCredentials = client.hasCredentials;
     this.#keepsTrace = traceSampler(config.sampleRate);
     this.#queue = new BatchQueue<QueuedScore>({
       owner: OWNER,
@@ -86,8 +81,9 @@ export class ScoreManager {
       maxQueueBytes: config.maxQueueBytes,
       maxConcurrent: MAX_CONCURRENT_SCORE_REQUESTS,
       send: (batch, signal) => this.#send(batch, signal),
-      spill: this.#spill(),
-      server: context.server,
+      spill: this.#spill(client),
+      // Shared with the span processor's queue when it sends to the same origin (see `BatchQueueOptions.server`).
+      server: serverOf(client.baseUrl),
       meterProvider: config.meterProvider,
       attemptTimeoutMs: config.attemptTimeoutSeconds * 1000,
     });
@@ -134,7 +130,7 @@ export class ScoreManager {
    * dropped, or after `flushTimeout` (what is still queued then stays queued, logged). Never rejects.
    */
   async flush(): Promise<void> {
-    const { flushTimeoutMs } = this.#context.config;
+    const { flushTimeoutMs } = this.#config;
     const result = await this.#queue.flush(Date.now() + flushTimeoutMs);
     if (result.pending > 0)
       this.#repeats.warn(`${OWNER}: flush() gave up`, this.#queue.gaveUpLine("flush()", flushTimeoutMs, result));
@@ -146,7 +142,7 @@ export class ScoreManager {
    * scores created afterwards are dropped and counted. Never rejects.
    */
   async shutdown(): Promise<void> {
-    await this.#queue.shutdown(Date.now() + this.#context.config.flushTimeoutMs);
+    await this.#queue.shutdown(Date.now() + this.#config.flushTimeoutMs);
     this.#exit.unwatch();
     this.#repeats.report();
   }
@@ -170,8 +166,8 @@ export class ScoreManager {
   }
 
   #enqueue(score: unknown, ids: { traceId?: string; observationId?: string }): void {
-    if (this.#context.config.disabled) return;
-    const prepared = prepareScore(score, ids, this.#context.config.environment);
+    if (this.#config.disabled) return;
+    const prepared = prepareScore(score, ids, this.#config.environment);
     if (!prepared.ok) {
       logDroppedScore(this.#repeats, OWNER, prepared);
       return;
@@ -183,7 +179,7 @@ export class ScoreManager {
     const { request } = prepared;
     request.timestamp = isoTime(Date.now());
     const json = JSON.stringify(request);
-    if (json.length > this.#context.config.maxRequestBytes) {
+    if (json.length > this.#config.maxRequestBytes) {
       this.#queue.drop(
         "tooLarge",
         1,
@@ -206,10 +202,10 @@ export class ScoreManager {
   }
 
   async #send(queued: QueuedScore[], signal: AbortSignal): Promise<SendOutcome<QueuedScore>> {
-    if (!this.#context.hasCredentials)
+    if (!this.#hasCredentials)
       return { delivered: 0, dropped: [{ count: queued.length, reason: "failed", detail: NO_KEYS }] };
     const body = scoreBatchBody(queued);
-    const { maxRequestBytes } = this.#context.config;
+    const { maxRequestBytes } = this.#config;
     if (body.byteLength > maxRequestBytes) return this.#tooLarge(queued, signal, `${body.byteLength} bytes`);
     const outcome = await this.#post(body, queued.length, signal);
     if (outcome === "tooLarge") return this.#tooLarge(queued, signal, "the server answered 413");
@@ -222,9 +218,8 @@ export class ScoreManager {
    * delivered, partly rejected (HTTP 207, logged), to be retried, or dropped; `"tooLarge"` when the server answered 413.
    */
   async #post(body: Uint8Array, count: number, signal: AbortSignal): Promise<SendOutcome<number> | "tooLarge"> {
-    const { runtime, config } = this.#context;
-    const options = { maxRetries: 0, abortSignal: signal, timeoutInSeconds: config.attemptTimeoutSeconds };
-    const result = await runtime.send(CREATE_SCORES, body, options);
+    const options = { maxRetries: 0, abortSignal: signal, timeoutInSeconds: this.#config.attemptTimeoutSeconds };
+    const result = await this.#runtime.send(CREATE_SCORES, body, options);
     if (!result.ok && result.failure.kind === "status" && result.failure.status === 413) return "tooLarge";
     if (!result.ok)
       return outcomeOf(
@@ -250,11 +245,11 @@ export class ScoreManager {
    * The spill directory, when `spillDir` (or SVC_SPILL_DIR) names one on a server runtime: a batch is written as the
    * JSON array it is posted as (each score with its own timestamp), and posted again with the client's current keys.
    */
-  #spill(): Spill<QueuedScore> | undefined {
-    const { config, hasCredentials, identity } = this.#context;
-    if (config.spill === undefined || !hasCredentials) return undefined;
-    return new Spill<QueuedScore>(config.spill, {
-      identity,
+  #spill(client: SvcClientConfig): Spill<QueuedScore> | undefined {
+    if (client.score.spill === undefined || !client.hasCredentials) return undefined;
+    return new Spill<QueuedScore>(client.score.spill, {
+      // The server and project the scores are for: a spill directory keeps them apart.
+      identity: `${client.baseUrl}/api/public/scores ${client.publicKey ?? ""}`,
       encode: async (batch) => ({ body: scoreBatchBody(batch), header: { contentType: "application/json" } }),
       send: async (body, _header, count, signal) => {
         const outcome = await this.#post(body, count, signal);
@@ -270,11 +265,6 @@ export class ScoreManager {
     if (queued.length > 1) return sendInHalves(queued, (part) => this.#send(part, signal));
     return tooLargeOutcome(`score "${queued[0]?.name}"`, why, "scoreMaxRequestBytes");
   }
-}
-
-/** Makes the score manager of a client (`svc.score`). */
-export function createScoreManager(context: ScoreManagerContext): ScoreManager {
-  return makeScoreManager(context);
 }
 
 /** The body of `POST /api/public/scores` for queued scores: their JSON texts joined into an array. */

@@ -61,19 +61,13 @@ export function numericValue(value: unknown): number | undefined {
   return typeof value === "number" && Number.isFinite(value) ? value : undefined;
 }
 
-/** The item's value of a score: the mean over its trials, or its one evaluation. */
-function itemScore(result: AnyItemResult, name: string): number | undefined {
-  const summary = result.scores?.[name];
-  if (summary) return summary.mean;
-  return numericValue(result.evaluations.find((e) => e.name === name)?.value);
-}
-
 /** The assertions an item fails, with the reason for each (a failed task fails them all). */
 export function failedItemAssertions(result: AnyItemResult, assertions: readonly Assertion[]): string[] {
   return assertions
     .filter((a) => a.scope === "item")
     .flatMap((a) => {
-      const value = itemScore(result, a.name);
+      // The mean over the item's trials (its one evaluation, with one trial).
+      const value = result.scores[a.name]?.mean;
       if (holds(a, value)) return [];
       return [`${a.text} (${value === undefined ? "no value" : `got ${round(value)}`})`];
     });
@@ -103,7 +97,7 @@ export function means(scores: Iterable<{ name: string; value: unknown }>): Map<s
 
 /** Every evaluation of every trial of the items. */
 export function trialEvaluations(items: readonly AnyItemResult[]): Evaluation[] {
-  return items.flatMap((r) => (r.trials?.length ? r.trials : [r]).flatMap((t) => t.evaluations));
+  return items.flatMap((r) => r.trials.flatMap((t) => t.evaluations));
 }
 
 /** Mean of a score over every trial of every item, or, when no item has it, the run evaluation of that name. */

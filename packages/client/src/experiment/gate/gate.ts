@@ -1,4 +1,5 @@
 import { describeError, getGlobalLogger } from "@svc/core";
+import { cursorPages } from "../../api/request-runtime.js";
 import { excerpt } from "../format.js";
 import { itemIdOf } from "../internal/run-item.js";
 import type { ExperimentResult } from "../types.js";
@@ -12,7 +13,6 @@ import {
   round,
   trialEvaluations,
 } from "./assertions.js";
-import { type BaselineRun, type BaselineTrial, readBaseline } from "./baseline.js";
 import type { GateApi, GateFlip, GateOptions, GateResult, GateScore } from "./types.js";
 
 /** What a comparison needs of a finished run. */
@@ -30,12 +30,7 @@ export async function compareWithBaseline(api: GateApi, run: GateRun, options: G
   const assertions = parseAssertions(options.assertions);
   const current = { ...run, itemIds: await Promise.all(run.itemResults.map((r) => itemIdOf(r.item))) };
   const datasetId = run.itemResults.find((r) => typeof r.item.datasetId === "string")?.item.datasetId;
-  const baseline = await readBaseline(api, {
-    experimentId: run.experimentId,
-    experimentName: run.experimentName,
-    datasetId,
-    baselineRunName: options.baseline,
-  });
+  const baseline = await readBaseline(api, { ...run, datasetId, baselineRunName: options.baseline });
   if (!baseline) {
     const which = options.baseline === undefined ? "no earlier run" : `no run named "${options.baseline}"`;
     getGlobalLogger().info(`ExperimentManager: regression gate of run "${run.runName}": ${which}; nothing compared`);
@@ -93,7 +88,7 @@ function compareScores(current: CurrentRun, baseline: BaselineRun, maxDrop: Gate
   const runNow = (name: string) => numericValue(current.runEvaluations.find((e) => e.name === name)?.value);
   const runNames = current.runEvaluations.filter((e) => numericValue(e.value) !== undefined).map((e) => e.name);
   const score = (name: string, kind: GateScore["kind"], now: number | undefined, before: number | undefined) => {
-    const drop = dropFor(name, maxDrop);
+    const drop = typeof maxDrop === "number" ? maxDrop : (maxDrop?.[name] ?? maxDrop?.["*"] ?? 0);
     const change = now !== undefined && before !== undefined ? now - before : undefined;
     const passed = before === undefined || (change !== undefined && change >= -drop - 1e-9);
     return { name, kind, baseline: before, current: now, change, maxDrop: drop, passed };
@@ -106,11 +101,6 @@ function compareScores(current: CurrentRun, baseline: BaselineRun, maxDrop: Gate
     ),
     ...names(runNames, baseline.runScores.keys()).map((n) => score(n, "run", runNow(n), baseline.runScores.get(n))),
   ];
-}
-
-function dropFor(name: string, maxDrop: GateOptions["maxDrop"]): number {
-  if (typeof maxDrop === "number") return maxDrop;
-  return maxDrop?.[name] ?? maxDrop?.["*"] ?? 0;
 }
 
 function itemFlips(current: CurrentRun, baseline: BaselineRun, assertions: readonly Assertion[]): GateFlip[] {
@@ -174,4 +164,74 @@ function num(value: number | undefined): string {
 /** Text safe inside a table cell and inline code: no pipes, backticks or line breaks. */
 function cell(text: string): string {
   return text.replace(/[|`]/g, "'").replace(/\s+/g, " ");
+}
+
+/** A baseline run as read from the server: its run scores and, per item id, the scores and outcome of its trials. */
+interface BaselineRun {
+  experimentId: string;
+  runName: string;
+  runScores: Map<string, number>;
+  items: Map<string, BaselineTrial[]>;
+}
+
+/** One trace of a baseline item: whether its task failed, and its numeric scores. */
+interface BaselineTrial {
+  failed: boolean;
+  scores: Map<string, number>;
+}
+
+/** What identifies the run being compared and the one to look for. */
+type BaselineQuery = Pick<GateRun, "experimentId" | "experimentName"> & {
+  datasetId: string | undefined;
+  baselineRunName: string | undefined;
+};
+
+/** Every run on the server is searched: the routes want a start, and a baseline may be old. */
+const FROM_START = "1970-01-01T00:00:00.000Z";
+const PAGE_SIZE = 100;
+
+/** A listing's pages; at most 1000 of them, so that a server that never ends paging cannot loop forever. */
+const pages = (what: string) => ({ caller: "compareWithBaseline", what, maxPages: 1000 });
+
+/** Finds the baseline run (the named one, else the latest other of the same dataset) and reads its scores and items. */
+async function readBaseline(api: GateApi, query: BaselineQuery): Promise<BaselineRun | undefined> {
+  const run = await findRun(api, query);
+  if (!run) return undefined;
+  const items = new Map<string, BaselineTrial[]>();
+  const request = { fromStartTime: FROM_START, experimentId: run.id, fields: "core,scores", limit: PAGE_SIZE };
+  const listing = cursorPages(pages("experiment items"), (cursor) =>
+    api.experiments.listItems({ ...request, ...cursor }),
+  );
+  for await (const data of listing)
+    for (const item of data) {
+      const trials = items.get(item.experimentItemId) ?? [];
+      trials.push({ failed: item.level === "ERROR", scores: means(item.scores ?? []) });
+      items.set(item.experimentItemId, trials);
+    }
+  return { experimentId: run.id, runName: run.name, runScores: means(run.scores ?? []), items };
+}
+
+type ListedRun = Awaited<ReturnType<GateApi["experiments"]["list"]>>["data"][number];
+
+async function findRun(api: GateApi, query: BaselineQuery): Promise<ListedRun | undefined> {
+  const matches = (run: ListedRun): boolean => {
+    if (run.id === query.experimentId) return false;
+    if (query.baselineRunName !== undefined) return run.name === query.baselineRunName;
+    if (query.datasetId !== undefined) return run.datasetId === query.datasetId;
+    return run.datasetId === null && run.name.startsWith(query.experimentName);
+  };
+  const request = {
+    fromStartTime: FROM_START,
+    fields: "core,scores",
+    limit: PAGE_SIZE,
+    ...(query.datasetId !== undefined ? { datasetId: query.datasetId } : {}),
+    ...(query.baselineRunName !== undefined ? { name: query.baselineRunName } : {}),
+  };
+  // Newest first: the first match is the latest.
+  const listing = cursorPages(pages("experiments"), (cursor) => api.experiments.list({ ...request, ...cursor }));
+  for await (const data of listing) {
+    const found = data.find(matches);
+    if (found) return found;
+  }
+  return undefined;
 }

@@ -178,15 +178,10 @@ function rootMetadata(item: Item, run: RunContext, trial: number | undefined): R
 }
 
 /** Score fields of an evaluation; booleans become 1/0 with data type `BOOLEAN`. */
-export function toScoreFields(evaluation: Evaluation): ExperimentScoreBody {
-  const { name, value, comment, metadata, dataType, configId } = evaluation;
-  const body: ExperimentScoreBody = { name, value: typeof value === "boolean" ? Number(value) : value };
-  if (typeof value === "boolean") body.dataType = dataType ?? "BOOLEAN";
-  else if (dataType !== undefined) body.dataType = dataType;
-  if (comment !== undefined) body.comment = comment;
-  if (metadata !== undefined) body.metadata = metadata;
-  if (configId !== undefined) body.configId = configId;
-  return body;
+export function toScoreFields({ name, value, comment, metadata, dataType, configId }: Evaluation): ExperimentScoreBody {
+  if (typeof value === "boolean")
+    return { name, value: Number(value), dataType: dataType ?? "BOOLEAN", comment, metadata, configId };
+  return { name, value, dataType, comment, metadata, configId };
 }
 
 /** The id a local item's traces record: the dataset item's id, else the hash of its input. */
