@@ -38,7 +38,7 @@ export { settleWithin } from "./lifecycle/settle-within.js";
 export { counted, describeError, messageOf, textOf } from "./log/describe.js";
 export type { LoggerOptions, LogSink, SvcLogger } from "./log/logger.js";
 export { configureGlobalLogger, getGlobalLogger, isLogLevelEnabled, LogLevel } from "./log/logger.js";
-export type { RepeatLineOptions, RepeatLogOptions } from "./log/repeat-log.js";
+export type { RepeatLineOptions } from "./log/repeat-log.js";
 export { RepeatLog } from "./log/repeat-log.js";
 export { isThenable, safely, warnSkipped } from "./log/safely.js";
 export { redactSecrets } from "./log/secrets.js";
