@@ -24,13 +24,6 @@ export interface Connection {
   sources: { baseUrl: string; publicKey: string; secretKey: string };
 }
 
-/** What {@link resolveConnection} reads from a component's options. */
-export interface ConnectionParams {
-  publicKey?: unknown;
-  secretKey?: unknown;
-  baseUrl?: unknown;
-}
-
 /** The path every route starts with, which a base URL copied from the API reference sometimes ends in. */
 const API_PREFIX = /\/api\/public\/*$/i;
 
@@ -41,7 +34,7 @@ const API_PREFIX = /\/api\/public\/*$/i;
  */
 export function resolveConnection(
   component: string,
-  params: ConnectionParams,
+  params: { publicKey?: unknown; secretKey?: unknown; baseUrl?: unknown },
   env: Env,
   {
     keysOptional = false,

@@ -5,22 +5,14 @@ import { type HttpResult, httpRequest } from "../transport/http.js";
 
 // One upload of media, loaded with the first one (most applications never send media), and what it is made of.
 
-/** What a piece of media belongs to on the server. */
-export interface MediaTarget {
-  field: string;
-  traceId?: string;
-  observationId?: string;
-  datasetId?: string;
-  datasetItemId?: string;
-}
-
 /** One piece of media to store. */
 export interface MediaUpload {
   mediaId: string;
   sha256Hash: string;
   contentType: string;
   bytes: Uint8Array;
-  target: MediaTarget;
+  /** What it belongs to on the server. */
+  target: { field: string; traceId?: string; observationId?: string; datasetId?: string; datasetItemId?: string };
 }
 
 /** The server and credentials media is registered with. */

@@ -5,9 +5,9 @@ import { getGlobalLogger } from "../log/logger.js";
 import { currentRuntime, isServerRuntime } from "../transport/runtime.js";
 
 /** Default bound of a spill directory's size, in bytes (every batch file of every process and kind in it). */
-export const DEFAULT_SPILL_MAX_BYTES = 512 * 1024 * 1024;
+const DEFAULT_SPILL_MAX_BYTES = 512 * 1024 * 1024;
 /** Default age, in seconds, past which a spilled batch is dropped instead of sent: one day. */
-export const DEFAULT_SPILL_MAX_AGE_SECONDS = 24 * 60 * 60;
+const DEFAULT_SPILL_MAX_AGE_SECONDS = 24 * 60 * 60;
 
 /** The spill options of the span processor and the client's scores (`spillMaxAge` in seconds), with their variables. */
 export const SPILL_SPECS = {
@@ -71,7 +71,11 @@ export interface SpillFs {
   readonly host: string;
   mkdir(path: string, options: { recursive: boolean; mode: number }): Promise<unknown>;
   readdir(path: string): Promise<string[]>;
-  open(path: string, flags: string, mode?: number): Promise<FileHandleLike>;
+  open(
+    path: string,
+    flags: string,
+    mode?: number,
+  ): Promise<{ write(data: Uint8Array): Promise<unknown>; sync(): Promise<void>; close(): Promise<void> }>;
   rename(from: string, to: string): Promise<void>;
   rm(path: string, options: { force: boolean }): Promise<void>;
   utimes(path: string, atime: Date, mtime: Date): Promise<void>;
@@ -83,13 +87,6 @@ export interface SpillFs {
   alive(pid: number): boolean;
   /** The first 16 hex digits of the SHA-256 of a text. */
   hash(text: string): string;
-}
-
-/** The part of a `FileHandle` a spill write uses. */
-export interface FileHandleLike {
-  write(data: Uint8Array): Promise<unknown>;
-  sync(): Promise<void>;
-  close(): Promise<void>;
 }
 
 interface NodeProcess {

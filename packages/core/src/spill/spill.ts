@@ -12,7 +12,7 @@ import type { SpillSettings } from "./spill-settings.js";
 import { type SpillFile, type SpillHeader, type SpillListing, SpillStore, unclaimed } from "./spill-store.js";
 
 /** Pause between two spilled batches sent again: at most ten requests a second, one at a time, beside live ones. */
-export const REPLAY_INTERVAL_MS = 100;
+const REPLAY_INTERVAL_MS = 100;
 /** Batches encoded and written at once: a shutdown that writes a whole queue holds two encoded bodies at most. */
 const WRITE_CONCURRENCY = 2;
 /** How long a shutdown waits for a spilled batch being sent again before it lets it go (it is sent next time). */
