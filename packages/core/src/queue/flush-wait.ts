@@ -2,6 +2,7 @@
 // up on (and a shutdown whose queue has had no answer yet), until one request's timeout unless the server answers
 // (the recheck); and what it does with a send that never settles (a lost send).
 import { shared } from "../registry.js";
+import { urlOf } from "../transport/http.js";
 
 /** A flush waiting for the items queued before it (up to `target`); `checkEarly` while it has an early end. */
 interface Waiter {
@@ -112,11 +113,7 @@ function entry(server: string): ServerState {
 
 /** The origin (`https://host:port`) of a URL, the key servers are remembered by; undefined when invalid. */
 export function serverOf(url: string): string | undefined {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return undefined;
-  }
+  return urlOf(url)?.origin;
 }
 
 export function noteAnswer(server: string): void {

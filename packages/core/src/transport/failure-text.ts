@@ -9,6 +9,7 @@ import {
   printable,
   type RedirectStop,
   suggestHttpUrl,
+  urlOf,
 } from "./http.js";
 
 /** One line for a failure, e.g. `HTTP 503 from cloud.svc.dev POST /api/public/scores`. */
@@ -116,14 +117,6 @@ export function hostOf(url: string): string | undefined {
 export function placeOf(url: string): { host: string; path: string } {
   const parsed = urlOf(url);
   return parsed ? { host: parsed.host, path: parsed.pathname } : { host: redactSecrets(url), path: "" };
-}
-
-function urlOf(text: string): URL | undefined {
-  try {
-    return new URL(text);
-  } catch {
-    return undefined;
-  }
 }
 
 const EXCERPT = 200;
