@@ -3,15 +3,19 @@
 export type { SpanAttributeValues, SvcOtelSpanAttribute } from "./attributes.js";
 export { isObject, parseJsonText, readPromptLink, SVC_TRACER_NAME, SvcOtelSpanAttributes } from "./attributes.js";
 export type { Connection } from "./config/connection.js";
-export { OTLP_TRACES_PATH, resolveConnection } from "./config/connection.js";
-export { ENVIRONMENT_RULE, environmentOption, isValidEnvironment } from "./config/environment.js";
+export { connectionSettings, OTLP_TRACES_PATH, resolveConnection } from "./config/connection.js";
 export type { Env, EnvSource, NumberSpec, OptionSpec, Parsed, Resolved, SpecValue } from "./config/options.js";
 export {
   booleanOption,
+  ENVIRONMENT_RULE,
   enumOption,
+  environmentOption,
   functionOption,
+  isValidEnvironment,
+  logStartup,
   numberOption,
   objectOption,
+  optionSettings,
   readEnv,
   resolveOptions,
   SOURCES,
@@ -20,7 +24,6 @@ export {
   stringRecordOption,
   warnUnknownOptions,
 } from "./config/options.js";
-export { connectionSettings, logStartup, optionSettings } from "./config/startup.js";
 export {
   ownTracingRepeaters,
   PROVIDER_OWN_TRACING,

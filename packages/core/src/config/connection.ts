@@ -1,5 +1,5 @@
 import { getGlobalLogger } from "../log/logger.js";
-import { redactSecrets, registerSecret } from "../log/secrets.js";
+import { REDACTED, redactSecrets, registerSecret } from "../log/secrets.js";
 import { isLocalHost, parseHttpUrl } from "../transport/http.js";
 import { interceptedKeys } from "../transport/interceptor.js";
 import type { Env } from "./options.js";
@@ -111,4 +111,14 @@ function keySource(option: unknown, value: string | undefined, variable: string,
 function nonEmpty(value: string | undefined): string | undefined {
   const trimmed = value?.trim();
   return trimmed ? trimmed : undefined;
+}
+
+/** `name=value (source)` for the address and the keys; the secret key is redacted. */
+export function connectionSettings(connection: Connection): string[] {
+  const { sources } = connection;
+  return [
+    `baseUrl=${JSON.stringify(redactSecrets(connection.baseUrl))} (${sources.baseUrl})`,
+    `publicKey=${connection.publicKey === undefined ? "none" : JSON.stringify(connection.publicKey)} (${sources.publicKey})`,
+    `secretKey=${connection.secretKey === undefined ? "none" : REDACTED} (${sources.secretKey})`,
+  ];
 }

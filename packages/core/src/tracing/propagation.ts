@@ -9,7 +9,7 @@ import {
   trace,
 } from "@opentelemetry/api";
 import { SvcOtelSpanAttributes as A } from "../attributes.js";
-import { ENVIRONMENT_RULE, isValidEnvironment } from "../config/environment.js";
+import { ENVIRONMENT_RULE, isValidEnvironment } from "../config/options.js";
 import { RepeatLog } from "../log/repeat-log.js";
 
 /** Context key under which the propagated span attributes (wire keys and values) are stored. */
