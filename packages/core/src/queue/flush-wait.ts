@@ -151,18 +151,6 @@ export function answerWindow(server: string, lengthMs: number): AnswerWindow {
   return state.window;
 }
 
-/** `1.5 s`: milliseconds as seconds, to a tenth. */
-export function inSeconds(ms: number): string {
-  return `${Math.round(Math.max(0, ms) / 100) / 10} s`;
-}
-
-/** What ended a shutdown's wait, for the line that counts what it dropped. */
-export function whatEnded(unanswered: { windowMs: number } | undefined): string {
-  return unanswered
-    ? `the server answered no request within one request's timeout (${inSeconds(unanswered.windowMs)}), so shutdown() stopped waiting before its deadline`
-    : "the shutdown deadline passed before they could be delivered";
-}
-
 /**
  * How long shutdown, past its deadline, still waits for the sends under way before it aborts them: an answer within it
  * counts (a batch the server accepted is counted sent); a send that ignores its abort (user code) is left behind.
