@@ -38,7 +38,7 @@ const toldNoDisk = new Set<string>();
  */
 export function spillSettings(
   owner: string,
-  resolved: { spillDir?: string | undefined; spillMaxBytes?: number; spillMaxAge?: number },
+  resolved: { spillDir: string | undefined; spillMaxBytes: number; spillMaxAge: number },
 ): SpillSettings | undefined {
   const dir = resolved.spillDir;
   if (dir === undefined) return undefined;
@@ -59,8 +59,7 @@ export function spillSettings(
     }
     return undefined;
   }
-  const maxBytes = resolved.spillMaxBytes ?? DEFAULT_SPILL_MAX_BYTES;
-  return { dir, maxBytes, maxAgeMs: (resolved.spillMaxAge ?? DEFAULT_SPILL_MAX_AGE_SECONDS) * 1000, fs };
+  return { dir, maxBytes: resolved.spillMaxBytes, maxAgeMs: resolved.spillMaxAge * 1000, fs };
 }
 
 /** The file operations a spill directory needs, from `node:fs` (Node, Bun and Deno offer it). */
