@@ -4,7 +4,7 @@ export type { SpanAttributeValues, SvcOtelSpanAttribute } from "./attributes.js"
 export { isObject, parseJsonText, readPromptLink, SVC_TRACER_NAME, SvcOtelSpanAttributes } from "./attributes.js";
 export type { Connection } from "./config/connection.js";
 export { connectionSettings, OTLP_TRACES_PATH, resolveConnection } from "./config/connection.js";
-export type { Env, EnvSource, NumberSpec, OptionSpec, Parsed, Resolved, SpecValue } from "./config/options.js";
+export type { Env, EnvSource, OptionSpec, Parsed, Resolved } from "./config/options.js";
 export {
   booleanOption,
   ENVIRONMENT_RULE,

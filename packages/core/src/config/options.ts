@@ -35,11 +35,10 @@ export interface OptionSpec<T> {
   secret?: boolean;
 }
 
-/** The value of a spec. */
-export type SpecValue<S> = S extends OptionSpec<infer T> ? T : never;
-
 /** Resolved settings, with where each came from: `option`, a variable's name, or `default`. */
-export type Resolved<S extends Record<string, OptionSpec<unknown>>> = { [K in keyof S]: SpecValue<S[K]> } & {
+export type Resolved<S extends Record<string, OptionSpec<unknown>>> = {
+  [K in keyof S]: S[K] extends OptionSpec<infer T> ? T : never;
+} & {
   readonly [SOURCES]: Record<keyof S, string>;
 };
 
@@ -179,20 +178,16 @@ function editDistance(a: string, b: string): number {
   return previous[b.length] ?? 0;
 }
 
-/** Options of {@link numberOption}. */
-export interface NumberSpec {
-  /** Smallest valid value. */
-  min?: number;
-  /** Whether `min` itself is valid. @defaultValue false */
-  minInclusive?: boolean;
-  max?: number;
-  integer?: boolean;
-  env?: readonly (string | EnvSource)[];
-  zeroIsUnset?: boolean;
-}
-
-/** A finite number in a range, read from the option or from variables. */
-export function numberOption<D extends number | undefined>(fallback: D, spec: NumberSpec = {}): OptionSpec<number | D> {
+/** A finite number in a range (above `min`, or from it with `minInclusive`), read from the option or from variables. */
+export function numberOption<D extends number | undefined>(
+  fallback: D,
+  spec: Pick<OptionSpec<number>, "env" | "zeroIsUnset"> & {
+    min?: number;
+    minInclusive?: boolean;
+    max?: number;
+    integer?: boolean;
+  } = {},
+): OptionSpec<number | D> {
   const { min, minInclusive = false, max, integer = false } = spec;
   const expected = [
     integer ? "a whole number" : "a number",
