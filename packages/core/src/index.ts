@@ -34,6 +34,7 @@ export {
 export { readUsageDetails } from "./genai-usage.js";
 export type { ExitParticipant, ExitWatch } from "./lifecycle/exit-hooks.js";
 export { flushWatched, watchQueueForExit } from "./lifecycle/exit-hooks.js";
+export { Limiter, mapLimit } from "./lifecycle/limiter.js";
 export { loadOnce } from "./lifecycle/load-once.js";
 export type { Settled, SettleWithinOptions } from "./lifecycle/settle-within.js";
 export { settleWithin } from "./lifecycle/settle-within.js";
@@ -60,7 +61,6 @@ export { BatchQueue } from "./queue/batch-queue.js";
 export { serverOf } from "./queue/flush-wait.js";
 export type { DeliveryHealth, DeliveryMeterProvider, DropReason, Fault, SendOutcome } from "./queue/health.js";
 export { meterProviderOption } from "./queue/health.js";
-export { Limiter, mapLimit } from "./queue/limiter.js";
 export type { BatchQueueOptions, FlushResult } from "./queue/send.js";
 export { outcomeOf, sendInHalves, tooLargeOutcome } from "./queue/send.js";
 export type { ObservationFields, SpanFacts, TraceFields } from "./read-observation-attributes.js";
