@@ -16,10 +16,10 @@ import {
 export function describeFailure(failure: HttpFailure, method: string, url: string): string {
   const where = placeOf(url);
   switch (failure.kind) {
-    case "status":
-      if (failure.redirect)
-        return `HTTP ${failure.status} from ${where.host} ${method} ${where.path}${redirectText(failure.redirect, method, url)}`;
-      return `HTTP ${failure.status} from ${where.host} ${method} ${where.path}${bodyExcerpt(failure.response)}`;
+    case "status": {
+      const tail = failure.redirect ? redirectText(failure.redirect, method, url) : bodyExcerpt(failure.response);
+      return `HTTP ${failure.status} from ${where.host} ${method} ${where.path}${tail}`;
+    }
     case "network":
       return `${failure.code ?? "connection failed"} on ${method} ${where.host}${where.path}${failure.code ? "" : `: ${describeError(failure.error)}`}`;
     case "timeout":

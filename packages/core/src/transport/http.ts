@@ -246,9 +246,7 @@ async function attemptWithRedirects(
 function statusFailure(response: HttpResponse, redirect: RedirectStop | undefined): HttpFailure {
   if (redirect) return { kind: "status", status: response.status, response, redirect };
   const retryAfterMs = parseRetryAfter(response.headers["retry-after"]);
-  return retryAfterMs === undefined
-    ? { kind: "status", status: response.status, response }
-    : { kind: "status", status: response.status, response, retryAfterMs };
+  return { kind: "status", status: response.status, response, retryAfterMs };
 }
 
 /** The URL `text` names (relative to `base` when given), or undefined when it names none. */
