@@ -218,23 +218,14 @@ function parseJson(json: string): unknown {
 
 // Which observations' usage repeats another's, so that each model call is counted once.
 
-/** One observation of a trace, as {@link usageRepeaters} needs it. */
-export interface UsageNode {
-  /** The span id. */
-  id: string;
-  /** The parent's span id; null or undefined for a root. */
-  parentId: string | null | undefined;
-  /** The observation type, in lower or upper case. */
-  type: string;
-  /** Whether the observation carries usage. */
-  hasUsage: boolean;
-}
-
 /**
- * The observations of one trace whose usage repeats that of a generation or embedding with usage below them, so a
- * trace's tokens count once, on the call nearest to the wire (the AI SDK puts them on `invoke_agent` and `chat`).
+ * The observations of one trace (by span id; the parent's null or undefined for a root; the type in either case)
+ * whose usage repeats that of a generation or embedding with usage below them, so a trace's tokens count once, on the
+ * call nearest to the wire (the AI SDK puts them on `invoke_agent` and `chat`).
  */
-export function usageRepeaters(nodes: readonly UsageNode[]): Set<string> {
+export function usageRepeaters(
+  nodes: readonly { id: string; parentId: string | null | undefined; type: string; hasUsage: boolean }[],
+): Set<string> {
   const byId = new Map(nodes.map((node) => [node.id, node]));
   const withUsageBelow = new Set<string>();
   for (const node of nodes) {

@@ -12,9 +12,6 @@ const ENTRIES = {
   "unanswered-servers": "list of servers that did not answer a flush",
 } as const;
 
-/** The name of an entry of the registry. */
-export type SharedName = keyof typeof ENTRIES;
-
 const KEY = "svc.registry";
 /**
  * The shape of the registry and of every entry in it: raised whenever an entry or one of its fields is removed or
@@ -53,7 +50,7 @@ function flush(): void {
  * there is none, the entry is put there too, for a 6.0.0 loaded later; any other object is warned about once.
  */
 export function shared<T extends object>(
-  name: SharedName,
+  name: keyof typeof ENTRIES,
   create: () => T,
   of600?: { key: string; readable?: (value: object) => boolean },
 ): () => T {
@@ -71,6 +68,17 @@ export function shared<T extends object>(
     flush();
     return entry;
   };
+}
+
+/** The objects of a set of weak references that are still alive, in order; the references of the others leave it. */
+export function liveRefs<T extends object>(refs: Set<WeakRef<T>>): T[] {
+  const out: T[] = [];
+  for (const ref of refs) {
+    const value = ref.deref();
+    if (value === undefined) refs.delete(ref);
+    else out.push(value);
+  }
+  return out;
 }
 
 function theRegistry(): Registry {

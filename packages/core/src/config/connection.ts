@@ -1,5 +1,5 @@
 import { getGlobalLogger } from "../log/logger.js";
-import { redactSecrets, registerSecret } from "../log/secrets.js";
+import { REDACTED, redactSecrets, registerSecret } from "../log/secrets.js";
 import { isLocalHost, parseHttpUrl } from "../transport/http.js";
 import { interceptedKeys } from "../transport/interceptor.js";
 import type { Env } from "./options.js";
@@ -24,13 +24,6 @@ export interface Connection {
   sources: { baseUrl: string; publicKey: string; secretKey: string };
 }
 
-/** What {@link resolveConnection} reads from a component's options. */
-export interface ConnectionParams {
-  publicKey?: unknown;
-  secretKey?: unknown;
-  baseUrl?: unknown;
-}
-
 /** The path every route starts with, which a base URL copied from the API reference sometimes ends in. */
 const API_PREFIX = /\/api\/public\/*$/i;
 
@@ -41,7 +34,7 @@ const API_PREFIX = /\/api\/public\/*$/i;
  */
 export function resolveConnection(
   component: string,
-  params: ConnectionParams,
+  params: { publicKey?: unknown; secretKey?: unknown; baseUrl?: unknown },
   env: Env,
   {
     keysOptional = false,
@@ -118,4 +111,14 @@ function keySource(option: unknown, value: string | undefined, variable: string,
 function nonEmpty(value: string | undefined): string | undefined {
   const trimmed = value?.trim();
   return trimmed ? trimmed : undefined;
+}
+
+/** `name=value (source)` for the address and the keys; the secret key is redacted. */
+export function connectionSettings(connection: Connection): string[] {
+  const { sources } = connection;
+  return [
+    `baseUrl=${JSON.stringify(redactSecrets(connection.baseUrl))} (${sources.baseUrl})`,
+    `publicKey=${connection.publicKey === undefined ? "none" : JSON.stringify(connection.publicKey)} (${sources.publicKey})`,
+    `secretKey=${connection.secretKey === undefined ? "none" : REDACTED} (${sources.secretKey})`,
+  ];
 }

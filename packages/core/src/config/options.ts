@@ -1,4 +1,6 @@
-import { getGlobalLogger } from "../log/logger.js";
+// How a component's options are read (the option, then its variables, then the default), checked, and shown in the
+// line a component logs when it is created.
+import { getGlobalLogger, isLogLevelEnabled, LogLevel } from "../log/logger.js";
 import { REDACTED, redactSecrets } from "../log/secrets.js";
 
 /** Environment variables by name, as `process.env` holds them. */
@@ -33,11 +35,10 @@ export interface OptionSpec<T> {
   secret?: boolean;
 }
 
-/** The value of a spec. */
-export type SpecValue<S> = S extends OptionSpec<infer T> ? T : never;
-
 /** Resolved settings, with where each came from: `option`, a variable's name, or `default`. */
-export type Resolved<S extends Record<string, OptionSpec<unknown>>> = { [K in keyof S]: SpecValue<S[K]> } & {
+export type Resolved<S extends Record<string, OptionSpec<unknown>>> = {
+  [K in keyof S]: S[K] extends OptionSpec<infer T> ? T : never;
+} & {
   readonly [SOURCES]: Record<keyof S, string>;
 };
 
@@ -177,20 +178,16 @@ function editDistance(a: string, b: string): number {
   return previous[b.length] ?? 0;
 }
 
-/** Options of {@link numberOption}. */
-export interface NumberSpec {
-  /** Smallest valid value. */
-  min?: number;
-  /** Whether `min` itself is valid. @defaultValue false */
-  minInclusive?: boolean;
-  max?: number;
-  integer?: boolean;
-  env?: readonly (string | EnvSource)[];
-  zeroIsUnset?: boolean;
-}
-
-/** A finite number in a range, read from the option or from variables. */
-export function numberOption<D extends number | undefined>(fallback: D, spec: NumberSpec = {}): OptionSpec<number | D> {
+/** A finite number in a range (above `min`, or from it with `minInclusive`), read from the option or from variables. */
+export function numberOption<D extends number | undefined>(
+  fallback: D,
+  spec: Pick<OptionSpec<number>, "env" | "zeroIsUnset"> & {
+    min?: number;
+    minInclusive?: boolean;
+    max?: number;
+    integer?: boolean;
+  } = {},
+): OptionSpec<number | D> {
   const { min, minInclusive = false, max, integer = false } = spec;
   const expected = [
     integer ? "a whole number" : "a number",
@@ -298,4 +295,65 @@ export function objectOption<T extends object>(methods: readonly string[], what:
         : { ok: false, expected: what },
     fallback: undefined,
   };
+}
+
+/** Longest environment name. */
+const MAX_ENVIRONMENT_LENGTH = 40;
+
+const ENVIRONMENT_PATTERN = /^[a-z0-9_-]+$/;
+
+/** The environment rule in words, for log lines. */
+export const ENVIRONMENT_RULE = `1-${MAX_ENVIRONMENT_LENGTH} characters of a-z, 0-9, _ or -, not starting with "svc"`;
+
+/** Whether `value` is a valid environment name ({@link ENVIRONMENT_RULE}): one rule for options and baggage. */
+export function isValidEnvironment(value: unknown): value is string {
+  return (
+    typeof value === "string" &&
+    value.length <= MAX_ENVIRONMENT_LENGTH &&
+    ENVIRONMENT_PATTERN.test(value) &&
+    !value.startsWith("svc")
+  );
+}
+
+/** An environment name from the option, then the variables given; an invalid one warns and falls through. */
+export function environmentOption(env: readonly string[]): OptionSpec<string | undefined> {
+  const expected = `a valid environment (${ENVIRONMENT_RULE})`;
+  const parse = (value: unknown) =>
+    isValidEnvironment(value) ? { ok: true as const, value } : { ok: false as const, expected };
+  return { parse, parseEnv: parse, env, fallback: undefined };
+}
+
+/**
+ * Logs at debug level the line a component writes when created: each setting, its value and source, secrets redacted,
+ * header values left out. `settings` is only called when debug lines are written.
+ */
+export function logStartup(component: string, settings: () => readonly string[]): void {
+  if (!isLogLevelEnabled(LogLevel.DEBUG)) return;
+  try {
+    getGlobalLogger().debug(`${component}: created with ${settings().join(", ")}`);
+  } catch {
+    // A start-up line is never worth an error.
+  }
+}
+
+/** `name=value (source)` for each resolved option. */
+export function optionSettings<S extends Record<string, OptionSpec<unknown>>>(
+  specs: S,
+  resolved: Resolved<S>,
+): string[] {
+  return Object.keys(specs).map((name) => {
+    const value = specs[name]?.secret ? REDACTED : settingValue(resolved[name as keyof S]);
+    return `${name}=${value} (${resolved[SOURCES][name as keyof S]})`;
+  });
+}
+
+/** A value as a start-up line shows it: headers by name only, since their values may be credentials. */
+function settingValue(value: unknown): string {
+  if (value === undefined) return "none";
+  const isHeaders =
+    typeof value === "object" &&
+    value !== null &&
+    Object.getPrototypeOf(value) === Object.prototype &&
+    Object.values(value).every((v) => typeof v === "string");
+  return isHeaders ? `{${Object.keys(value).join(", ")}}` : show(value);
 }

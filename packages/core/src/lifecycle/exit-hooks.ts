@@ -1,7 +1,7 @@
 // What the process does with the SDK's queues as it ends: a flush when the event loop empties, one line at exit.
 import { counted } from "../log/describe.js";
 import { getGlobalLogger } from "../log/logger.js";
-import { shared } from "../registry.js";
+import { liveRefs, shared } from "../registry.js";
 
 /** A component that holds data for the server (the span processor, the score manager), as the exit hooks see it. */
 export interface ExitParticipant {
@@ -67,23 +67,12 @@ export function watchQueueForExit(
 
 /** Flushes every watched component of the process (every copy of the SDK), each within its deadline. Never rejects. */
 export async function flushWatched(): Promise<void> {
-  await Promise.allSettled(live().map(async (participant) => participant.flush()));
-}
-
-function live(): ExitParticipant[] {
-  const s = state();
-  const out: ExitParticipant[] = [];
-  for (const ref of s.participants) {
-    const participant = ref.deref();
-    if (participant === undefined) s.participants.delete(ref);
-    else out.push(participant);
-  }
-  return out;
+  await Promise.allSettled(liveRefs(state().participants).map(async (participant) => participant.flush()));
 }
 
 function onBeforeExit(): void {
   const { flushedAt } = state();
-  for (const participant of live()) {
+  for (const participant of liveRefs(state().participants)) {
     try {
       if (!participant.flushOnExit || participant.pending() === 0) continue;
       const accepted = participant.accepted();
@@ -102,7 +91,7 @@ function onExit(): void {
   const add = (into: Map<string, number>, items: string, count: number) => {
     if (count > 0) into.set(items, (into.get(items) ?? 0) + count);
   };
-  for (const participant of live()) {
+  for (const participant of liveRefs(state().participants)) {
     try {
       add(pending, participant.items, participant.pending());
       add(onDisk, participant.items, participant.onDisk?.() ?? 0);

@@ -1,16 +1,10 @@
 import { shared } from "../registry.js";
 import { getGlobalLogger, loggerGeneration, setBeforeReconfigure } from "./logger.js";
 
-/** Options of {@link RepeatLog}. */
-export interface RepeatLogOptions {
-  /** Shortest time between two summary lines of one kind, in milliseconds. @defaultValue 10000 */
-  summaryIntervalMs?: number;
-  /**
-   * Most kinds tracked at once; a line of a further kind is logged every time, so memory stays bounded.
-   * @defaultValue 1000
-   */
-  maxKinds?: number;
-}
+/** Shortest time between two summary lines of one kind. */
+const SUMMARY_INTERVAL_MS = 10_000;
+/** Most kinds tracked at once; a line of a further kind is logged every time, so memory stays bounded. */
+const MAX_KINDS = 1_000;
 
 type Level = "debug" | "info" | "warn" | "error";
 const TIMES = "time(s)";
@@ -66,21 +60,14 @@ function holdUntilExit(log: { report(): void }): void {
 /**
  * Log lines that can repeat many times: the first (or first `inFull`) of each kind is logged, repeats are counted and
  * summed up in one line (`<kind>: happened N more time(s) since the last message`, or `<kind>: N more spans since the
- * last message (T in total)`) once per `summaryIntervalMs`, on {@link RepeatLog.report} and at exit; a kind quiet for
+ * last message (T in total)`) once per 10 s, on {@link RepeatLog.report} and at exit; a kind quiet for
  * an interval logs in full again. The kind names one cause; the message may carry detail.
  */
 export class RepeatLog {
   readonly #kinds = new Map<string, KindState>();
-  readonly #intervalMs: number;
-  readonly #maxKinds: number;
   #generation = loggerGeneration();
   #sweptAt = Number.NEGATIVE_INFINITY;
   #timer: ReturnType<typeof setTimeout> | undefined;
-
-  constructor(options: RepeatLogOptions = {}) {
-    this.#intervalMs = options.summaryIntervalMs ?? 10_000;
-    this.#maxKinds = options.maxKinds ?? 1_000;
-  }
 
   /** Logs `message` at error level if it is the first of its kind; otherwise counts it. */
   error(kind: string, message: string, options?: RepeatLineOptions): void {
@@ -122,7 +109,7 @@ export class RepeatLog {
     const count = options?.count ?? 1;
     const now = Date.now();
     const state = this.#kinds.get(kind);
-    if (state === undefined || (state.unreported === 0 && now - state.loggedAt >= this.#intervalMs)) {
+    if (state === undefined || (state.unreported === 0 && now - state.loggedAt >= SUMMARY_INTERVAL_MS)) {
       if (state !== undefined) this.#kinds.delete(kind);
       const fullLeft = Math.max(1, options?.inFull ?? 1) - 1;
       const unit = options?.unit ?? TIMES;
@@ -142,8 +129,8 @@ export class RepeatLog {
     if (state.unreported === 0) holdUntilExit(this);
     state.unreported += count;
     state.total += count;
-    if (now - state.loggedAt >= this.#intervalMs) this.#summarise(kind, state, now);
-    else this.#armTimer(state.loggedAt + this.#intervalMs - now);
+    if (now - state.loggedAt >= SUMMARY_INTERVAL_MS) this.#summarise(kind, state, now);
+    else this.#armTimer(state.loggedAt + SUMMARY_INTERVAL_MS - now);
   }
 
   #summarise(kind: string, state: KindState, now: number): void {
@@ -175,7 +162,7 @@ export class RepeatLog {
     let next = Number.POSITIVE_INFINITY;
     for (const [kind, state] of this.#kinds) {
       if (state.unreported === 0) continue;
-      const due = state.loggedAt + this.#intervalMs;
+      const due = state.loggedAt + SUMMARY_INTERVAL_MS;
       if (due <= now) this.#summarise(kind, state, now);
       else next = Math.min(next, due);
     }
@@ -185,13 +172,13 @@ export class RepeatLog {
 
   /** Whether one more kind fits; when full, forgets kinds that would log in full anyway, at most once per interval. */
   #hasRoom(now: number): boolean {
-    if (this.#kinds.size < this.#maxKinds) return true;
-    if (now - this.#sweptAt < this.#intervalMs) return false;
+    if (this.#kinds.size < MAX_KINDS) return true;
+    if (now - this.#sweptAt < SUMMARY_INTERVAL_MS) return false;
     this.#sweptAt = now;
     for (const [kind, state] of this.#kinds) {
-      if (state.unreported === 0 && now - state.loggedAt >= this.#intervalMs) this.#kinds.delete(kind);
+      if (state.unreported === 0 && now - state.loggedAt >= SUMMARY_INTERVAL_MS) this.#kinds.delete(kind);
     }
-    return this.#kinds.size < this.#maxKinds;
+    return this.#kinds.size < MAX_KINDS;
   }
 
   /** After the global logger was reconfigured (by any copy of the core): logs what is still held, starts afresh. */

@@ -1,11 +1,5 @@
 import { fromBase64 } from "../transport/identity.js";
 
-/** A base64 data URI, decoded. */
-export interface ParsedDataUri {
-  contentType: string;
-  bytes: Uint8Array;
-}
-
 const DATA_URI = /data:[^;,\s"'\\]+(?:;[^;,\s"'\\]+)*;base64,[A-Za-z0-9+/]+={0,2}/g;
 
 /** Text every base64 data URI contains; `;` is rare in prose and JSON, so testing for it skips most values fast. */
@@ -17,7 +11,7 @@ export function findDataUris(text: string): string[] {
 }
 
 /** Decodes a base64 data URI; or why it is not one (no content type, not base64, empty). Never throws. */
-export function parseDataUri(uri: string): ParsedDataUri | string {
+export function parseDataUri(uri: string): { contentType: string; bytes: Uint8Array } | string {
   const comma = typeof uri === "string" ? uri.indexOf(",") : -1;
   if (comma < 0 || !uri.startsWith("data:")) return "not a data URI (expected data:<content type>;base64,<content>)";
   const parts = uri.slice(5, comma).split(";");

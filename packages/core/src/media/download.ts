@@ -3,21 +3,15 @@ import { describeFailure } from "../transport/failure-text.js";
 import { httpRequest } from "../transport/http.js";
 import { userAgent } from "../transport/identity.js";
 
-/** Options of {@link downloadMedia}. */
-export interface MediaDownloadOptions {
-  /** Time one attempt may take. */
-  timeoutMs: number;
-  /** Most bytes read. @defaultValue the transport's limit (64 MiB) */
-  maxBytes?: number;
-  /** Sends through this backend instead of the runtime's own (the client's `fetch` option). */
-  backend?: Backend;
-}
-
-/** The content of a download, or why there is none. */
-export type MediaDownload = { ok: true; bytes: Uint8Array } | { ok: false; reason: string };
-
-/** Downloads media from its signed URL (only the user agent travels with it); non-2xx is a failure. Never rejects. */
-export async function downloadMedia(url: string, options: MediaDownloadOptions): Promise<MediaDownload> {
+/**
+ * Downloads media from its signed URL (only the user agent travels with it), each attempt within `timeoutMs`, at most
+ * `maxBytes` (the transport's 64 MiB by default), through `backend` (the client's `fetch` option) if given; non-2xx is
+ * a failure, with its reason. Never rejects.
+ */
+export async function downloadMedia(
+  url: string,
+  options: { timeoutMs: number; maxBytes?: number; backend?: Backend },
+): Promise<{ ok: true; bytes: Uint8Array } | { ok: false; reason: string }> {
   const result = await httpRequest(
     {
       method: "GET",

@@ -1,18 +1,9 @@
 import { getGlobalLogger } from "../log/logger.js";
 import type { Backend } from "../transport/backend.js";
 import { describeFailure } from "../transport/failure-text.js";
-import { type HttpResult, httpRequest } from "../transport/http.js";
+import { type HttpResult, httpRequest, urlOf } from "../transport/http.js";
 
 // One upload of media, loaded with the first one (most applications never send media), and what it is made of.
-
-/** What a piece of media belongs to on the server. */
-export interface MediaTarget {
-  field: string;
-  traceId?: string;
-  observationId?: string;
-  datasetId?: string;
-  datasetItemId?: string;
-}
 
 /** One piece of media to store. */
 export interface MediaUpload {
@@ -20,7 +11,8 @@ export interface MediaUpload {
   sha256Hash: string;
   contentType: string;
   bytes: Uint8Array;
-  target: MediaTarget;
+  /** What it belongs to on the server. */
+  target: { field: string; traceId?: string; observationId?: string; datasetId?: string; datasetItemId?: string };
 }
 
 /** The server and credentials media is registered with. */
@@ -136,12 +128,8 @@ async function callApi(
 /** Headers of the content upload: object stores other than Google's check the SHA-256 and need a blob type. */
 function contentHeaders(uploadUrl: string, media: MediaUpload): Record<string, string> {
   const headers: Record<string, string> = { "content-type": media.contentType };
-  let host = "";
-  try {
-    host = new URL(uploadUrl).hostname;
-  } catch {
-    // httpRequest reports the invalid URL.
-  }
+  // An invalid URL: httpRequest reports it.
+  const host = urlOf(uploadUrl)?.hostname ?? "";
   if (host !== "storage.googleapis.com" && !host.endsWith(".storage.googleapis.com")) {
     headers["x-amz-checksum-sha256"] = media.sha256Hash;
     headers["x-ms-blob-type"] = "BlockBlob";

@@ -1,5 +1,5 @@
+import { Limiter } from "../lifecycle/limiter.js";
 import { settleWithin } from "../lifecycle/settle-within.js";
-import { Limiter } from "../queue/limiter.js";
 import type { MediaServer, MediaUpload, MediaUploadResult } from "./upload-once.js";
 
 /** Uploads in flight at the same time; the others wait. */

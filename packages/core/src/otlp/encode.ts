@@ -38,18 +38,15 @@ const protobufEncoder = loadOnce(() =>
   import("./otlp-protobuf.js").then((module) => module.encodeTraceRequestProtobuf),
 );
 
-/** An encoded export request: its body, and whether the body is gzipped. */
-export interface EncodedTraces {
-  bytes: Uint8Array;
-  gzipped: boolean;
-}
-
-/** Encodes ended spans as one OTLP body, gzipped when asked for and the runtime can. Throws when it cannot encode. */
+/**
+ * Encodes ended spans as one OTLP body (`bytes`), gzipped when asked for and the runtime can (`gzipped`). Throws when
+ * it cannot encode.
+ */
 export async function encodeTraces(
   items: readonly ExportItem[],
   protocol: OtlpProtocol,
   compression: "gzip" | "none",
-): Promise<EncodedTraces> {
+): Promise<{ bytes: Uint8Array; gzipped: boolean }> {
   const pieces = protocol === "http/json" ? encodeTraceRequestPieces(items) : (await protobufEncoder())(items);
   const gzip = compression === "gzip" ? runtimeGzip() : null;
   if (!gzip) return { bytes: joinPieces(pieces), gzipped: false };

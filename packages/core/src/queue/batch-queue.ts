@@ -3,13 +3,12 @@
 import { settleWithin } from "../lifecycle/settle-within.js";
 import { counted, describeError } from "../log/describe.js";
 import { Backoff, WakeTimer } from "./backoff.js";
-import { DeliveryLog } from "./delivery-log.js";
+import { DeliveryLog, inSeconds, whatEnded } from "./delivery-log.js";
 import {
   type AnswerWindow,
   answeredSince,
   answerWindow,
   FlushWaiters,
-  inSeconds,
   isGivenUp,
   lastRequestEnd,
   noteAnswer,
@@ -19,7 +18,6 @@ import {
   startSend,
   takeLost,
   watchLostSends,
-  whatEnded,
 } from "./flush-wait.js";
 import {
   bindDeliveryMetrics,

@@ -4,7 +4,7 @@
 import { counted } from "../log/describe.js";
 import { getGlobalLogger } from "../log/logger.js";
 import { RepeatLog } from "../log/repeat-log.js";
-import { inSeconds, LOST_SEND_GRACE_MS } from "./flush-wait.js";
+import { LOST_SEND_GRACE_MS } from "./flush-wait.js";
 import { type DeliveryHealth, type DropReason, deliveryCounts, type Fault, type Gauges } from "./health.js";
 
 const REASON_TEXT: Record<DropReason, string> = {
@@ -20,6 +20,18 @@ const REASON_TEXT: Record<DropReason, string> = {
 };
 
 const STILL_FAILING_EVERY_MS = 10_000;
+
+/** `1.5 s`: milliseconds as seconds, to a tenth. */
+export function inSeconds(ms: number): string {
+  return `${Math.round(Math.max(0, ms) / 100) / 10} s`;
+}
+
+/** What ended a shutdown's wait, for the line that counts what it dropped. */
+export function whatEnded(unanswered: { windowMs: number } | undefined): string {
+  return unanswered
+    ? `the server answered no request within one request's timeout (${inSeconds(unanswered.windowMs)}), so shutdown() stopped waiting before its deadline`
+    : "the shutdown deadline passed before they could be delivered";
+}
 
 /** A fault under way; `recovery` once the server accepts items again: how many waited then, how many settled since. */
 interface Outage {

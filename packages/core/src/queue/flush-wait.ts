@@ -2,6 +2,7 @@
 // up on (and a shutdown whose queue has had no answer yet), until one request's timeout unless the server answers
 // (the recheck); and what it does with a send that never settles (a lost send).
 import { shared } from "../registry.js";
+import { urlOf } from "../transport/http.js";
 
 /** A flush waiting for the items queued before it (up to `target`); `checkEarly` while it has an early end. */
 interface Waiter {
@@ -30,7 +31,6 @@ export class FlushWaiters {
     deadline: number,
     early?: { at: number; extend: () => boolean | number },
   ): Promise<number> {
-    if (remaining <= 0) return 0;
     let timer: ReturnType<typeof setTimeout> | undefined;
     // Held (not unref'd): a caller awaiting a flush keeps the process alive until it resolves, at the latest.
     const until = (at: number, then: () => void) => {
@@ -112,11 +112,7 @@ function entry(server: string): ServerState {
 
 /** The origin (`https://host:port`) of a URL, the key servers are remembered by; undefined when invalid. */
 export function serverOf(url: string): string | undefined {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return undefined;
-  }
+  return urlOf(url)?.origin;
 }
 
 export function noteAnswer(server: string): void {
@@ -152,18 +148,6 @@ export function answerWindow(server: string, lengthMs: number): AnswerWindow {
   }
   state.window = { from: now, until: now + lengthMs };
   return state.window;
-}
-
-/** `1.5 s`: milliseconds as seconds, to a tenth. */
-export function inSeconds(ms: number): string {
-  return `${Math.round(Math.max(0, ms) / 100) / 10} s`;
-}
-
-/** What ended a shutdown's wait, for the line that counts what it dropped. */
-export function whatEnded(unanswered: { windowMs: number } | undefined): string {
-  return unanswered
-    ? `the server answered no request within one request's timeout (${inSeconds(unanswered.windowMs)}), so shutdown() stopped waiting before its deadline`
-    : "the shutdown deadline passed before they could be delivered";
 }
 
 /**

@@ -8,7 +8,7 @@ import {
   type Observable,
   ValueType,
 } from "@opentelemetry/api";
-import type { OptionSpec } from "../config/options.js";
+import { type OptionSpec, objectOption } from "../config/options.js";
 import { shared } from "../registry.js";
 import { SDK_VERSION } from "../version.js";
 
@@ -112,14 +112,8 @@ export type DeliveryMeterProvider = MeterProvider | "global";
 
 /** How a `meterProvider` option is read: a `MeterProvider` (an object with `getMeter`), `"global"`, or nothing. */
 export function meterProviderOption(): OptionSpec<DeliveryMeterProvider | undefined> {
-  return {
-    parse: (value) =>
-      value === "global" ||
-      (typeof value === "object" && value !== null && typeof (value as MeterProvider).getMeter === "function")
-        ? { ok: true, value: value as DeliveryMeterProvider }
-        : { ok: false, expected: 'a MeterProvider (an object with getMeter) or "global"' },
-    fallback: undefined,
-  };
+  const provider = objectOption<MeterProvider>(["getMeter"], 'a MeterProvider (an object with getMeter) or "global"');
+  return { ...provider, parse: (value) => (value === "global" ? { ok: true, value } : provider.parse(value)) };
 }
 
 interface Registration {

@@ -62,7 +62,7 @@ export function answeredBy(outcome: SendOutcome<unknown>): boolean | undefined {
 }
 
 /** What went wrong on a request, for log lines and `health()`. */
-export function faultOf(failure: HttpFailure, method: string, url: string): Fault {
+function faultOf(failure: HttpFailure, method: string, url: string): Fault {
   const fault: Fault = { kind: failure.kind, description: describeFailure(failure, method, url) };
   const host = failure.kind === "invalid-url" ? hostOf(url) : placeOf(url).host;
   if (host !== undefined) fault.host = host;

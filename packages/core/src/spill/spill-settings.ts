@@ -5,9 +5,9 @@ import { getGlobalLogger } from "../log/logger.js";
 import { currentRuntime, isServerRuntime } from "../transport/runtime.js";
 
 /** Default bound of a spill directory's size, in bytes (every batch file of every process and kind in it). */
-export const DEFAULT_SPILL_MAX_BYTES = 512 * 1024 * 1024;
+const DEFAULT_SPILL_MAX_BYTES = 512 * 1024 * 1024;
 /** Default age, in seconds, past which a spilled batch is dropped instead of sent: one day. */
-export const DEFAULT_SPILL_MAX_AGE_SECONDS = 24 * 60 * 60;
+const DEFAULT_SPILL_MAX_AGE_SECONDS = 24 * 60 * 60;
 
 /** The spill options of the span processor and the client's scores (`spillMaxAge` in seconds), with their variables. */
 export const SPILL_SPECS = {
@@ -38,7 +38,7 @@ const toldNoDisk = new Set<string>();
  */
 export function spillSettings(
   owner: string,
-  resolved: { spillDir?: string | undefined; spillMaxBytes?: number; spillMaxAge?: number },
+  resolved: { spillDir: string | undefined; spillMaxBytes: number; spillMaxAge: number },
 ): SpillSettings | undefined {
   const dir = resolved.spillDir;
   if (dir === undefined) return undefined;
@@ -59,8 +59,7 @@ export function spillSettings(
     }
     return undefined;
   }
-  const maxBytes = resolved.spillMaxBytes ?? DEFAULT_SPILL_MAX_BYTES;
-  return { dir, maxBytes, maxAgeMs: (resolved.spillMaxAge ?? DEFAULT_SPILL_MAX_AGE_SECONDS) * 1000, fs };
+  return { dir, maxBytes: resolved.spillMaxBytes, maxAgeMs: resolved.spillMaxAge * 1000, fs };
 }
 
 /** The file operations a spill directory needs, from `node:fs` (Node, Bun and Deno offer it). */
@@ -71,7 +70,11 @@ export interface SpillFs {
   readonly host: string;
   mkdir(path: string, options: { recursive: boolean; mode: number }): Promise<unknown>;
   readdir(path: string): Promise<string[]>;
-  open(path: string, flags: string, mode?: number): Promise<FileHandleLike>;
+  open(
+    path: string,
+    flags: string,
+    mode?: number,
+  ): Promise<{ write(data: Uint8Array): Promise<unknown>; sync(): Promise<void>; close(): Promise<void> }>;
   rename(from: string, to: string): Promise<void>;
   rm(path: string, options: { force: boolean }): Promise<void>;
   utimes(path: string, atime: Date, mtime: Date): Promise<void>;
@@ -83,13 +86,6 @@ export interface SpillFs {
   alive(pid: number): boolean;
   /** The first 16 hex digits of the SHA-256 of a text. */
   hash(text: string): string;
-}
-
-/** The part of a `FileHandle` a spill write uses. */
-export interface FileHandleLike {
-  write(data: Uint8Array): Promise<unknown>;
-  sync(): Promise<void>;
-  close(): Promise<void>;
 }
 
 interface NodeProcess {

@@ -41,7 +41,7 @@ export interface SpillListing {
 }
 
 /** Parses a spill file's name; undefined for any other file. */
-export function parseSpillName(name: string): SpillFile | undefined {
+function parseSpillName(name: string): SpillFile | undefined {
   const match =
     /^([a-z]+)\.([0-9a-f]+)\.(\d{13})\.(\d+)\.(\d+)\.(\d+-[0-9a-z]+)\.batch(?:\.claimed\.([^.]+)\.(\d+))?$/.exec(name);
   if (!match) return undefined;

@@ -1,18 +1,19 @@
 // A spill directory as one queue uses it: the batches the queue cannot hold are written to it, encoded and masked as
 // they would be sent, and sent again oldest first, one at a time at a bounded rate, once the server answers (by this
 // process or the next one that starts with the directory).
+
+import { Limiter } from "../lifecycle/limiter.js";
 import { settleWithin } from "../lifecycle/settle-within.js";
 import { counted, describeError } from "../log/describe.js";
 import { getGlobalLogger } from "../log/logger.js";
 import { RepeatLog } from "../log/repeat-log.js";
 import { Backoff } from "../queue/backoff.js";
 import type { DeliveryHealth, DropReason, SendOutcome } from "../queue/health.js";
-import { Limiter } from "../queue/limiter.js";
 import type { SpillSettings } from "./spill-settings.js";
 import { type SpillFile, type SpillHeader, type SpillListing, SpillStore, unclaimed } from "./spill-store.js";
 
 /** Pause between two spilled batches sent again: at most ten requests a second, one at a time, beside live ones. */
-export const REPLAY_INTERVAL_MS = 100;
+const REPLAY_INTERVAL_MS = 100;
 /** Batches encoded and written at once: a shutdown that writes a whole queue holds two encoded bodies at most. */
 const WRITE_CONCURRENCY = 2;
 /** How long a shutdown waits for a spilled batch being sent again before it lets it go (it is sent next time). */

@@ -10,7 +10,7 @@ import {
 import { getGlobalLogger, loggerGeneration } from "../log/logger.js";
 import type { OtlpProtocol } from "../otlp/encode.js";
 import type { DeliveryHealth } from "../queue/health.js";
-import { shared } from "../registry.js";
+import { liveRefs, shared } from "../registry.js";
 import { randomHex } from "./ids.js";
 import { getSvcTracer } from "./tracer-provider.js";
 
@@ -66,13 +66,7 @@ export function registerProcessorProbe(probe: ProcessorProbe): void {
 
 /** The span processors of the process (every copy of the SDK), oldest first. */
 export function processorProbes(): ProcessorProbe[] {
-  const out: ProcessorProbe[] = [];
-  for (const ref of probes().set) {
-    const probe = ref.deref();
-    if (probe === undefined) probes().set.delete(ref);
-    else out.push(probe);
-  }
-  return out;
+  return liveRefs(probes().set);
 }
 
 /** Called by `SvcSpanProcessor.onStart` for every span start. */

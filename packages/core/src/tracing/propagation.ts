@@ -9,7 +9,7 @@ import {
   trace,
 } from "@opentelemetry/api";
 import { SvcOtelSpanAttributes as A } from "../attributes.js";
-import { ENVIRONMENT_RULE, isValidEnvironment } from "../config/environment.js";
+import { ENVIRONMENT_RULE, isValidEnvironment } from "../config/options.js";
 import { RepeatLog } from "../log/repeat-log.js";
 
 /** Context key under which the propagated span attributes (wire keys and values) are stored. */
@@ -47,20 +47,15 @@ const EMPTY: Attributes = Object.freeze({});
 /** Baggage is read at every span start: an invalid entry is logged once, then counted. */
 const baggageRepeats = new RepeatLog();
 
-/** Options of {@link propagateSpanAttributes}. */
-export interface PropagateSpanAttributesOptions {
-  /** Also write the attributes with a baggage name as W3C baggage `svc_*`, to cross processes. @defaultValue false */
-  asBaggage?: boolean;
-}
-
 /**
  * Sets span attributes on the active span and every span started inside `fn`, across `await`: a key replaces the same
- * key and its dotted sub-keys. Returns what `fn` returns.
+ * key and its dotted sub-keys; with `asBaggage`, the attributes with a baggage name also travel as W3C baggage
+ * `svc_*`, to cross processes. Returns what `fn` returns.
  */
 export function propagateSpanAttributes<R>(
   attributes: Attributes,
   fn: () => R,
-  options: PropagateSpanAttributesOptions = {},
+  options: { asBaggage?: boolean } = {},
 ): R {
   const next = buildPropagationContext(context.active(), attributes, options);
   return next === undefined ? fn() : context.with(next, fn);
@@ -70,7 +65,7 @@ export function propagateSpanAttributes<R>(
 export function buildPropagationContext(
   ctx: Context,
   attributes: Attributes,
-  options: PropagateSpanAttributesOptions = {},
+  options: { asBaggage?: boolean } = {},
 ): Context | undefined {
   const keys = Object.keys(attributes).filter((key) => attributes[key] !== undefined && attributes[key] !== null);
   if (keys.length === 0) return undefined;

@@ -1,5 +1,5 @@
 import type * as NodeZlib from "node:zlib";
-import { currentRuntime, detectRuntime, isServerRuntime, type RuntimeGlobals, type RuntimeInfo } from "./runtime.js";
+import { detectRuntime, isServerRuntime, type RuntimeGlobals } from "./runtime.js";
 
 /** Gzips the pieces (text as UTF-8, or bytes), taken one at a time as the compressor is ready for more. */
 export type Gzip = (pieces: Iterator<string | Uint8Array>) => Promise<Uint8Array>;
@@ -13,13 +13,13 @@ let cached: Gzip | null | undefined;
 
 /** The gzip function of this runtime (chosen once), or `null` in browser and edge runtimes. */
 export function runtimeGzip(): Gzip | null {
-  if (cached === undefined) cached = chooseGzip(globalThis as RuntimeGlobals, currentRuntime());
+  if (cached === undefined) cached = chooseGzip(globalThis as RuntimeGlobals);
   return cached;
 }
 
 /** Gzip by `node:zlib` on server runtimes that load it, else their `CompressionStream`; `null` elsewhere (no gzip). */
-export function chooseGzip(runtime: RuntimeGlobals, kind: RuntimeInfo = detectRuntime(runtime)): Gzip | null {
-  if (!isServerRuntime(kind)) return null;
+export function chooseGzip(runtime: RuntimeGlobals): Gzip | null {
+  if (!isServerRuntime(detectRuntime(runtime))) return null;
   const zlib = runtime.process?.getBuiltinModule?.("node:zlib") as typeof NodeZlib | undefined;
   if (zlib) return (pieces) => gzipWithZlib(zlib, pieces);
   const Stream = runtime.CompressionStream;

@@ -9,16 +9,17 @@ import {
   printable,
   type RedirectStop,
   suggestHttpUrl,
+  urlOf,
 } from "./http.js";
 
 /** One line for a failure, e.g. `HTTP 503 from cloud.svc.dev POST /api/public/scores`. */
 export function describeFailure(failure: HttpFailure, method: string, url: string): string {
   const where = placeOf(url);
   switch (failure.kind) {
-    case "status":
-      if (failure.redirect)
-        return `HTTP ${failure.status} from ${where.host} ${method} ${where.path}${redirectText(failure.redirect, method, url)}`;
-      return `HTTP ${failure.status} from ${where.host} ${method} ${where.path}${bodyExcerpt(failure.response)}`;
+    case "status": {
+      const tail = failure.redirect ? redirectText(failure.redirect, method, url) : bodyExcerpt(failure.response);
+      return `HTTP ${failure.status} from ${where.host} ${method} ${where.path}${tail}`;
+    }
     case "network":
       return `${failure.code ?? "connection failed"} on ${method} ${where.host}${where.path}${failure.code ? "" : `: ${describeError(failure.error)}`}`;
     case "timeout":
@@ -116,14 +117,6 @@ export function hostOf(url: string): string | undefined {
 export function placeOf(url: string): { host: string; path: string } {
   const parsed = urlOf(url);
   return parsed ? { host: parsed.host, path: parsed.pathname } : { host: redactSecrets(url), path: "" };
-}
-
-function urlOf(text: string): URL | undefined {
-  try {
-    return new URL(text);
-  } catch {
-    return undefined;
-  }
 }
 
 const EXCERPT = 200;

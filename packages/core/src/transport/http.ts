@@ -151,12 +151,8 @@ export function isRetryable(failure: HttpFailure): boolean {
 
 /** The URL, or why it is not a valid http(s) URL. */
 export function parseHttpUrl(text: string): URL | string {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    return `"${redactSecrets(String(text))}" is not a valid URL${didYouMean(text)}`;
-  }
+  const url = urlOf(text);
+  if (url === undefined) return `"${redactSecrets(String(text))}" is not a valid URL${didYouMean(text)}`;
   if (url.protocol !== "http:" && url.protocol !== "https:")
     return `"${redactSecrets(text)}" has the unsupported scheme ${url.protocol.replace(/:$/, "")} (use http or https)${didYouMean(text)}`;
   return url;
@@ -184,12 +180,8 @@ export function suggestHttpUrl(text: string): URL | undefined {
     candidate = `${mangled[1]?.toLowerCase()}://${trimmed.slice(mangled[0].length)}`;
   else if (!trimmed.includes("://")) candidate = `https://${trimmed}`;
   else return undefined;
-  let url: URL;
-  try {
-    url = new URL(candidate);
-  } catch {
-    return undefined;
-  }
+  const url = urlOf(candidate);
+  if (url === undefined) return undefined;
   const local = isLocalHost(url.hostname);
   if (!local && !url.hostname.includes(".") && url.port === "") return undefined;
   // Without a scheme, a local address means the plain http of a server on this machine.
@@ -230,7 +222,7 @@ async function attemptWithRedirects(
     const response: HttpResponse = { ...answer, url: url.href };
     if (answer.status < 300 || answer.status >= 400) return { response };
     const location = answer.headers.location;
-    const next = location ? parseHttpUrl(resolveLocation(location, url)) : undefined;
+    const next = location ? parseHttpUrl(urlOf(location, url)?.href ?? location) : undefined;
     const to = next instanceof URL ? printable(next) : undefined;
     const stopped = (stop: RedirectStop["stop"]) => ({ response, redirect: to ? { stop, to } : { stop } });
     if (!REDIRECTS.has(answer.status)) return stopped("not-followed");
@@ -254,16 +246,15 @@ async function attemptWithRedirects(
 function statusFailure(response: HttpResponse, redirect: RedirectStop | undefined): HttpFailure {
   if (redirect) return { kind: "status", status: response.status, response, redirect };
   const retryAfterMs = parseRetryAfter(response.headers["retry-after"]);
-  return retryAfterMs === undefined
-    ? { kind: "status", status: response.status, response }
-    : { kind: "status", status: response.status, response, retryAfterMs };
+  return { kind: "status", status: response.status, response, retryAfterMs };
 }
 
-function resolveLocation(location: string, base: URL): string {
+/** The URL `text` names (relative to `base` when given), or undefined when it names none. */
+export function urlOf(text: string, base?: URL): URL | undefined {
   try {
-    return new URL(location, base).href;
+    return new URL(text, base);
   } catch {
-    return location;
+    return undefined;
   }
 }
 

@@ -64,11 +64,13 @@ export function fromBase64(text: string): Uint8Array {
   return bytes;
 }
 
-/** A set of headers to merge; `null` or `undefined` removes a header set by an earlier one. */
-export type HeaderLayer = Record<string, string | null | undefined> | undefined;
-
-/** The header sets merged in order, names lower-cased (`additionalHeaders` over the SDK's own, whatever the case). */
-export function mergeHeaders(...layers: HeaderLayer[]): Record<string, string> {
+/**
+ * The header sets merged in order, names lower-cased (`additionalHeaders` over the SDK's own, whatever the case); a
+ * `null` or `undefined` value removes a header set by an earlier one.
+ */
+export function mergeHeaders(
+  ...layers: (Record<string, string | null | undefined> | undefined)[]
+): Record<string, string> {
   const merged: Record<string, string> = {};
   for (const layer of layers) {
     for (const [name, value] of Object.entries(layer ?? {})) {

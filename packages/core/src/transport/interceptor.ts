@@ -2,23 +2,14 @@ import { shared } from "../registry.js";
 import type { AttemptRequest, AttemptResponse, Backend } from "./backend.js";
 import { sleep } from "./retry.js";
 
-/** Answers an HTTP attempt in place of the network (a test kit's server), or `undefined` to let it go there. */
-export type TransportInterceptor = (
-  request: AttemptRequest,
-) => AttemptResponse | undefined | Promise<AttemptResponse | undefined>;
-
-/** The keys of the server an interceptor stands in for: components given no keys use them. */
-export interface InterceptedKeys {
-  readonly publicKey: string;
-  readonly secretKey: string;
-}
-
 /** What the transport's test hook stands in for; each part is optional. */
 export interface TransportTestHook {
-  /** Answers attempts in place of the network (or lets them go to it). */
-  readonly interceptor?: TransportInterceptor;
+  /** Answers an attempt in place of the network (a test kit's server), or `undefined` to let it go there. */
+  readonly interceptor?: (
+    request: AttemptRequest,
+  ) => AttemptResponse | undefined | Promise<AttemptResponse | undefined>;
   /** The keys of the server the interceptor stands in for: a component created without keys takes them. */
-  readonly keys?: InterceptedKeys;
+  readonly keys?: { readonly publicKey: string; readonly secretKey: string };
   /** Stands in for the waits between retries (so that a test of the retry loop need not wait). */
   readonly wait?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
@@ -36,7 +27,7 @@ export function setTransportInterceptor(hook: TransportTestHook | undefined): vo
 }
 
 /** The keys of the server an interceptor stands in for, while one is set with keys. */
-export function interceptedKeys(): InterceptedKeys | undefined {
+export function interceptedKeys(): TransportTestHook["keys"] {
   return state().hook?.keys;
 }
 

@@ -1,10 +1,7 @@
-/** The JavaScript runtimes the SDK tells apart: how it sends, whether it compresses, what its user agent says. */
-export type RuntimeKind = "node" | "bun" | "deno" | "cloudflare-workers" | "vercel-edge" | "browser";
-
-/** The runtime the SDK runs in, as its globals describe it. */
+/** The runtime the SDK runs in, as its globals describe it: how it sends, whether it compresses, its user agent. */
 export interface RuntimeInfo {
   /** Which runtime it is. */
-  kind: RuntimeKind;
+  kind: "node" | "bun" | "deno" | "cloudflare-workers" | "vercel-edge" | "browser";
   /** The runtime's own version, where it has one (`22.23.3`, `1.4.5`, `2.9.6`). */
   version?: string;
   /** Operating system and CPU (`linux x64`), where the runtime tells them. */
