@@ -178,6 +178,18 @@ describe("errors", () => {
     expect(error).toBeInstanceOf(NotFoundError);
     expect(error).toMatchObject({ statusCode: 404, body: "no such page" });
   });
+
+  it("shows at most 300 characters of a long text body in the message, marked as cut", async () => {
+    const body = `${"a".repeat(300)}${"z".repeat(100)}`;
+    const server = await serve(() => ({ status: 500, text: body }));
+    const { api } = apiFor(server.url);
+
+    const error = (await api.models.get("m-1", {}, { maxRetries: 0 }).catch((e: unknown) => e)) as SvcAPIError;
+
+    expect(error.message).toContain(`: ${"a".repeat(300)}…`);
+    expect(error.message).not.toContain("z");
+    expect(error.body).toBe(body);
+  });
 });
 
 describe("retries", () => {

@@ -83,7 +83,7 @@ export class SvcBrowserClient {
       );
     const headers = mergeHeaders(
       o.additionalHeaders,
-      // The SDK's own headers: an additional header with one of these names is dropped.
+      // The SDK's own headers: an additional header with one of these names is dropped, or overwritten below.
       { authorization: null, "content-type": null, "x-svc-public-key": null, "x-svc-sdk-variant": null },
       identityHeaders(connection.publicKey),
       {

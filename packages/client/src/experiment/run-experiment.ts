@@ -219,10 +219,16 @@ async function flushSpans(): Promise<void> {
 /** One item's result from its trials: the fields of the first not `ok` (else the first), every trial, summaries. */
 function combineTrials(results: readonly AnyItemResult[]): AnyItemResult {
   const shown = results.find((t) => t.status !== "ok") ?? (results[0] as AnyItemResult);
-  // A trial is an item result without the fields of the item itself.
-  const listed: ExperimentTrialResult[] = results.map(
-    ({ item, input, expectedOutput, trials, scores, ...trial }, index) => ({ trial: index + 1, ...trial }),
-  );
+  const listed: ExperimentTrialResult[] = results.map((t, index) => ({
+    trial: index + 1,
+    status: t.status,
+    attempts: t.attempts,
+    output: t.output,
+    evaluations: t.evaluations,
+    traceId: t.traceId,
+    ...(t.error === undefined ? {} : { error: t.error }),
+    evaluationFailures: t.evaluationFailures,
+  }));
   return { ...shown, trials: listed, scores: summarize(listed) };
 }
 

@@ -31,6 +31,7 @@ export class FlushWaiters {
     deadline: number,
     early?: { at: number; extend: () => boolean | number },
   ): Promise<number> {
+    if (remaining <= 0) return 0;
     let timer: ReturnType<typeof setTimeout> | undefined;
     // Held (not unref'd): a caller awaiting a flush keeps the process alive until it resolves, at the latest.
     const until = (at: number, then: () => void) => {

@@ -129,24 +129,19 @@ export function treeOf(observations: readonly TestObservation[]): { ordered: Tes
   const ranked = observations.map((o) => ({ o, started: STARTED.get(o) ?? 0n, depth: depth(o) }));
   ranked.sort((a, b) => (a.started !== b.started ? (a.started < b.started ? -1 : 1) : a.depth - b.depth));
   const ordered = ranked.map(({ o }) => o);
-  const traces = new Map<string, TestTrace>();
+  const traces = new Map<string, { trace: TestTrace; members: TestObservation[] }>();
   for (const observation of ordered) {
     const parent = parentOf(observation);
     if (parent) parent.children.push(observation);
-    const own = observation.trace;
-    let trace = traces.get(observation.traceId);
-    if (trace === undefined) {
-      trace = {
-        id: observation.traceId,
-        ...own,
-        tags: [],
-        metadata: {},
-        input: undefined,
-        output: undefined,
-        roots: [],
-      };
-      traces.set(trace.id, trace);
+    let entry = traces.get(observation.traceId);
+    if (entry === undefined) {
+      const trace = { id: observation.traceId, ...observation.trace, tags: [], metadata: {}, roots: [] };
+      entry = { trace: { ...trace, input: undefined, output: undefined }, members: [] };
+      traces.set(observation.traceId, entry);
     }
+    entry.members.push(observation);
+    const { trace } = entry;
+    const own = observation.trace;
     trace.name ??= own.name;
     trace.userId ??= own.userId;
     trace.sessionId ??= own.sessionId;
@@ -155,10 +150,14 @@ export function treeOf(observations: readonly TestObservation[]): { ordered: Tes
     trace.public ||= own.public;
     if (!parent) trace.roots.push(observation);
   }
-  const withUsage = (list: TestObservation[]) => list.map((o) => ({ ...o, hasUsage: o.usage !== undefined }));
-  for (const trace of traces.values()) {
-    const members = ordered.filter((o) => o.traceId === trace.id);
-    const repeaters = usageRepeaters(withUsage(members));
+  for (const { trace, members } of traces.values()) {
+    const nodes = members.map((o) => ({
+      id: o.id,
+      parentId: o.parentId,
+      type: o.type,
+      hasUsage: o.usage !== undefined,
+    }));
+    const repeaters = usageRepeaters(nodes);
     for (const observation of members) if (repeaters.has(observation.id)) observation.usage = undefined;
     const root = trace.roots[0];
     const own = root && readTraceFields(root.attributes);
@@ -166,9 +165,11 @@ export function treeOf(observations: readonly TestObservation[]): { ordered: Tes
     trace.output = own?.output !== undefined ? parseJsonText(own.output) : root?.output;
   }
   // A call that a provider SDK's own tracing records too is counted on the SDK's span, in whichever trace each is.
-  const ownRepeaters = ownTracingRepeaters(withUsage(ordered));
+  const ownRepeaters = ownTracingRepeaters(
+    ordered.map((o) => ({ id: o.id, scope: o.scope, hasUsage: o.usage !== undefined })),
+  );
   for (const observation of ordered) if (ownRepeaters.has(observation.id)) observation.usage = undefined;
-  return { ordered, traces: [...traces.values()] };
+  return { ordered, traces: [...traces.values()].map((entry) => entry.trace) };
 }
 
 function fromAnyValue(value: AnyValue | undefined): unknown {
