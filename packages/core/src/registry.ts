@@ -70,17 +70,6 @@ export function shared<T extends object>(
   };
 }
 
-/** The objects of a set of weak references that are still alive, in order; the references of the others leave it. */
-export function liveRefs<T extends object>(refs: Set<WeakRef<T>>): T[] {
-  const out: T[] = [];
-  for (const ref of refs) {
-    const value = ref.deref();
-    if (value === undefined) refs.delete(ref);
-    else out.push(value);
-  }
-  return out;
-}
-
 function theRegistry(): Registry {
   if (registry !== undefined) return registry;
   const key = Symbol.for(KEY);

@@ -1,7 +1,7 @@
 // What the process does with the SDK's queues as it ends: a flush when the event loop empties, one line at exit.
 import { counted } from "../log/describe.js";
 import { getGlobalLogger } from "../log/logger.js";
-import { liveRefs, shared } from "../registry.js";
+import { shared } from "../registry.js";
 
 /** A component that holds data for the server (the span processor, the score manager), as the exit hooks see it. */
 export interface ExitParticipant {
@@ -111,4 +111,15 @@ function onExit(): void {
     `the process is exiting with ${list(pending)} not delivered; await shutdown() of the span processor (or of the ` +
       `tracer provider) and of SvcClient before the process ends.${disk}`,
   );
+}
+
+/** The objects of a set of weak references that are still alive, in order; the references of the others leave it. */
+export function liveRefs<T extends object>(refs: Set<WeakRef<T>>): T[] {
+  const out: T[] = [];
+  for (const ref of refs) {
+    const value = ref.deref();
+    if (value === undefined) refs.delete(ref);
+    else out.push(value);
+  }
+  return out;
 }

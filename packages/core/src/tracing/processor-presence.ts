@@ -7,10 +7,11 @@ import {
   type Tracer,
   trace,
 } from "@opentelemetry/api";
+import { liveRefs } from "../lifecycle/exit-hooks.js";
 import { getGlobalLogger, loggerGeneration } from "../log/logger.js";
 import type { OtlpProtocol } from "../otlp/encode.js";
 import type { DeliveryHealth } from "../queue/health.js";
-import { liveRefs, shared } from "../registry.js";
+import { shared } from "../registry.js";
 import { randomHex } from "./ids.js";
 import { getSvcTracer } from "./tracer-provider.js";
 
