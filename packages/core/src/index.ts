@@ -74,7 +74,9 @@ export {
   MAX_SERIALIZE_DEPTH,
   MAX_SERIALIZED_LENGTH,
   noteUnreadable,
+  ownKeys,
   readField,
+  readItem,
   serializeValue,
   stableText,
   toJsonSafe,
@@ -113,4 +115,5 @@ export { apiHeaders, basicAuth, identityHeaders, mergeHeaders, otlpHeaders, toBa
 export type { TransportTestHook } from "./transport/interceptor.js";
 export { setTransportInterceptor } from "./transport/interceptor.js";
 export { MAX_RETRIES_CAP, retryDelayMs, sleep } from "./transport/retry.js";
+export { nodeBuiltin } from "./transport/runtime.js";
 export { SDK_VERSION } from "./version.js";

@@ -2,7 +2,7 @@ import type { Attributes, AttributeValue } from "@opentelemetry/api";
 import {
   FAILED_TO_SERIALIZE,
   MAX_SERIALIZED_LENGTH,
-  noteUnreadable,
+  ownKeys,
   readItem as read,
   serializeValue,
   truncateText,
@@ -111,15 +111,6 @@ function toAttributeValue(value: unknown): AttributeValue | undefined {
       return value.toString();
     default:
       return serializeValue(value);
-  }
-}
-
-function ownKeys(obj: object): string[] | undefined {
-  try {
-    return Object.keys(obj);
-  } catch (error) {
-    noteUnreadable(error);
-    return undefined;
   }
 }
 

@@ -216,6 +216,16 @@ function walkRecord(obj: Record<string, unknown>, ancestors: Set<object>, depth:
   return out;
 }
 
+/** An object's own enumerable keys; undefined when reading them throws (a Proxy; logged). */
+export function ownKeys(obj: object): string[] | undefined {
+  try {
+    return Object.keys(obj);
+  } catch (error) {
+    noteUnreadable(error);
+    return undefined;
+  }
+}
+
 /** One property; a getter that throws gives {@link FAILED_TO_SERIALIZE} (logged). */
 export function readItem(obj: object, key: PropertyKey): unknown {
   try {

@@ -1,5 +1,5 @@
 import { createNoopMeter, metrics } from "@opentelemetry/api";
-import type { Env } from "@svc/core";
+import { type Env, nodeBuiltin } from "@svc/core";
 import type { DoctorCheck } from "./report.js";
 
 /** Where OpenTelemetry's OTLP/HTTP exporters send when no endpoint is configured. */
@@ -67,9 +67,7 @@ export async function checkOtlpDefaults(env: Env, appMeterProvider: boolean): Pr
 
 /** Whether something accepts a TCP connection on `host:port` within {@link CONNECT_TIMEOUT_MS}. */
 async function answers(host: string, port: number): Promise<boolean> {
-  // Read through getBuiltinModule, not import(): a bundle for Workers or a browser must find no module to resolve.
-  const proc = (globalThis as { process?: { getBuiltinModule?: (name: string) => unknown } }).process;
-  const net = proc?.getBuiltinModule?.("node:net") as typeof import("node:net") | undefined;
+  const net = nodeBuiltin<typeof import("node:net")>("node:net");
   if (!net) return true; // no sockets in this runtime: nothing to say
   return new Promise<boolean>((resolve) => {
     const socket = net.connect({ host, port, autoSelectFamily: true });

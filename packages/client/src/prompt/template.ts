@@ -1,8 +1,9 @@
 import {
   describeError,
   FAILED_TO_SERIALIZE,
-  noteUnreadable,
+  ownKeys,
   RepeatLog,
+  readItem,
   serializeValue,
   stableText,
   toJsonSafe,
@@ -44,21 +45,8 @@ export function renderTemplate(template: string, variables: unknown): string {
 function renderView(variables: unknown): Record<string, unknown> {
   const view: Record<string, unknown> = {};
   if (typeof variables !== "object" || variables === null) return view;
-  let keys: string[];
-  try {
-    keys = Object.keys(variables);
-  } catch (error) {
-    noteUnreadable(error);
-    return view;
-  }
-  for (const key of keys) {
-    let value: unknown;
-    try {
-      value = (variables as Record<string, unknown>)[key];
-    } catch (error) {
-      noteUnreadable(error);
-      value = FAILED_TO_SERIALIZE;
-    }
+  for (const key of ownKeys(variables) ?? []) {
+    const value = readItem(variables, key);
     view[key] =
       typeof value === "function"
         ? guardedLambda(key, value as (...args: unknown[]) => unknown)

@@ -1,6 +1,6 @@
 import type * as NodeHttp from "node:http";
 import { concatBytes } from "./compress.js";
-import { currentRuntime, type RuntimeGlobals } from "./runtime.js";
+import { currentRuntime, nodeBuiltin } from "./runtime.js";
 
 /** One attempt of a request, as the transport hands it to a backend. */
 export interface AttemptRequest {
@@ -52,10 +52,9 @@ export function defaultBackend(): Backend {
 let cached: Backend | undefined;
 
 function nodeBackend(): Backend | undefined {
-  const proc = (globalThis as RuntimeGlobals).process;
-  if (currentRuntime().kind !== "node" || typeof proc?.getBuiltinModule !== "function") return undefined;
-  const http = proc.getBuiltinModule("node:http") as typeof NodeHttp | undefined;
-  const https = proc.getBuiltinModule("node:https") as typeof NodeHttp | undefined;
+  if (currentRuntime().kind !== "node") return undefined;
+  const http = nodeBuiltin<typeof NodeHttp>("node:http");
+  const https = nodeBuiltin<typeof NodeHttp>("node:https");
   if (!http || !https) return undefined;
   // Idle keep-alive sockets are unref'd by Node, so they never keep a process alive.
   const agents = {

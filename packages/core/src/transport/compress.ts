@@ -1,5 +1,5 @@
 import type * as NodeZlib from "node:zlib";
-import { detectRuntime, isServerRuntime, type RuntimeGlobals } from "./runtime.js";
+import { detectRuntime, isServerRuntime, nodeBuiltin, type RuntimeGlobals } from "./runtime.js";
 
 /** Gzips the pieces (text as UTF-8, or bytes), taken one at a time as the compressor is ready for more. */
 export type Gzip = (pieces: Iterator<string | Uint8Array>) => Promise<Uint8Array>;
@@ -20,7 +20,7 @@ export function runtimeGzip(): Gzip | null {
 /** Gzip by `node:zlib` on server runtimes that load it, else their `CompressionStream`; `null` elsewhere (no gzip). */
 export function chooseGzip(runtime: RuntimeGlobals): Gzip | null {
   if (!isServerRuntime(detectRuntime(runtime))) return null;
-  const zlib = runtime.process?.getBuiltinModule?.("node:zlib") as typeof NodeZlib | undefined;
+  const zlib = nodeBuiltin<typeof NodeZlib>("node:zlib", runtime);
   if (zlib) return (pieces) => gzipWithZlib(zlib, pieces);
   const Stream = runtime.CompressionStream;
   if (typeof Stream !== "function") return null;

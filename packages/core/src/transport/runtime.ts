@@ -52,6 +52,17 @@ export function detectRuntime(g: RuntimeGlobals): RuntimeInfo {
   return { kind: "browser" };
 }
 
+/**
+ * A built-in module of Node (`node:net`), which Bun and Deno offer too, read from the runtime instead of imported,
+ * so that a bundle for Workers or a browser has no module to resolve; undefined where the runtime has none.
+ */
+export function nodeBuiltin<T>(
+  name: string,
+  g: { process?: { getBuiltinModule?: (name: string) => unknown } } = globalThis,
+): T | undefined {
+  return g.process?.getBuiltinModule?.(name) as T | undefined;
+}
+
 /** The runtime of this process, found once. */
 export function currentRuntime(): RuntimeInfo {
   cached ??= detectRuntime(globalThis as RuntimeGlobals);

@@ -1,13 +1,5 @@
 import type { Serialized } from "@langchain/core/load/serializable";
-import {
-  FAILED_TO_SERIALIZE,
-  isPlainObject,
-  noteUnreadable,
-  RepeatLog,
-  readField,
-  serializeValue,
-  textOf,
-} from "@svc/core";
+import { isPlainObject, ownKeys, RepeatLog, readField, readItem, serializeValue, textOf } from "@svc/core";
 
 /** Warnings a misbehaving chain can repeat on every callback, shared by all handlers: the first line, then counts. */
 export const repeats = new RepeatLog();
@@ -29,22 +21,10 @@ export function runName(name: string | undefined, serialized: Serialized | undef
 export function observationMetadata(tags?: readonly string[], metadata?: Record<string, unknown>) {
   const result: Record<string, unknown> = {};
   if (tags?.length) result.tags = tags;
-  let keys: string[] = [];
-  try {
-    // LangChain passes a plain object; anything else (a string or a byte array has a key per item) is none.
-    if (isPlainObject(metadata)) keys = Object.keys(metadata);
-  } catch (error) {
-    noteUnreadable(error);
-  }
-  for (const key of keys) {
-    if (RESERVED_METADATA_KEYS.has(key)) continue;
-    try {
-      result[key] = (metadata as Record<string, unknown>)[key];
-    } catch (error) {
-      noteUnreadable(error);
-      result[key] = FAILED_TO_SERIALIZE;
-    }
-  }
+  // LangChain passes a plain object; anything else (a string or a byte array has a key per item) is none.
+  if (isPlainObject(metadata))
+    for (const key of ownKeys(metadata) ?? [])
+      if (!RESERVED_METADATA_KEYS.has(key)) result[key] = readItem(metadata, key);
   return Object.keys(result).length > 0 ? result : undefined;
 }
 

@@ -1,4 +1,4 @@
-import { describeError, getGlobalLogger } from "@svc/core";
+import { describeError, getGlobalLogger, nodeBuiltin } from "@svc/core";
 import { cursorPages } from "../../api/request-runtime.js";
 import { excerpt } from "../format.js";
 import { itemIdOf } from "../internal/run-item.js";
@@ -52,9 +52,7 @@ export async function compareWithBaseline(api: GateApi, run: GateRun, options: G
 
 async function writeReports(gate: GateResult, options: GateOptions): Promise<void> {
   if (options.summaryPath === undefined && options.jsonPath === undefined) return;
-  // Taken from the runtime, not imported: bundles for runtimes without a file system must not need to resolve it.
-  const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
-  const fs = proc?.getBuiltinModule?.("node:fs/promises") as typeof import("node:fs/promises") | undefined;
+  const fs = nodeBuiltin<typeof import("node:fs/promises")>("node:fs/promises");
   if (!fs) {
     getGlobalLogger().warn(
       "ExperimentManager: the regression gate's files were not written: this runtime has no file system module (node:fs); use gate.markdown instead",
