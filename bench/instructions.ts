@@ -10,6 +10,7 @@
 // process ends without a flush), so only the calls are counted.
 //   node instructions.ts                                  (after a build: floor and v6)
 //   node instructions.ts --only otel,svc,svc-bsp --top 25 (v6's calls with the floor's processor too; top functions)
+//   node instructions.ts --only otel-flat,svc-bsp,svc  (the floor writing metadata one key per attribute, as v6 does)
 //   node instructions.ts --only svc --warmup 300 --traces 1000 --first 200
 //   node instructions.ts --v8-threads                     (with V8's helper threads: counts vary by about 1.5%)
 // Needs valgrind (`apt-get install valgrind`); one to two minutes per process (four per contender), two at a time.
@@ -63,6 +64,8 @@ async function contender(name: string): Promise<SpansContender> {
   switch (name) {
     case "otel":
       return floorCalls(bsp());
+    case "otel-flat":
+      return floorCalls(bsp(), { scope: "svc-sdk", flatMetadata: true });
     case "svc":
       return svcCalls(svcProcessor());
     case "svc-bsp":
@@ -70,7 +73,7 @@ async function contender(name: string): Promise<SpansContender> {
     case "otel-svcproc":
       return floorCalls(svcProcessor(), { scope: "svc-sdk" });
     default:
-      throw new Error(`unknown contender ${name}: otel, svc, svc-bsp, otel-svcproc`);
+      throw new Error(`unknown contender ${name}: otel, otel-flat, svc, svc-bsp, otel-svcproc`);
   }
 }
 
