@@ -2,7 +2,7 @@
 // operations of `node:fs` there (loaded without an import, so that browser and edge bundles never see it).
 import { numberOption, stringOption } from "../config/options.js";
 import { getGlobalLogger } from "../log/logger.js";
-import { currentRuntime, isServerRuntime } from "../transport/runtime.js";
+import { currentRuntime, isServerRuntime, nodeBuiltin } from "../transport/runtime.js";
 
 /** Default bound of a spill directory's size, in bytes (every batch file of every process and kind in it). */
 const DEFAULT_SPILL_MAX_BYTES = 512 * 1024 * 1024;
@@ -91,21 +91,18 @@ export interface SpillFs {
 interface NodeProcess {
   pid: number;
   kill(pid: number, signal: number): boolean;
-  getBuiltinModule?: (name: string) => unknown;
 }
 
 /** The file operations of this runtime's `node:fs`, loaded without an `import`; undefined where it has none. */
 export function loadNodeFs(): SpillFs | undefined {
   const proc = (globalThis as { process?: NodeProcess }).process;
-  const load = proc?.getBuiltinModule;
-  if (typeof load !== "function") return undefined;
   // Its functions (mkdir, open, ...) are the ones SpillFs names.
-  const fs = load.call(proc, "node:fs/promises") as SpillFs | undefined;
-  const path = load.call(proc, "node:path") as { sep: string } | undefined;
-  const os = load.call(proc, "node:os") as { hostname(): string } | undefined;
-  const crypto = load.call(proc, "node:crypto") as
-    | { createHash(name: string): { update(text: string): { digest(encoding: string): string } } }
-    | undefined;
+  const fs = nodeBuiltin<SpillFs>("node:fs/promises");
+  const path = nodeBuiltin<{ sep: string }>("node:path");
+  const os = nodeBuiltin<{ hostname(): string }>("node:os");
+  const crypto = nodeBuiltin<{
+    createHash(name: string): { update(text: string): { digest(encoding: string): string } };
+  }>("node:crypto");
   if (!fs || !path || !os || !crypto || !proc) return undefined;
   let host = "host";
   try {
