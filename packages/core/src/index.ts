@@ -62,7 +62,7 @@ export { serverOf } from "./queue/flush-wait.js";
 export type { DeliveryHealth, DeliveryMeterProvider, DropReason, Fault, SendOutcome } from "./queue/health.js";
 export { meterProviderOption } from "./queue/health.js";
 export type { BatchQueueOptions, FlushResult } from "./queue/send.js";
-export { outcomeOf, sendInHalves, tooLargeOutcome } from "./queue/send.js";
+export { failedOutcome, outcomeOf, sendInHalves, tooLargeOutcome } from "./queue/send.js";
 export type { ObservationFields, SpanFacts, TraceFields } from "./read-observation-attributes.js";
 export { readObservationFields, readTraceFields } from "./read-observation-attributes.js";
 export {

@@ -4,6 +4,7 @@ import {
   type DeliveryHealth,
   describeError,
   type ExitWatch,
+  failedOutcome,
   getGlobalLogger,
   outcomeOf,
   RepeatLog,
@@ -202,8 +203,7 @@ export class ScoreManager {
   }
 
   async #send(queued: QueuedScore[], signal: AbortSignal): Promise<SendOutcome<QueuedScore>> {
-    if (!this.#hasCredentials)
-      return { delivered: 0, dropped: [{ count: queued.length, reason: "failed", detail: NO_KEYS }] };
+    if (!this.#hasCredentials) return failedOutcome(queued.length, NO_KEYS);
     const body = scoreBatchBody(queued);
     const { maxRequestBytes } = this.#config;
     if (body.byteLength > maxRequestBytes) return this.#tooLarge(queued, signal, `${body.byteLength} bytes`);

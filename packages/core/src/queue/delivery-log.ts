@@ -52,7 +52,8 @@ export class DeliveryLog {
   /** The last failed request, retried or given up on. */
   lastError: DeliveryHealth["lastError"];
   #lastHint: string | undefined;
-  #lastSuccessAt: string | undefined;
+  /** When the server last accepted items (epoch ms), written as ISO 8601 only when `health()` is read. */
+  #lastSuccessAt: number | undefined;
   readonly #drops = new RepeatLog();
   readonly #lines = new RepeatLog();
   #outage: Outage | undefined;
@@ -83,7 +84,13 @@ export class DeliveryLog {
   /** The figures, with what the queue holds now. */
   health(held: Gauges & { shutdown: boolean }): DeliveryHealth {
     const { counts, lastError } = this;
-    return { ...held, ...counts, dropped: { ...counts.dropped }, lastError, lastSuccessAt: this.#lastSuccessAt };
+    return {
+      ...held,
+      ...counts,
+      dropped: { ...counts.dropped },
+      lastError,
+      lastSuccessAt: this.#lastSuccessAt === undefined ? undefined : new Date(this.#lastSuccessAt).toISOString(),
+    };
   }
 
   /** An attempt failed and its items wait for another one. */
@@ -109,7 +116,7 @@ export class DeliveryLog {
 
   delivered(count: number): void {
     this.counts.sent += count;
-    if (count > 0) this.#lastSuccessAt = new Date().toISOString();
+    if (count > 0) this.#lastSuccessAt = Date.now();
     const outage = this.#outage;
     if (outage === undefined || count <= 0) return;
     outage.deliveredLate += count;

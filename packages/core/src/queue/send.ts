@@ -108,6 +108,11 @@ export async function sendInHalves<T>(
   };
 }
 
+/** Every item of a batch of `count` given up on as failed, with `detail` as the reason. */
+export function failedOutcome<T>(count: number, detail: string): SendOutcome<T> {
+  return { delivered: 0, dropped: [{ count, reason: "failed", detail }] };
+}
+
 /** What becomes of a single item that does not fit in one request even alone: dropped and counted as too large. */
 export function tooLargeOutcome<T>(item: string, why: string, option: string): SendOutcome<T> {
   const detail = `${item} does not fit in one request (${why}); raise ${option} or send smaller values`;

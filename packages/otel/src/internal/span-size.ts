@@ -116,11 +116,7 @@ function text(value: string, sizes: EncodedSizes): number {
     return Math.ceil(size);
   }
   const stretch = length / SAMPLES;
-  for (let k = 0; k < SAMPLES; k++) {
-    const i = ((k + SAMPLE_AT[k]!) * stretch) | 0;
-    const code = value.charCodeAt(i);
-    size += code >= 0x20 && code < 0x80 ? 1.5 : charSize(value, i, sizes);
-  }
+  for (let k = 0; k < SAMPLES; k++) size += charSize(value, ((k + SAMPLE_AT[k]!) * stretch) | 0, sizes);
   return Math.ceil((size / SAMPLES) * length);
 }
 

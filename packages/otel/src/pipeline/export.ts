@@ -3,6 +3,7 @@ import {
   cutAtCodePoint,
   describeError,
   encodeTraces,
+  failedOutcome,
   getGlobalLogger,
   type HttpResult,
   httpRequest,
@@ -73,7 +74,7 @@ export class ExportStage {
       const failure = { kind: "invalid-url" as const, detail: baseUrlProblem };
       return outcomeOf({ ok: false, failure, attempts: 0, url: this.config.endpoint }, batch, "POST");
     }
-    if (cannotSend) return allFailed(batch, cannotSend);
+    if (cannotSend) return failedOutcome(batch.length, cannotSend);
     return this.#post(batch, signal, 0, live);
   }
 
@@ -87,7 +88,7 @@ export class ExportStage {
     try {
       body = await this.#encoding.run(() => this.encode(batch));
     } catch (error) {
-      return allFailed(batch, `encoding failed: ${describeError(error)}`);
+      return failedOutcome(batch.length, `encoding failed: ${describeError(error)}`);
     }
     if (body.bytes.byteLength > this.config.maxRequestBytes)
       return this.#tooLarge(batch, signal, cuts, "over maxRequestBytes", live);
@@ -140,11 +141,6 @@ export class ExportStage {
   }
 }
 
-/** Every span of `batch` dropped as failed, with `detail` as the reason. */
-function allFailed(batch: readonly OutgoingSpan[], detail: string): SendOutcome<OutgoingSpan> {
-  return { delivered: 0, dropped: [{ count: batch.length, reason: "failed", detail }] };
-}
-
 /** Halves the longest string value of a span's attributes, with a marker; false when there is nothing to cut. */
 function cutLargestValue(item: OutgoingSpan): boolean {
   const attributes: Attributes = { ...(item.attributes ?? item.span.attributes) };
@@ -177,7 +173,7 @@ function exportThrough(
       ? span
       : (Object.create(span, { attributes: { value: attributes } }) as ReadableSpan),
   );
-  const failed = (detail: string) => allFailed(batch, `the exporter failed: ${detail}`);
+  const failed = (detail: string) => failedOutcome<OutgoingSpan>(batch.length, `the exporter failed: ${detail}`);
   return new Promise((resolve) => {
     const settle = (outcome: SendOutcome<OutgoingSpan>) => {
       clearTimeout(timer);
