@@ -1,5 +1,6 @@
 import { counted } from "@svc/core";
-import { mean, round, trialEvaluations, valuesByName } from "./gate/assertions.js";
+import { round, trialEvaluations } from "./gate/assertions.js";
+import { mean, toText, valuesByName } from "./internal/values.js";
 import type { AnyItemResult, Evaluation, ExperimentItemStatus, ExperimentResult, FormatOptions } from "./types.js";
 
 /** What {@link formatExperimentResult} renders: an experiment result without its methods. */
@@ -129,14 +130,4 @@ export function itemLabel(result: AnyItemResult, index: number): string {
 export function excerpt(value: unknown, width: number = EXCERPT_WIDTH): string {
   const text = (value === undefined ? "-" : toText(value)).replace(/\s+/g, " ").trim();
   return text.length > width ? `${text.slice(0, width - 1)}…` : text;
-}
-
-/** A value as text: strings as they are, other values as JSON (or `String()` when JSON cannot write them). */
-export function toText(value: unknown): string {
-  if (typeof value === "string") return value;
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
-  }
 }

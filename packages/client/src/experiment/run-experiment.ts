@@ -14,10 +14,10 @@ import {
 } from "@svc/core";
 import { getSvcTracerProvider } from "@svc/tracing";
 import { evaluatorFailureSummaries, formatExperimentResult, itemLabel, statusCounts } from "./format.js";
-import { mean, valuesByName } from "./gate/assertions.js";
 import { compareWithBaseline } from "./gate/gate.js";
 import { RunProgress } from "./internal/progress.js";
 import { type EvaluationOutcome, type RunContext, runEvaluators, runItem, toScoreFields } from "./internal/run-item.js";
+import { mean, valuesByName } from "./internal/values.js";
 import {
   type AnyItemResult,
   DEFAULT_EXPERIMENT_MAX_CONCURRENCY,

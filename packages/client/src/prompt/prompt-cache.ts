@@ -28,7 +28,7 @@ interface Running {
 }
 
 /** Fetches a prompt; `signal` aborts it once no caller waits for it. */
-export type Fetch = (signal: AbortSignal) => Promise<PromptClient>;
+type Fetch = (signal: AbortSignal) => Promise<PromptClient>;
 
 /** How long one caller waits for a fetch, and the error it gets when that time has passed. */
 export interface WaitLimit {

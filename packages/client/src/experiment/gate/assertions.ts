@@ -1,3 +1,4 @@
+import { mean, numericValue, valuesByName } from "../internal/values.js";
 import type { AnyItemResult, Evaluation } from "../types.js";
 
 const OPERATORS = {
@@ -55,12 +56,6 @@ export function holds(assertion: Assertion, value: number | undefined): boolean 
   return value !== undefined && OPERATORS[assertion.operator](value, assertion.threshold);
 }
 
-/** Numeric value of an evaluation: numbers as they are, booleans as 1 and 0, anything else none. */
-export function numericValue(value: unknown): number | undefined {
-  if (typeof value === "boolean") return Number(value);
-  return typeof value === "number" && Number.isFinite(value) ? value : undefined;
-}
-
 /** The assertions an item fails, with the reason for each (a failed task fails them all). */
 export function failedItemAssertions(result: AnyItemResult, assertions: readonly Assertion[]): string[] {
   return assertions
@@ -71,23 +66,6 @@ export function failedItemAssertions(result: AnyItemResult, assertions: readonly
       if (holds(a, value)) return [];
       return [`${a.text} (${value === undefined ? "no value" : `got ${round(value)}`})`];
     });
-}
-
-/** Per name, the numeric values of the scores given, in order; scores without one are left out. */
-export function valuesByName(scores: Iterable<{ name: string; value: unknown }>): Map<string, number[]> {
-  const values = new Map<string, number[]>();
-  for (const { name, value } of scores) {
-    const numeric = numericValue(value);
-    if (numeric === undefined) continue;
-    const list = values.get(name);
-    if (list) list.push(numeric);
-    else values.set(name, [numeric]);
-  }
-  return values;
-}
-
-export function mean(values: readonly number[]): number {
-  return values.reduce((sum, v) => sum + v, 0) / values.length;
 }
 
 /** Per name, the mean of the numeric values of the scores given. */

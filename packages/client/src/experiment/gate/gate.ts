@@ -2,13 +2,13 @@ import { describeError, getGlobalLogger, nodeBuiltin } from "@svc/core";
 import { cursorPages } from "../../api/request-runtime.js";
 import { excerpt } from "../format.js";
 import { itemIdOf } from "../internal/run-item.js";
+import { mean, numericValue } from "../internal/values.js";
 import type { ExperimentResult } from "../types.js";
 import {
   type Assertion,
   failedItemAssertions,
   holds,
   means,
-  numericValue,
   parseAssertions,
   round,
   trialEvaluations,
@@ -119,7 +119,10 @@ function baselinePasses(trials: BaselineTrial[], assertions: readonly Assertion[
   if (trials.some((t) => t.failed)) return false;
   return assertions
     .filter((a) => a.scope === "item")
-    .every((a) => holds(a, means(trials.map((t) => ({ name: a.name, value: t.scores.get(a.name) }))).get(a.name)));
+    .every((a) => {
+      const values = trials.flatMap((t) => t.scores.get(a.name) ?? []);
+      return holds(a, values.length > 0 ? mean(values) : undefined);
+    });
 }
 
 const FLIPS_LISTED = 20;

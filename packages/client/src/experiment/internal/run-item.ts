@@ -11,7 +11,6 @@ import {
   toHex,
 } from "@svc/core";
 import { type SvcSpan, startActiveObservation } from "@svc/tracing";
-import { toText } from "../format.js";
 import type {
   AnyItemResult,
   Evaluation,
@@ -21,6 +20,7 @@ import type {
   ExperimentScoreBody,
   ExperimentTaskContext,
 } from "../types.js";
+import { toText } from "./values.js";
 
 /** Name of the root span of each item's trace. */
 const ITEM_ROOT_SPAN_NAME = "experiment-item-run";
